@@ -1,0 +1,205 @@
+#include "llm/ledger.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <ctime>
+
+#include "common/error.h"
+#include "common/files.h"
+
+namespace accelopt::llm {
+namespace {
+
+constexpr std::string_view kFormat = "accelopt-llm-ledger";
+constexpr int kVersion = 1;
+
+void write_all(int fd, std::string_view data, const std::filesystem::path& path) {
+  while (!data.empty()) {
+    ssize_t written = ::write(fd, data.data(), data.size());
+    if (written < 0) {
+      if (errno == EINTR) continue;
+      throw InternalError(errno_message("writing the ledger " + path.string()));
+    }
+    data.remove_prefix(static_cast<size_t>(written));
+  }
+}
+
+}  // namespace
+
+Json CallRecord::to_json() const {
+  return Json{{"run_id", run_id},
+              {"role", role},
+              {"model", model},
+              {"prompt_tokens", prompt_tokens},
+              {"completion_tokens", completion_tokens},
+              {"reasoning_tokens", reasoning_tokens},
+              {"cached_tokens", cached_tokens},
+              {"usage_estimated", usage_estimated},
+              {"cost_usd", cost_usd},
+              {"latency_s", latency_s},
+              {"status", to_string(status)},
+              {"retries", retries},
+              {"request_hash", request_hash},
+              {"timestamp", timestamp},
+              {"error", error},
+              {"replayed", replayed}};
+}
+
+CallRecord CallRecord::from_json(const Json& json) {
+  CallRecord record;
+  record.run_id = json.at("run_id").get<std::string>();
+  record.role = json.at("role").get<std::string>();
+  record.model = json.at("model").get<std::string>();
+  record.prompt_tokens = json.at("prompt_tokens").get<int64_t>();
+  record.completion_tokens = json.at("completion_tokens").get<int64_t>();
+  record.reasoning_tokens = json.at("reasoning_tokens").get<int64_t>();
+  record.cached_tokens = json.at("cached_tokens").get<int64_t>();
+  record.usage_estimated = json.value("usage_estimated", false);
+  record.cost_usd = json.at("cost_usd").get<double>();
+  record.latency_s = json.at("latency_s").get<double>();
+  record.status = call_status_from_string(json.at("status").get<std::string>());
+  record.retries = json.at("retries").get<int>();
+  record.request_hash = json.at("request_hash").get<std::string>();
+  record.timestamp = json.at("timestamp").get<std::string>();
+  record.error = json.value("error", "");
+  record.replayed = json.value("replayed", false);
+  return record;
+}
+
+void CallTotals::add(const CallRecord& record) {
+  ++calls;
+  if (record.status != CallStatus::kOk) ++failed_calls;
+  prompt_tokens += record.prompt_tokens;
+  completion_tokens += record.completion_tokens;
+  reasoning_tokens += record.reasoning_tokens;
+  cached_tokens += record.cached_tokens;
+  cost_usd += record.cost_usd;
+  latency_s += record.latency_s;
+}
+
+CallTotals total(const std::vector<CallRecord>& records) {
+  CallTotals totals;
+  for (const auto& record : records) totals.add(record);
+  return totals;
+}
+
+std::map<std::string, CallTotals> totals_by_role(const std::vector<CallRecord>& records) {
+  std::map<std::string, CallTotals> totals;
+  for (const auto& record : records) totals[record.role].add(record);
+  return totals;
+}
+
+std::map<std::string, CallTotals> totals_by_model(const std::vector<CallRecord>& records) {
+  std::map<std::string, CallTotals> totals;
+  for (const auto& record : records) totals[record.model].add(record);
+  return totals;
+}
+
+std::string utc_timestamp() {
+  auto now = std::chrono::system_clock::now();
+  std::time_t seconds = std::chrono::system_clock::to_time_t(now);
+  auto millis =
+      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &utc);
+  return fmt::format("{}.{:03d}Z", text, millis);
+}
+
+void MemoryLedger::record(const CallRecord& record) {
+  std::lock_guard lock(mutex_);
+  records_.push_back(record);
+}
+
+std::vector<CallRecord> MemoryLedger::records(const std::string& run_id) const {
+  std::lock_guard lock(mutex_);
+  std::vector<CallRecord> selected;
+  for (const auto& record : records_) {
+    if (run_id.empty() || record.run_id == run_id) selected.push_back(record);
+  }
+  return selected;
+}
+
+JsonlLedger::JsonlLedger(std::filesystem::path path) : path_(std::move(path)) {
+  if (path_.has_parent_path()) std::filesystem::create_directories(path_.parent_path());
+  fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw UserError(errno_message("opening the ledger " + path_.string()));
+  std::string content = read_file(path_);
+  size_t complete = content.rfind('\n');
+  complete = complete == std::string::npos ? 0 : complete + 1;
+  if (complete < content.size()) {  // a torn last line from a killed writer
+    if (::ftruncate(fd_, static_cast<off_t>(complete)) != 0) {
+      throw InternalError(errno_message("cutting the torn end of the ledger " + path_.string()));
+    }
+  }
+  if (complete == 0) {
+    Json header{{"format", kFormat}, {"version", kVersion}};
+    write_all(fd_, header.dump() + "\n", path_);
+    ::fsync(fd_);
+  } else {
+    Json header = Json::parse(content.substr(0, content.find('\n')), nullptr, false);
+    if (header.is_discarded() || !header.is_object() || header.value("format", "") != kFormat) {
+      throw UserError(fmt::format("{} is not an accelopt LLM ledger (first line: {})",
+                                  path_.string(),
+                                  content.substr(0, std::min<size_t>(80, content.find('\n')))));
+    }
+    int version = header.value("version", 0);
+    if (version != kVersion) {
+      throw UserError(fmt::format("ledger {} has version {}; this accelopt reads version {}",
+                                  path_.string(), version, kVersion));
+    }
+  }
+}
+
+JsonlLedger::~JsonlLedger() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void JsonlLedger::record(const CallRecord& record) {
+  std::string line = record.to_json().dump() + "\n";
+  std::lock_guard lock(mutex_);
+  write_all(fd_, line, path_);
+  if (::fsync(fd_) != 0) throw InternalError(errno_message("syncing the ledger " + path_.string()));
+}
+
+std::vector<CallRecord> JsonlLedger::records(const std::string& run_id) const {
+  std::string content;
+  {
+    std::lock_guard lock(mutex_);
+    content = read_file(path_);
+  }
+  std::vector<CallRecord> selected;
+  size_t line_number = 0;
+  size_t begin = 0;
+  while (begin < content.size()) {
+    size_t end = content.find('\n', begin);
+    bool last = end == std::string::npos;
+    std::string_view line(content.data() + begin, (last ? content.size() : end) - begin);
+    begin = last ? content.size() : end + 1;
+    ++line_number;
+    if (line_number == 1 || line.empty()) continue;
+    Json json = Json::parse(line, nullptr, false);
+    CallRecord record;
+    bool ok = !json.is_discarded();
+    if (ok) {
+      try {
+        record = CallRecord::from_json(json);
+      } catch (const Json::exception&) {
+        ok = false;
+      }
+    }
+    if (!ok) {
+      if (last) break;  // torn by a writer that was killed: normal
+      throw InternalError(
+          fmt::format("ledger {} line {} is corrupt: {:.80}", path_.string(), line_number, line));
+    }
+    if (run_id.empty() || record.run_id == run_id) selected.push_back(std::move(record));
+  }
+  return selected;
+}
+
+}  // namespace accelopt::llm
