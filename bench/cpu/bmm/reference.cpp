@@ -1,0 +1,24 @@
+// Reference for bmm: out[b] = lhs[b] @ rhs[b]. Row by row (i-k-j order) into a float64 accumulator
+// row.
+#include <cstdint>
+#include <vector>
+
+#include "accelopt_task.h"
+
+extern "C" void kernel(const float* __restrict lhs, const float* __restrict rhs,
+                       float* __restrict out) {
+  std::vector<double> row(N);
+  for (std::int64_t b = 0; b < B; ++b) {
+    const float* a_mat = lhs + b * M * K;
+    const float* b_mat = rhs + b * K * N;
+    float* c_mat = out + b * M * N;
+    for (std::int64_t i = 0; i < M; ++i) {
+      for (std::int64_t j = 0; j < N; ++j) row[j] = 0.0;
+      for (std::int64_t k = 0; k < K; ++k) {
+        double a = a_mat[i * K + k];
+        for (std::int64_t j = 0; j < N; ++j) row[j] += a * static_cast<double>(b_mat[k * N + j]);
+      }
+      for (std::int64_t j = 0; j < N; ++j) c_mat[i * N + j] = static_cast<float>(row[j]);
+    }
+  }
+}
