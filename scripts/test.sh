@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Installs what is needed, builds accelopt and runs the whole test suite.
+#   scripts/test.sh          all tests
+#   scripts/test.sh --quick  leaves out the tests labelled slow
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+bash scripts/build.sh
+label_args=()
+[ "${1:-}" = "--quick" ] && label_args=(-LE slow)
+cd build
+ctest --output-on-failure --timeout 900 -j 2 "${label_args[@]}"

@@ -1,0 +1,22 @@
+// Every subcommand is declared in one place (register_commands) with its flags; each runs through a
+// function of its own.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace accelopt::cli {
+
+// The action of the subcommand that was parsed; set by the callbacks, run after parsing.
+class CommandTable {
+ public:
+  void select(std::function<int()> action) { action_ = std::move(action); }
+  int run() const { return action_ ? action_() : 0; }
+
+ private:
+  std::function<int()> action_;
+};
+
+void register_commands(CLI::App& app, CommandTable& table);
+
+}  // namespace accelopt::cli

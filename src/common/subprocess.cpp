@@ -1,0 +1,240 @@
+#include "common/subprocess.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "common/error.h"
+#include "common/files.h"
+
+namespace accelopt {
+namespace {
+
+int open_pidfd(pid_t pid) {
+  return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+}
+
+ExitStatus decode(int wait_status) {
+  ExitStatus status;
+  if (WIFEXITED(wait_status)) {
+    status.exited = true;
+    status.exit_code = WEXITSTATUS(wait_status);
+  } else if (WIFSIGNALED(wait_status)) {
+    status.signal = WTERMSIG(wait_status);
+  }
+  return status;
+}
+
+void set_limit(int resource, uint64_t value) {
+  if (value == 0) return;
+  struct rlimit limit = {static_cast<rlim_t>(value), static_cast<rlim_t>(value)};
+  ::setrlimit(resource, &limit);
+}
+
+// Runs in the child between fork and exec: async-signal-safe calls only.
+[[noreturn]] void exec_child(const SpawnOptions& options, char* const* argv, char* const* envp,
+                             int output_fd) {
+  ::setpgid(0, 0);
+  sigset_t all;
+  sigemptyset(&all);
+  ::sigprocmask(SIG_SETMASK, &all, nullptr);
+  for (int signal_number : {SIGPIPE, SIGINT, SIGTERM, SIGCHLD}) ::signal(signal_number, SIG_DFL);
+
+  int null_fd = ::open("/dev/null", O_RDONLY);
+  if (null_fd < 0 || ::dup2(null_fd, 0) < 0) ::_exit(126);
+  if (::dup2(output_fd, 1) < 0 || ::dup2(output_fd, 2) < 0) ::_exit(126);
+  // Move passed descriptors out of the way first, so that a target number never clobbers a source.
+  int moved[64];
+  size_t count = options.pass_fds.size() < 64 ? options.pass_fds.size() : 64;
+  for (size_t i = 0; i < count; ++i) {
+    moved[i] = ::fcntl(options.pass_fds[i].first, F_DUPFD, 200 + static_cast<int>(i));
+    if (moved[i] < 0) ::_exit(126);
+  }
+  int highest = 2;
+  for (size_t i = 0; i < count; ++i) {
+    int target = options.pass_fds[i].second;
+    if (::dup2(moved[i], target) < 0) ::_exit(126);
+    if (target > highest) highest = target;
+  }
+  ::syscall(SYS_close_range, highest + 1, ~0U, 0);
+
+  const ResourceLimits& limits = options.limits;
+  set_limit(RLIMIT_AS, limits.address_space_bytes);
+  set_limit(RLIMIT_CPU, limits.cpu_seconds);
+  set_limit(RLIMIT_FSIZE, limits.file_size_bytes);
+  set_limit(RLIMIT_NPROC, limits.processes);
+  set_limit(RLIMIT_NOFILE, limits.open_files);
+  if (!limits.core_dumps) {
+    struct rlimit zero = {0, 0};
+    ::setrlimit(RLIMIT_CORE, &zero);
+  }
+  if (!options.cpus.empty()) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (int cpu : options.cpus) CPU_SET(cpu, &set);
+    ::sched_setaffinity(0, sizeof(set), &set);
+  }
+  if (!options.working_directory.empty() && ::chdir(options.working_directory.c_str()) != 0) {
+    ::_exit(126);
+  }
+  ::execve(argv[0], argv, envp);
+  ::_exit(127);
+}
+
+}  // namespace
+
+std::string ExitStatus::describe() const {
+  if (timed_out) return "ran past its deadline and was killed";
+  if (exited) return "exited with status " + std::to_string(exit_code);
+  return "killed by signal " + std::to_string(signal) + " (" + ::strsignal(signal) + ")";
+}
+
+Process Process::spawn(const SpawnOptions& options) {
+  if (options.argv.empty()) throw InternalError("spawn: empty command");
+  std::vector<char*> argv;
+  for (const std::string& arg : options.argv) argv.push_back(const_cast<char*>(arg.c_str()));
+  argv.push_back(nullptr);
+  std::vector<char*> envp;
+  for (const std::string& entry : options.environment) {
+    envp.push_back(const_cast<char*>(entry.c_str()));
+  }
+  envp.push_back(nullptr);
+
+  std::string output_path =
+      options.output_file.empty() ? "/dev/null" : options.output_file.string();
+  int output_fd = ::open(output_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (output_fd < 0) throw InternalError(errno_message("cannot open " + output_path));
+
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(output_fd);
+    throw InternalError(errno_message("fork for " + options.argv[0]));
+  }
+  if (pid == 0) exec_child(options, argv.data(), envp.data(), output_fd);
+  ::close(output_fd);
+  ::setpgid(pid, pid);  // also done in the child; whichever runs first wins the race harmlessly
+  int pidfd = open_pidfd(pid);
+  if (pidfd < 0) {
+    ::kill(-pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+    throw InternalError(errno_message("pidfd_open"));
+  }
+  return Process(pid, pidfd);
+}
+
+Process::Process(Process&& other) noexcept
+    : pid_(other.pid_), pidfd_(other.pidfd_), status_(other.status_) {
+  other.pid_ = -1;
+  other.pidfd_ = -1;
+}
+
+Process& Process::operator=(Process&& other) noexcept {
+  if (this != &other) {
+    release();
+    pid_ = other.pid_;
+    pidfd_ = other.pidfd_;
+    status_ = other.status_;
+    other.pid_ = -1;
+    other.pidfd_ = -1;
+  }
+  return *this;
+}
+
+Process::~Process() {
+  release();
+}
+
+void Process::release() {
+  if (pid_ > 0 && !status_) {
+    kill_group();
+    int ignored;
+    while (::waitpid(pid_, &ignored, 0) < 0 && errno == EINTR) {
+    }
+  } else if (pid_ > 0) {
+    ::kill(-pid_, SIGKILL);  // stragglers in the group
+  }
+  if (pidfd_ >= 0) ::close(pidfd_);
+  pid_ = -1;
+  pidfd_ = -1;
+}
+
+std::optional<ExitStatus> Process::try_wait() {
+  if (status_) return status_;
+  int wait_status = 0;
+  pid_t result;
+  do {
+    result = ::waitpid(pid_, &wait_status, WNOHANG);
+  } while (result < 0 && errno == EINTR);
+  if (result == pid_) {
+    status_ = decode(wait_status);
+    ::kill(-pid_, SIGKILL);  // anything it left behind in its group
+  }
+  return status_;
+}
+
+ExitStatus Process::wait(std::chrono::milliseconds timeout) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!try_wait()) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      kill_group();
+      int wait_status = 0;
+      while (::waitpid(pid_, &wait_status, 0) < 0 && errno == EINTR) {
+      }
+      status_ = decode(wait_status);
+      status_->timed_out = true;
+      break;
+    }
+    struct pollfd entry = {pidfd_, POLLIN, 0};
+    ::poll(&entry, 1, static_cast<int>(std::min<int64_t>(left.count(), 1000)));
+  }
+  return *status_;
+}
+
+void Process::kill_group() {
+  if (pid_ > 0) {
+    ::kill(-pid_, SIGKILL);
+    ::kill(pid_, SIGKILL);
+  }
+}
+void Process::stop_group() {
+  if (pid_ > 0) ::kill(-pid_, SIGSTOP);
+}
+void Process::continue_group() {
+  if (pid_ > 0) ::kill(-pid_, SIGCONT);
+}
+
+CommandResult run_command(SpawnOptions options, std::chrono::milliseconds timeout,
+                          size_t output_limit) {
+  TempDir scratch("accelopt-cmd");
+  if (options.output_file.empty()) options.output_file = scratch.path() / "output.txt";
+  auto start = std::chrono::steady_clock::now();
+  Process process = Process::spawn(options);
+  CommandResult result;
+  result.status = process.wait(timeout);
+  result.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::string output = read_file(options.output_file);
+  if (output.size() > output_limit) {
+    output.resize(output_limit);
+    output += "\n[output truncated]\n";
+  }
+  result.output = std::move(output);
+  return result;
+}
+
+std::vector<std::string> clean_environment(const std::filesystem::path& home) {
+  return {"PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C", "LC_ALL=C", "HOME=" + home.string(),
+          "TMPDIR=" + home.string()};
+}
+
+}  // namespace accelopt

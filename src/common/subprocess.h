@@ -1,0 +1,93 @@
+// Starting and ending child processes: the compiler, the sandboxed kernel runner, external
+// evaluators.
+//
+// A child starts in a process group of its own with exactly the environment it is given, stdin from
+// /dev/null, stdout and stderr into one file, and the resource limits asked for. Ending it ends the
+// whole group with SIGKILL, so nothing it started survives it.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace accelopt {
+
+struct ResourceLimits {
+  uint64_t address_space_bytes = 0;  // 0: unlimited
+  uint64_t cpu_seconds = 0;
+  uint64_t file_size_bytes = 0;
+  uint64_t processes = 0;
+  uint64_t open_files = 0;
+  bool core_dumps = false;
+};
+
+struct SpawnOptions {
+  std::vector<std::string> argv;  // argv[0] is the program's path
+  std::vector<std::string> environment;
+  std::filesystem::path working_directory;  // empty: inherit
+  std::filesystem::path output_file;        // stdout and stderr; empty: /dev/null
+  ResourceLimits limits;
+  std::vector<int> cpus;                      // CPU affinity; empty: inherit
+  std::vector<std::pair<int, int>> pass_fds;  // (fd here, fd number in the child)
+};
+
+struct ExitStatus {
+  bool exited = false;  // exited normally with exit_code
+  int exit_code = 0;
+  int signal = 0;          // the signal that ended it, when !exited
+  bool timed_out = false;  // we ended it at its deadline
+
+  std::string describe()
+      const;  // "exited with status 3", "killed by signal 11 (Segmentation fault)"
+};
+
+class Process {
+ public:
+  static Process spawn(const SpawnOptions& options);
+
+  Process(Process&& other) noexcept;
+  Process& operator=(Process&& other) noexcept;
+  Process(const Process&) = delete;
+  Process& operator=(const Process&) = delete;
+  ~Process();  // kills the group if it still runs
+
+  pid_t pid() const { return pid_; }
+  // A descriptor that becomes readable when the child ends (a pidfd), for poll().
+  int exit_fd() const { return pidfd_; }
+
+  // Waits up to `timeout`; on the deadline kills the group and reports timed_out.
+  ExitStatus wait(std::chrono::milliseconds timeout);
+  // Non-blocking: the status if the child has ended.
+  std::optional<ExitStatus> try_wait();
+  void kill_group();
+  void stop_group();
+  void continue_group();
+
+ private:
+  Process(pid_t pid, int pidfd) : pid_(pid), pidfd_(pidfd) {}
+  void release();
+
+  pid_t pid_ = -1;
+  int pidfd_ = -1;
+  std::optional<ExitStatus> status_;
+};
+
+// Runs a command to completion under a deadline and returns its status and (trimmed) output.
+struct CommandResult {
+  ExitStatus status;
+  std::string output;
+  double wall_seconds = 0;
+};
+CommandResult run_command(SpawnOptions options, std::chrono::milliseconds timeout,
+                          size_t output_limit = 1 << 20);
+
+// A minimal environment for untrusted or reproducible children: PATH, LANG=C, HOME=`home`, TMPDIR.
+std::vector<std::string> clean_environment(const std::filesystem::path& home);
+
+}  // namespace accelopt

@@ -1,0 +1,55 @@
+// The CPU platform: compile → sandboxed run → check against the reference → interleaved timing
+// against an anchor → roofline score → profile. See docs/harness.md for each step and its reasons.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <vector>
+
+#include "platform/cpu/compiler.h"
+#include "platform/cpu/machine.h"
+#include "platform/platform.h"
+
+namespace accelopt::platform::cpu {
+
+struct CpuPlatformOptions {
+  CompilerOptions compiler;
+  bool seccomp = true;
+  std::chrono::milliseconds call_timeout{10000};  // at least this for one call
+  std::chrono::milliseconds reference_timeout{600000};
+  uint64_t memory_bytes = 4ull << 30;  // address space beyond the tensors
+  double physics_margin = 1.5;  // faster than peak time / margin is impossible: REJECTED_PHYSICS
+  bool profile = true;
+};
+
+// One seed's inputs and the reference's outputs for them, in definition order.
+struct ReferenceCase {
+  uint64_t seed = 0;
+  std::vector<std::vector<float>> inputs;
+  std::vector<std::vector<float>> outputs;
+  double reference_seconds = 0;
+};
+
+class CpuPlatform : public Platform {
+ public:
+  CpuPlatform(CpuPlatformOptions options, MachinePeaks peaks);
+
+  std::string name() const override { return "cpu"; }
+  Verdict evaluate(const EvalRequest& request) override;
+
+  const MachinePeaks& peaks() const { return peaks_; }
+  Compiler& compiler() { return compiler_; }
+
+  // The reference's answers for seeds 1..task.seeds, computed in a sandboxed runner of their own
+  // and cached on disk by (definition, reference source, workload, seed).
+  std::vector<ReferenceCase> reference_cases(const task::Task& task,
+                                             const task::Workload& workload);
+
+ private:
+  CpuPlatformOptions options_;
+  MachinePeaks peaks_;
+  Compiler compiler_;
+  std::filesystem::path runner_program_;
+};
+
+}  // namespace accelopt::platform::cpu

@@ -1,0 +1,312 @@
+#include "platform/cpu/machine.h"
+
+#include <immintrin.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <fstream>
+#include <vector>
+
+#include "common/error.h"
+#include "common/files.h"
+
+namespace accelopt::platform::cpu {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+#ifdef __AVX512F__
+using Vector = __m512;
+constexpr int kLanes = 16;
+inline Vector splat(float value) {
+  return _mm512_set1_ps(value);
+}
+inline Vector fma(Vector a, Vector b, Vector c) {
+  return _mm512_fmadd_ps(a, b, c);
+}
+inline Vector add(Vector a, Vector b) {
+  return _mm512_add_ps(a, b);
+}
+inline float sum(Vector a) {
+  alignas(64) float lanes[16];
+  _mm512_store_ps(lanes, a);
+  float total = 0;
+  for (float lane : lanes) total += lane;
+  return total;
+}
+constexpr const char* kIsa = "avx512";
+#else
+using Vector = __m256;
+constexpr int kLanes = 8;
+inline Vector splat(float value) {
+  return _mm256_set1_ps(value);
+}
+inline Vector fma(Vector a, Vector b, Vector c) {
+  return _mm256_fmadd_ps(a, b, c);
+}
+inline Vector add(Vector a, Vector b) {
+  return _mm256_add_ps(a, b);
+}
+inline float sum(Vector a) {
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, a);
+  float total = 0;
+  for (float lane : lanes) total += lane;
+  return total;
+}
+constexpr const char* kIsa = "avx2";
+#endif
+
+// The measured functions are opaque to the optimizer (noipa): otherwise it may move their pure
+// arithmetic across the clock reads, and time nothing.
+
+// Twelve independent chains cover the FMA latency on both FMA ports of current x86 cores.
+__attribute__((noipa)) float fma_chains(long iterations) {
+  Vector a0 = splat(0.1f), a1 = splat(0.2f), a2 = splat(0.3f), a3 = splat(0.4f), a4 = splat(0.5f),
+         a5 = splat(0.6f), a6 = splat(0.7f), a7 = splat(0.8f), a8 = splat(0.9f), a9 = splat(1.0f),
+         a10 = splat(1.1f), a11 = splat(1.2f);
+  const Vector m = splat(0.9999999f), c = splat(1e-7f);
+  for (long i = 0; i < iterations; ++i) {
+    a0 = fma(a0, m, c), a1 = fma(a1, m, c), a2 = fma(a2, m, c), a3 = fma(a3, m, c);
+    a4 = fma(a4, m, c), a5 = fma(a5, m, c), a6 = fma(a6, m, c), a7 = fma(a7, m, c);
+    a8 = fma(a8, m, c), a9 = fma(a9, m, c), a10 = fma(a10, m, c), a11 = fma(a11, m, c);
+  }
+  return sum(add(add(add(a0, a1), add(a2, a3)), add(add(a4, a5), add(a6, a7)))) +
+         sum(add(add(a8, a9), add(a10, a11)));
+}
+
+__attribute__((noipa)) float add_chains(long iterations) {
+  Vector a0 = splat(0.1f), a1 = splat(0.2f), a2 = splat(0.3f), a3 = splat(0.4f), a4 = splat(0.5f),
+         a5 = splat(0.6f), a6 = splat(0.7f), a7 = splat(0.8f), a8 = splat(0.9f), a9 = splat(1.0f),
+         a10 = splat(1.1f), a11 = splat(1.2f);
+  const Vector c = splat(1e-7f);
+  for (long i = 0; i < iterations; ++i) {
+    a0 = add(a0, c), a1 = add(a1, c), a2 = add(a2, c), a3 = add(a3, c);
+    a4 = add(a4, c), a5 = add(a5, c), a6 = add(a6, c), a7 = add(a7, c);
+    a8 = add(a8, c), a9 = add(a9, c), a10 = add(a10, c), a11 = add(a11, c);
+  }
+  return sum(add(add(add(a0, a1), add(a2, a3)), add(add(a4, a5), add(a6, a7)))) +
+         sum(add(add(a8, a9), add(a10, a11)));
+}
+
+// Best-of-`repetitions` rate of `work(n)` that does `units_per_n * n` units, growing n until one
+// sample lasts `seconds`.
+// Many short samples, not a few long ones: on a shared machine the best short sample is the one
+// that had the core to itself.
+template <typename Work>
+double best_rate(Work work, double units_per_n, double sample_seconds, int repetitions,
+                 volatile float& sink) {
+  long n = 1;
+  while (true) {
+    auto start = Clock::now();
+    sink = sink + work(n);
+    if (seconds_since(start) >= sample_seconds || n > (1L << 40)) break;
+    n *= 2;
+  }
+  double best = 0;
+  for (int repetition = 0; repetition < repetitions; ++repetition) {
+    auto start = Clock::now();
+    sink = sink + work(n);
+    best = std::max(best, units_per_n * static_cast<double>(n) / seconds_since(start));
+  }
+  return best;
+}
+
+__attribute__((noipa)) float triad(float* __restrict a, const float* __restrict b,
+                                   const float* __restrict c, size_t count, long repeat) {
+  for (long r = 0; r < repeat; ++r) {
+    const Vector scale = splat(0.5f + static_cast<float>(r & 1));
+    for (size_t i = 0; i < count; i += kLanes) {
+#ifdef __AVX512F__
+      _mm512_storeu_ps(a + i, fma(_mm512_loadu_ps(c + i), scale, _mm512_loadu_ps(b + i)));
+#else
+      _mm256_storeu_ps(a + i, fma(_mm256_loadu_ps(c + i), scale, _mm256_loadu_ps(b + i)));
+#endif
+    }
+  }
+  return a[count / 2];
+}
+
+// a = b + s·c over three arrays filling the working set: 2 reads and 1 write per element.
+double triad_gbytes_per_second(size_t working_set_bytes, const ProbeOptions& options,
+                               volatile float& sink) {
+  size_t count = std::max<size_t>(working_set_bytes / (3 * sizeof(float)), 1024);
+  count = count / kLanes * kLanes;
+  std::vector<float> a(count, 0.0f), b(count, 1.0f), c(count, 2.0f);
+  auto passes = [&](long repeat) { return triad(a.data(), b.data(), c.data(), count, repeat); };
+  double bytes_per_pass = 3.0 * static_cast<double>(count) * sizeof(float);
+  passes(1);  // first touch
+  return best_rate(passes, bytes_per_pass, options.sample_seconds, options.repetitions / 4 + 3,
+                   sink) /
+         1e9;
+}
+
+class PinnedTo {
+ public:
+  explicit PinnedTo(int cpu) {
+    sched_getaffinity(0, sizeof(previous_), &previous_);
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    sched_setaffinity(0, sizeof(set), &set);
+  }
+  ~PinnedTo() { sched_setaffinity(0, sizeof(previous_), &previous_); }
+  PinnedTo(const PinnedTo&) = delete;
+  PinnedTo& operator=(const PinnedTo&) = delete;
+
+ private:
+  cpu_set_t previous_;
+};
+
+}  // namespace
+
+int timing_cpu() {
+  long count = sysconf(_SC_NPROCESSORS_ONLN);
+  return count > 1 ? static_cast<int>(count - 1) : 0;
+}
+
+std::vector<int> compile_cpus() {
+  long count = sysconf(_SC_NPROCESSORS_ONLN);
+  std::vector<int> cpus;
+  for (int cpu = 0; cpu < count; ++cpu) {
+    if (cpu != timing_cpu() || count == 1) cpus.push_back(cpu);
+  }
+  return cpus;
+}
+
+std::string cpu_model_name() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      size_t colon = line.find(':');
+      std::string model = line.substr(colon + 1);
+      model.erase(0, model.find_first_not_of(' '));
+      return model + " (" + kIsa + ", " + std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + " cpus)";
+    }
+  }
+  return std::string("unknown (") + kIsa + ")";
+}
+
+double MachinePeaks::bandwidth_at(double working_set_bytes) const {
+  if (bandwidth.empty()) return 1;
+  if (working_set_bytes <= bandwidth.front().working_set_bytes)
+    return bandwidth.front().gbytes_per_second;
+  if (working_set_bytes >= bandwidth.back().working_set_bytes)
+    return bandwidth.back().gbytes_per_second;
+  for (size_t i = 1; i < bandwidth.size(); ++i) {
+    if (working_set_bytes <= bandwidth[i].working_set_bytes) {
+      double x0 = std::log(bandwidth[i - 1].working_set_bytes),
+             x1 = std::log(bandwidth[i].working_set_bytes);
+      double t = (std::log(working_set_bytes) - x0) / (x1 - x0);
+      return bandwidth[i - 1].gbytes_per_second +
+             t * (bandwidth[i].gbytes_per_second - bandwidth[i - 1].gbytes_per_second);
+    }
+  }
+  return bandwidth.back().gbytes_per_second;
+}
+
+Json MachinePeaks::to_json() const {
+  Json points = Json::array();
+  for (const BandwidthPoint& point : bandwidth) {
+    points.push_back({{"working_set_bytes", point.working_set_bytes},
+                      {"gbytes_per_second", point.gbytes_per_second}});
+  }
+  return {{"cpu_model", cpu_model},         {"isa", isa},          {"fma_gflops", fma_gflops},
+          {"vector_gflops", vector_gflops}, {"bandwidth", points}, {"probed_at", probed_at},
+          {"probe_seconds", probe_seconds}};
+}
+
+MachinePeaks MachinePeaks::from_json(const Json& json) {
+  MachinePeaks peaks;
+  peaks.cpu_model = json.value("cpu_model", "");
+  peaks.isa = json.value("isa", "");
+  peaks.fma_gflops = json.value("fma_gflops", 0.0);
+  peaks.vector_gflops = json.value("vector_gflops", 0.0);
+  for (const Json& point : json.value("bandwidth", Json::array())) {
+    peaks.bandwidth.push_back(
+        {point.value("working_set_bytes", 0.0), point.value("gbytes_per_second", 0.0)});
+  }
+  peaks.probed_at = json.value("probed_at", "");
+  peaks.probe_seconds = json.value("probe_seconds", 0.0);
+  return peaks;
+}
+
+MachinePeaks probe_machine(const ProbeOptions& options) {
+  auto start = Clock::now();
+  PinnedTo pinned(options.cpu >= 0 ? options.cpu : timing_cpu());
+  volatile float sink = 0;
+  MachinePeaks peaks;
+  peaks.cpu_model = cpu_model_name();
+  peaks.isa = kIsa;
+  peaks.fma_gflops =
+      best_rate(fma_chains, 12.0 * kLanes * 2, options.sample_seconds, options.repetitions, sink) /
+      1e9;
+  peaks.vector_gflops =
+      best_rate(add_chains, 12.0 * kLanes, options.sample_seconds, options.repetitions, sink) / 1e9;
+  for (size_t size = 256u << 10; size <= (256u << 20); size *= 2) {
+    peaks.bandwidth.push_back(
+        {static_cast<double>(size), triad_gbytes_per_second(size, options, sink)});
+  }
+  // Bandwidth cannot rise with the working set; a noisy sample must not make it.
+  for (size_t i = 1; i < peaks.bandwidth.size(); ++i) {
+    peaks.bandwidth[i].gbytes_per_second =
+        std::min(peaks.bandwidth[i].gbytes_per_second, peaks.bandwidth[i - 1].gbytes_per_second);
+  }
+  std::time_t now = std::time(nullptr);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  peaks.probed_at = stamp;
+  peaks.probe_seconds = seconds_since(start);
+  return peaks;
+}
+
+MachinePeaks load_or_probe_machine(bool force, std::ostream* progress) {
+  std::filesystem::path file = cache_directory() / "machine.json";
+  std::string model = cpu_model_name();
+  if (!force && std::filesystem::exists(file)) {
+    Json json = Json::parse(read_file(file), nullptr, false);
+    if (!json.is_discarded() && json.value("cpu_model", "") == model) {
+      return MachinePeaks::from_json(json);
+    }
+  }
+  if (progress)
+    *progress << "Probing this machine's peaks (once per CPU model, a few seconds)...\n";
+  MachinePeaks peaks = probe_machine({});
+  write_file_atomic(file, peaks.to_json().dump(2) + "\n");
+  return peaks;
+}
+
+RooflineScore score_roofline(const task::RooflineCounts& counts, const MachinePeaks& peaks,
+                             double latency_seconds) {
+  RooflineScore score;
+  score.mm_flops = counts.mm_flops;
+  score.vec_flops = counts.vec_flops;
+  score.bytes = counts.bytes;
+  double fma_seconds = counts.mm_flops / (peaks.fma_gflops * 1e9);
+  double vector_seconds = counts.vec_flops / (peaks.vector_gflops * 1e9);
+  double memory_seconds = counts.bytes / (peaks.bandwidth_at(counts.bytes) * 1e9);
+  score.peak_seconds = std::max({fma_seconds, vector_seconds, memory_seconds});
+  score.bound = score.peak_seconds == fma_seconds      ? "fma"
+                : score.peak_seconds == vector_seconds ? "vector"
+                                                       : "memory";
+  if (latency_seconds > 0) {
+    score.percent_of_peak = 100 * score.peak_seconds / latency_seconds;
+    score.percent_fma = 100 * fma_seconds / latency_seconds;
+    score.percent_vector = 100 * vector_seconds / latency_seconds;
+    score.percent_memory = 100 * memory_seconds / latency_seconds;
+    score.gflops = (counts.mm_flops + counts.vec_flops) / latency_seconds / 1e9;
+    score.gbytes_per_second = counts.bytes / latency_seconds / 1e9;
+  }
+  return score;
+}
+
+}  // namespace accelopt::platform::cpu

@@ -1,0 +1,57 @@
+// The machine's ceilings, measured: single-core FP32 FMA peak, non-FMA vector peak, and streaming
+// bandwidth by working-set size. A task's score is its roofline peak time over its latency.
+//
+// Probing takes a few seconds, so the result is cached (cache_directory()/machine.json) keyed by
+// the CPU model; on another CPU model it is probed again.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "common/json.h"
+#include "platform/verdict.h"
+#include "task/task.h"
+
+namespace accelopt::platform::cpu {
+
+struct BandwidthPoint {
+  double working_set_bytes = 0;
+  double gbytes_per_second = 0;
+};
+
+struct MachinePeaks {
+  std::string cpu_model;
+  std::string isa;  // "avx512" or "avx2"
+  double fma_gflops = 0;
+  double vector_gflops = 0;
+  std::vector<BandwidthPoint> bandwidth;  // ascending working sets
+  std::string probed_at;
+  double probe_seconds = 0;
+
+  // Interpolated on log(working set); clamped at both ends.
+  double bandwidth_at(double working_set_bytes) const;
+  Json to_json() const;
+  static MachinePeaks from_json(const Json& json);
+};
+
+struct ProbeOptions {
+  int cpu = -1;          // the core to probe on; -1: the timing core
+  int repetitions = 80;  // best of
+  double sample_seconds = 0.01;
+};
+
+std::string cpu_model_name();
+MachinePeaks probe_machine(const ProbeOptions& options);
+// The cached figures for this CPU model, or a fresh probe (also when `force`).
+MachinePeaks load_or_probe_machine(bool force, std::ostream* progress);
+
+RooflineScore score_roofline(const task::RooflineCounts& counts, const MachinePeaks& peaks,
+                             double latency_seconds);
+
+// The core timing runs on: the last one, away from where the system tends to put interrupts.
+int timing_cpu();
+// The cores compiles may use: all but the timing core (all of them on a one-core machine).
+std::vector<int> compile_cpus();
+
+}  // namespace accelopt::platform::cpu

@@ -1,0 +1,274 @@
+#include "platform/cpu/runner.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#ifdef ACCELOPT_HAVE_SECCOMP
+#include <seccomp.h>
+#endif
+
+#include "common/error.h"
+#include "platform/cpu/runner_protocol.h"
+
+namespace accelopt::platform::cpu {
+namespace {
+
+std::string syscall_name(int number) {
+#ifdef ACCELOPT_HAVE_SECCOMP
+  char* name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, number);
+  if (name != nullptr) {
+    std::string result = name;
+    std::free(name);
+    return result;
+  }
+#endif
+  return "#" + std::to_string(number);
+}
+
+}  // namespace
+
+std::filesystem::path find_runner_program() {
+  if (const char* explicit_path = std::getenv("ACCELOPT_RUNNER"); explicit_path && *explicit_path) {
+    return explicit_path;
+  }
+  std::error_code error;
+  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (!error) {
+    std::filesystem::path beside = self.parent_path() / "accelopt-runner";
+    if (std::filesystem::exists(beside)) return beside;
+  }
+#ifdef ACCELOPT_RUNNER_BUILD_PATH
+  if (std::filesystem::exists(ACCELOPT_RUNNER_BUILD_PATH)) return ACCELOPT_RUNNER_BUILD_PATH;
+#endif
+  throw InternalError("cannot find accelopt-runner beside " + self.string() +
+                      " (set ACCELOPT_RUNNER to its path)");
+}
+
+Runner::Runner(RunnerOptions options, const SharedBuffers& buffers)
+    : options_(std::move(options)), buffers_(buffers), home_("accelopt-runner") {}
+
+Runner::~Runner() {
+  if (process_) {
+    process_->continue_group();
+    process_->kill_group();
+  }
+  if (command_fd_ >= 0) ::close(command_fd_);
+  if (reply_fd_ >= 0) ::close(reply_fd_);
+}
+
+std::optional<std::string> Runner::start() {
+  int command_pipe[2], reply_pipe[2];
+  if (::pipe2(command_pipe, O_CLOEXEC) != 0 || ::pipe2(reply_pipe, O_CLOEXEC) != 0) {
+    throw InternalError(errno_message("pipe for the runner"));
+  }
+  int library_fd = ::open(options_.library.c_str(), O_RDONLY | O_CLOEXEC);
+  if (library_fd < 0)
+    throw InternalError(errno_message("cannot open " + options_.library.string()));
+
+  std::filesystem::path sandbox_directory = home_.path() / "work";
+  std::filesystem::create_directories(sandbox_directory);
+  std::filesystem::permissions(sandbox_directory, std::filesystem::perms::owner_all);
+
+  SpawnOptions spawn;
+  spawn.argv = {options_.program.string(), "--entry", options_.entry_point};
+  for (size_t i = 0; i < buffers_.count(); ++i) {
+    spawn.argv.push_back("--offset");
+    spawn.argv.push_back(std::to_string(buffers_.offset(i)));
+  }
+  if (!options_.seccomp) spawn.argv.push_back("--no-seccomp");
+  spawn.environment = {"PATH=/usr/bin:/bin",  "LANG=C",
+                       "HOME=/nonexistent",   "OMP_NUM_THREADS=" + std::to_string(options_.threads),
+                       "OMP_PROC_BIND=false", "OMP_WAIT_POLICY=PASSIVE"};
+  spawn.working_directory = sandbox_directory;
+  spawn.output_file = home_.path() / "output.txt";
+  spawn.limits.address_space_bytes =
+      options_.memory_bytes + (static_cast<uint64_t>(::lseek(buffers_.fd(), 0, SEEK_END)));
+  spawn.limits.cpu_seconds = 3600;
+  spawn.limits.file_size_bytes = 4 << 20;
+  spawn.limits.processes = 256;
+  spawn.limits.open_files = 64;
+  spawn.cpus = options_.cpus;
+  spawn.pass_fds = {{command_pipe[0], kCommandFd},
+                    {reply_pipe[1], kReplyFd},
+                    {buffers_.fd(), kSharedMemoryFd},
+                    {library_fd, kLibraryFd}};
+  try {
+    process_.emplace(Process::spawn(spawn));
+  } catch (...) {
+    for (int fd : {command_pipe[0], command_pipe[1], reply_pipe[0], reply_pipe[1], library_fd})
+      ::close(fd);
+    throw;
+  }
+  ::close(command_pipe[0]);
+  ::close(reply_pipe[1]);
+  ::close(library_fd);
+  command_fd_ = command_pipe[1];
+  reply_fd_ = reply_pipe[0];
+
+  bool timed_out = false;
+  auto line = receive(std::chrono::steady_clock::now() + options_.start_timeout, timed_out);
+  if (!line) {
+    if (timed_out)
+      return "the runner did not start within " + std::to_string(options_.start_timeout.count()) +
+             " ms";
+    return describe_end();
+  }
+  if (line->rfind("FAIL ", 0) == 0) return line->substr(5);
+  if (line->rfind("SYSCALL ", 0) == 0) {
+    return "the kernel made a forbidden system call (" + syscall_name(std::stoi(line->substr(8))) +
+           ") while loading";
+  }
+  if (line->rfind("READY", 0) != 0) return "the runner said '" + *line + "' instead of READY";
+  std::istringstream words(line->substr(5));
+  std::string word;
+  while (words >> word) {
+    size_t equals = word.find('=');
+    if (equals == std::string::npos) continue;
+    std::string key = word.substr(0, equals), value = word.substr(equals + 1);
+    if (key == "uid") {
+      sandbox_[key] = std::stoi(value);
+    } else {
+      sandbox_[key] = value == "1";
+    }
+  }
+  sandbox_["clean_environment"] = true;
+  sandbox_["process_group"] = true;
+  sandbox_["rlimits"] = true;
+  sandbox_["empty_working_directory"] = true;
+  sandbox_["shared_memory"] = true;
+  return std::nullopt;
+}
+
+bool Runner::send(const std::string& line) {
+  // A runner that died closes its end; keep the SIGPIPE that a write would raise on this thread.
+  sigset_t pipe_signal, previous;
+  sigemptyset(&pipe_signal);
+  sigaddset(&pipe_signal, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_signal, &previous);
+  std::string message = line + "\n";
+  ssize_t written;
+  do {
+    written = ::write(command_fd_, message.data(), message.size());
+  } while (written < 0 && errno == EINTR);
+  bool ok = written == static_cast<ssize_t>(message.size());
+  if (!ok && errno == EPIPE) {
+    struct timespec zero = {0, 0};
+    sigtimedwait(&pipe_signal, nullptr, &zero);
+  }
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  return ok;
+}
+
+std::optional<std::string> Runner::receive(std::chrono::steady_clock::time_point deadline,
+                                           bool& timed_out) {
+  timed_out = false;
+  while (true) {
+    size_t newline = pending_.find('\n');
+    if (newline != std::string::npos) {
+      std::string line = pending_.substr(0, newline);
+      pending_.erase(0, newline + 1);
+      return line;
+    }
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      timed_out = true;
+      return std::nullopt;
+    }
+    struct pollfd entry = {reply_fd_, POLLIN, 0};
+    int ready = ::poll(&entry, 1, static_cast<int>(std::min<int64_t>(left.count(), 1000)));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) continue;
+    char buffer[256];
+    ssize_t n = ::read(reply_fd_, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return std::nullopt;  // the runner ended
+    pending_.append(buffer, static_cast<size_t>(n));
+    if (pending_.size() > 4096) pending_.erase(0, pending_.size() - 4096);
+  }
+}
+
+std::string Runner::describe_end() {
+  ExitStatus status = process_->wait(std::chrono::seconds(5));
+  if (status.exited && status.exit_code == kRunnerForbiddenSyscall) {
+    return "the kernel made a forbidden system call";
+  }
+  if (status.exited) {
+    return "the runner " + status.describe() + " during the call (did the kernel call exit()?)";
+  }
+  if (status.signal == SIGSYS) return "the kernel made a forbidden system call (killed by seccomp)";
+  if (status.signal == SIGXFSZ) return "the kernel printed more than 4 MiB and was stopped";
+  if (status.signal == SIGXCPU) return "the kernel used up its CPU time limit";
+  return "the kernel was " + status.describe();
+}
+
+CallResult Runner::call(int count, std::chrono::milliseconds timeout) {
+  CallResult result;
+  auto start = std::chrono::steady_clock::now();
+  if (!send("CALL " + std::to_string(count))) {
+    result.outcome = CallOutcome::kEnded;
+    result.message = describe_end();
+    return result;
+  }
+  bool timed_out = false;
+  auto line = receive(start + timeout, timed_out);
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (line && *line == "DONE") return result;
+  if (timed_out) {
+    process_->kill_group();
+    result.outcome = CallOutcome::kTimedOut;
+    result.message = "the kernel did not return within " + std::to_string(timeout.count()) +
+                     " ms (" + std::to_string(count) + " call(s)) and was killed";
+    return result;
+  }
+  if (line && line->rfind("SYSCALL ", 0) == 0) {
+    process_->wait(std::chrono::seconds(5));
+    result.outcome = CallOutcome::kForbiddenSyscall;
+    result.message = "sandbox violation: the kernel made a forbidden system call (" +
+                     syscall_name(std::stoi(line->substr(8))) +
+                     "); kernels may not open files, sockets or processes";
+    return result;
+  }
+  result.outcome = CallOutcome::kEnded;
+  result.message = line ? "the runner said '" + *line + "' instead of DONE" : describe_end();
+  if (line) process_->kill_group();
+  return result;
+}
+
+void Runner::pause() {
+  if (process_) process_->stop_group();
+}
+
+void Runner::resume() {
+  if (process_) process_->continue_group();
+}
+
+int Runner::thread_count() const {
+  std::ifstream status("/proc/" + std::to_string(process_->pid()) + "/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("Threads:", 0) == 0) return std::stoi(line.substr(8));
+  }
+  return 0;
+}
+
+std::string Runner::output() const {
+  std::string text;
+  try {
+    text = read_file(home_.path() / "output.txt");
+  } catch (const std::exception&) {
+    return "";
+  }
+  if (text.size() > 4000)
+    text = text.substr(0, 2000) + "\n[...]\n" + text.substr(text.size() - 2000);
+  return text;
+}
+
+}  // namespace accelopt::platform::cpu

@@ -1,0 +1,77 @@
+// The harness's side of one accelopt-runner process: start it on a kernel library and a set of
+// shared buffers, ask it for calls, time them from outside, stop and continue it between turns.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/files.h"
+#include "common/json.h"
+#include "common/subprocess.h"
+#include "platform/cpu/shared_buffers.h"
+
+namespace accelopt::platform::cpu {
+
+struct RunnerOptions {
+  std::filesystem::path program;  // accelopt-runner
+  std::filesystem::path library;  // the compiled kernel
+  std::string entry_point = "kernel";
+  int threads = 1;
+  std::vector<int> cpus;               // where the kernel runs
+  uint64_t memory_bytes = 4ull << 30;  // address space beyond the shared buffers
+  bool seccomp = true;
+  std::chrono::milliseconds start_timeout{15000};
+};
+
+enum class CallOutcome : uint8_t { kDone, kTimedOut, kEnded, kForbiddenSyscall };
+
+struct CallResult {
+  CallOutcome outcome = CallOutcome::kDone;
+  double seconds = 0;   // wall time from the command to the reply, measured here
+  std::string message;  // for anything but kDone: what happened, in words
+};
+
+class Runner {
+ public:
+  Runner(RunnerOptions options, const SharedBuffers& buffers);
+  ~Runner();
+  Runner(const Runner&) = delete;
+  Runner& operator=(const Runner&) = delete;
+
+  // Starts the process and waits for it to report its sandbox. Returns why it could not start, if
+  // it could not (the kernel does not load, say).
+  std::optional<std::string> start();
+
+  // Calls the kernel `count` times and waits up to `timeout` for them to return.
+  CallResult call(int count, std::chrono::milliseconds timeout);
+
+  void pause();  // SIGSTOP the whole group: it must not run while the other side is timed
+  void resume();
+  int thread_count() const;                         // threads alive in the runner now
+  std::string output() const;                       // what the kernel printed, trimmed
+  const Json& sandbox() const { return sandbox_; }  // the measures the runner reported
+
+ private:
+  bool send(const std::string& line);
+  // Reads one reply line before the deadline; nullopt on timeout or when the process ended.
+  std::optional<std::string> receive(std::chrono::steady_clock::time_point deadline,
+                                     bool& timed_out);
+  std::string describe_end();
+
+  RunnerOptions options_;
+  const SharedBuffers& buffers_;
+  TempDir home_;
+  std::optional<Process> process_;
+  int command_fd_ = -1;
+  int reply_fd_ = -1;
+  std::string pending_;  // bytes read past the last line
+  Json sandbox_ = Json::object();
+};
+
+// Where accelopt-runner is: $ACCELOPT_RUNNER, beside the running executable, or where it was built.
+std::filesystem::path find_runner_program();
+
+}  // namespace accelopt::platform::cpu

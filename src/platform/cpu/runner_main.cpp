@@ -1,0 +1,300 @@
+// accelopt-runner: loads one kernel library and calls its entry point on buffers in shared memory,
+// inside a sandbox it sets up itself before the first call. See runner_protocol.h for the wire.
+//
+// Order matters: the network namespace and the privilege drop need root and come first; the first
+// seccomp filter still lets the dynamic loader open files read-only, so that dlopen works; the
+// second, installed once the kernel is loaded, forbids opening anything at all.
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#ifdef ACCELOPT_HAVE_SECCOMP
+#include <seccomp.h>
+#endif
+
+#include "platform/cpu/runner_protocol.h"
+
+namespace {
+
+using accelopt::platform::cpu::kCommandFd;
+using accelopt::platform::cpu::kLibraryFd;
+using accelopt::platform::cpu::kReplyFd;
+using accelopt::platform::cpu::kRunnerForbiddenSyscall;
+using accelopt::platform::cpu::kRunnerSetupFailure;
+using accelopt::platform::cpu::kSharedMemoryFd;
+
+void reply(const std::string& line) {
+  std::string message = line + "\n";
+  size_t written = 0;
+  while (written < message.size()) {
+    ssize_t n = ::write(kReplyFd, message.data() + written, message.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) ::_exit(kRunnerSetupFailure);
+    written += static_cast<size_t>(n);
+  }
+}
+
+[[noreturn]] void fail(const std::string& why) {
+  reply("FAIL " + why);
+  ::_exit(kRunnerSetupFailure);
+}
+
+bool read_line(std::string& line) {
+  line.clear();
+  char c;
+  while (true) {
+    ssize_t n = ::read(kCommandFd, &c, 1);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    if (c == '\n') return true;
+    line.push_back(c);
+  }
+}
+
+void on_forbidden_syscall(int, siginfo_t* info, void*) {
+  char message[48] = "SYSCALL ";
+  char digits[16];
+  int length = 0;
+  unsigned number = static_cast<unsigned>(info->si_syscall);
+  do {
+    digits[length++] = static_cast<char>('0' + number % 10);
+    number /= 10;
+  } while (number != 0 && length < 15);
+  size_t position = std::strlen(message);
+  while (length > 0) message[position++] = digits[--length];
+  message[position++] = '\n';
+  [[maybe_unused]] ssize_t ignored = ::write(kReplyFd, message, position);
+  ::_exit(kRunnerForbiddenSyscall);
+}
+
+#ifdef ACCELOPT_HAVE_SECCOMP
+void add_rule(scmp_filter_ctx filter, uint32_t action, const char* name, unsigned count = 0,
+              scmp_arg_cmp condition = {}) {
+  int number = seccomp_syscall_resolve_name(name);
+  if (number == __NR_SCMP_ERROR) return;  // not on this architecture
+  int result = count == 0 ? seccomp_rule_add(filter, action, number, 0)
+                          : seccomp_rule_add(filter, action, number, 1, condition);
+  if (result != 0) fail(std::string("seccomp rule for ") + name + ": " + std::strerror(-result));
+}
+
+// Allows what computing needs (memory, threads, clocks, the two pipes) and traps everything else:
+// files (after loading), sockets, processes, exec, ptrace, mounts, limits.
+void install_seccomp(bool allow_read_only_open) {
+  scmp_filter_ctx filter = seccomp_init(SCMP_ACT_TRAP);
+  if (filter == nullptr) fail("seccomp_init failed");
+  static const char* const kAllowed[] = {
+      "read",
+      "write",
+      "readv",
+      "writev",
+      "pread64",
+      "close",
+      "fstat",
+      "newfstatat",
+      "lseek",
+      "mmap",
+      "munmap",
+      "mprotect",
+      "mremap",
+      "madvise",
+      "brk",
+      "futex",
+      "set_robust_list",
+      "get_robust_list",
+      "rseq",
+      "sched_yield",
+      "sched_getaffinity",
+      "sched_getparam",
+      "sched_getscheduler",
+      "getpid",
+      "gettid",
+      "getppid",
+      "getuid",
+      "geteuid",
+      "getgid",
+      "getegid",
+      "getrandom",
+      "clock_gettime",
+      "clock_getres",
+      "clock_nanosleep",
+      "nanosleep",
+      "gettimeofday",
+      "time",
+      "exit",
+      "exit_group",
+      "rt_sigprocmask",
+      "rt_sigreturn",
+      "sigaltstack",
+      "restart_syscall",
+      "uname",
+      "sysinfo",
+      "getcpu",
+      "membarrier",
+      "fcntl",
+      "getrlimit",
+      "seccomp"};  // adding a filter only ever narrows what is allowed
+  for (const char* name : kAllowed) add_rule(filter, SCMP_ACT_ALLOW, name);
+  add_rule(filter, SCMP_ACT_ALLOW, "clone", 1,
+           SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD));  // threads, not processes
+  add_rule(filter, SCMP_ACT_ERRNO(ENOSYS), "clone3");  // glibc then falls back to clone
+  add_rule(filter, SCMP_ACT_ALLOW, "rt_sigaction", 1, SCMP_A0(SCMP_CMP_NE, SIGSYS));
+  add_rule(filter, SCMP_ACT_ALLOW, "tgkill", 1,
+           SCMP_A0(SCMP_CMP_EQ, static_cast<scmp_datum_t>(::getpid())));
+  add_rule(filter, SCMP_ACT_ALLOW, "kill", 1,
+           SCMP_A0(SCMP_CMP_EQ, static_cast<scmp_datum_t>(::getpid())));
+  add_rule(filter, SCMP_ACT_ALLOW, "prlimit64", 1, SCMP_A2(SCMP_CMP_EQ, 0));  // read, never raise
+  add_rule(filter, SCMP_ACT_ERRNO(ENOTTY), "ioctl");
+  if (allow_read_only_open) {
+    add_rule(filter, SCMP_ACT_ALLOW, "openat", 1,
+             SCMP_A2(SCMP_CMP_MASKED_EQ, O_ACCMODE | O_CREAT | O_TRUNC, O_RDONLY));
+  }
+  seccomp_attr_set(filter, SCMP_FLTATR_CTL_TSYNC, 1);
+  seccomp_attr_set(filter, SCMP_FLTATR_CTL_NNP, 0);  // set once by main(); prctl is not allowed
+  int result = seccomp_load(filter);
+  seccomp_release(filter);
+  if (result != 0) fail(std::string("seccomp_load: ") + std::strerror(-result));
+}
+#endif
+
+bool drop_privileges() {
+  if (::geteuid() != 0) return false;
+  const gid_t nobody_group = 65534;
+  const uid_t nobody = 65534;
+  if (::setgroups(0, nullptr) != 0 || ::setresgid(nobody_group, nobody_group, nobody_group) != 0 ||
+      ::setresuid(nobody, nobody, nobody) != 0) {
+    fail(std::string("cannot drop privileges: ") + std::strerror(errno));
+  }
+  ::prctl(PR_SET_DUMPABLE, 1);  // keeps /proc/self readable for the loader and the harness
+  return true;
+}
+
+using Pointer = void*;
+
+void call_entry(void* entry, const std::vector<Pointer>& a) {
+  switch (a.size()) {
+    case 1:
+      return reinterpret_cast<void (*)(Pointer)>(entry)(a[0]);
+    case 2:
+      return reinterpret_cast<void (*)(Pointer, Pointer)>(entry)(a[0], a[1]);
+    case 3:
+      return reinterpret_cast<void (*)(Pointer, Pointer, Pointer)>(entry)(a[0], a[1], a[2]);
+    case 4:
+      return reinterpret_cast<void (*)(Pointer, Pointer, Pointer, Pointer)>(entry)(a[0], a[1], a[2],
+                                                                                   a[3]);
+    case 5:
+      return reinterpret_cast<void (*)(Pointer, Pointer, Pointer, Pointer, Pointer)>(entry)(
+          a[0], a[1], a[2], a[3], a[4]);
+    case 6:
+      return reinterpret_cast<void (*)(Pointer, Pointer, Pointer, Pointer, Pointer, Pointer)>(
+          entry)(a[0], a[1], a[2], a[3], a[4], a[5]);
+    case 7:
+      return reinterpret_cast<void (*)(Pointer, Pointer, Pointer, Pointer, Pointer, Pointer,
+                                       Pointer)>(entry)(a[0], a[1], a[2], a[3], a[4], a[5], a[6]);
+    case 8:
+      return reinterpret_cast<void (*)(Pointer, Pointer, Pointer, Pointer, Pointer, Pointer,
+                                       Pointer, Pointer)>(entry)(a[0], a[1], a[2], a[3], a[4], a[5],
+                                                                 a[6], a[7]);
+    case 9:
+      return reinterpret_cast<void (*)(Pointer, Pointer, Pointer, Pointer, Pointer, Pointer,
+                                       Pointer, Pointer, Pointer)>(entry)(
+          a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]);
+    case 10:
+      return reinterpret_cast<void (*)(Pointer, Pointer, Pointer, Pointer, Pointer, Pointer,
+                                       Pointer, Pointer, Pointer, Pointer)>(entry)(
+          a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9]);
+    default:
+      fail("entry points with " + std::to_string(a.size()) + " arguments are not supported (1-10)");
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  std::string entry_name = "kernel";
+  std::vector<size_t> offsets;
+  bool want_seccomp = true;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--entry" && i + 1 < argc) {
+      entry_name = argv[++i];
+    } else if (arg == "--offset" && i + 1 < argc) {
+      offsets.push_back(std::strtoull(argv[++i], nullptr, 10));
+    } else if (arg == "--no-seccomp") {
+      want_seccomp = false;
+    } else {
+      fail("unknown argument " + arg);
+    }
+  }
+
+  struct stat shared_stat {};
+  if (::fstat(kSharedMemoryFd, &shared_stat) != 0) fail("no shared memory on fd 5");
+  auto* shared = static_cast<char*>(::mmap(nullptr, static_cast<size_t>(shared_stat.st_size),
+                                           PROT_READ | PROT_WRITE, MAP_SHARED, kSharedMemoryFd, 0));
+  if (shared == MAP_FAILED) fail(std::string("mmap of shared memory: ") + std::strerror(errno));
+  std::vector<Pointer> arguments;
+  for (size_t offset : offsets) {
+    if (offset >= static_cast<size_t>(shared_stat.st_size)) fail("argument offset out of range");
+    arguments.push_back(shared + offset);
+  }
+  ::close(kSharedMemoryFd);
+
+  bool network_namespace = ::unshare(CLONE_NEWNET) == 0;
+  bool dropped = drop_privileges();
+  bool no_new_privs = ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0;
+
+  struct sigaction action {};
+  action.sa_sigaction = on_forbidden_syscall;
+  action.sa_flags = SA_SIGINFO;
+  sigemptyset(&action.sa_mask);
+  ::sigaction(SIGSYS, &action, nullptr);
+
+  bool seccomp = false;
+#ifdef ACCELOPT_HAVE_SECCOMP
+  if (want_seccomp) install_seccomp(/*allow_read_only_open=*/true);
+#endif
+  std::string library_path = "/proc/self/fd/" + std::to_string(kLibraryFd);
+  void* library = ::dlopen(library_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (library == nullptr) fail(std::string("cannot load the kernel: ") + ::dlerror());
+  ::close(kLibraryFd);
+  void* entry = ::dlsym(library, entry_name.c_str());
+  if (entry == nullptr) fail("the kernel does not define extern \"C\" " + entry_name);
+#ifdef ACCELOPT_HAVE_SECCOMP
+  if (want_seccomp) {
+    install_seccomp(/*allow_read_only_open=*/false);
+    seccomp = true;
+  }
+#endif
+
+  reply(std::string("READY netns=") + (network_namespace ? "1" : "0") +
+        " seccomp=" + (seccomp ? "1" : "0") + " uid=" + std::to_string(::getuid()) +
+        " no_new_privs=" + (no_new_privs ? "1" : "0") + " dropped_root=" + (dropped ? "1" : "0"));
+
+  std::string command;
+  while (read_line(command)) {
+    if (command.rfind("CALL ", 0) == 0) {
+      long count = std::strtol(command.c_str() + 5, nullptr, 10);
+      for (long i = 0; i < count; ++i) call_entry(entry, arguments);
+      reply("DONE");
+    } else if (command == "QUIT") {
+      break;
+    } else {
+      fail("unknown command '" + command + "'");
+    }
+  }
+  std::fflush(stdout);
+  ::_exit(0);
+}

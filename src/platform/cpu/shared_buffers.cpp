@@ -1,0 +1,74 @@
+#include "platform/cpu/shared_buffers.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "common/error.h"
+
+namespace accelopt::platform::cpu {
+namespace {
+
+constexpr size_t kPage = 4096;
+constexpr unsigned char kCanary = 0xA5;
+
+size_t round_up(size_t value, size_t to) {
+  return (value + to - 1) / to * to;
+}
+
+}  // namespace
+
+SharedBuffers::SharedBuffers(const std::vector<size_t>& byte_sizes) {
+  size_t position = kPage;  // a fence before the first buffer
+  for (size_t bytes : byte_sizes) {
+    offsets_.push_back(position);
+    sizes_.push_back(bytes);
+    position = round_up(position + bytes, kPage) + kPage;  // the tail of the page, then a full page
+  }
+  total_ = position;
+  fd_ = ::memfd_create("accelopt-tensors", MFD_CLOEXEC);
+  if (fd_ < 0) throw InternalError(errno_message("memfd_create"));
+  if (::ftruncate(fd_, static_cast<off_t>(total_)) != 0) {
+    ::close(fd_);
+    throw InternalError(errno_message("ftruncate of shared memory to " + std::to_string(total_)));
+  }
+  void* mapping = ::mmap(nullptr, total_, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
+  if (mapping == MAP_FAILED) {
+    ::close(fd_);
+    throw InternalError(errno_message("mmap of shared memory"));
+  }
+  base_ = static_cast<char*>(mapping);
+  fill_canaries();
+}
+
+SharedBuffers::~SharedBuffers() {
+  if (base_) ::munmap(base_, total_);
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void SharedBuffers::fill_canaries() {
+  size_t fence_start = 0;
+  for (size_t i = 0; i <= offsets_.size(); ++i) {
+    size_t fence_end = i < offsets_.size() ? offsets_[i] : total_;
+    std::memset(base_ + fence_start, kCanary, fence_end - fence_start);
+    if (i < offsets_.size()) fence_start = offsets_[i] + sizes_[i];
+  }
+}
+
+std::optional<size_t> SharedBuffers::damaged_canary() const {
+  size_t fence_start = 0;
+  for (size_t i = 0; i <= offsets_.size(); ++i) {
+    size_t fence_end = i < offsets_.size() ? offsets_[i] : total_;
+    for (size_t byte = fence_start; byte < fence_end; ++byte) {
+      if (static_cast<unsigned char>(base_[byte]) != kCanary) {
+        // A damaged fence after buffer i-1 (or before buffer 0) points at the buffer written past.
+        return i == 0 ? 0 : i - 1;
+      }
+    }
+    if (i < offsets_.size()) fence_start = offsets_[i] + sizes_[i];
+  }
+  return std::nullopt;
+}
+
+}  // namespace accelopt::platform::cpu

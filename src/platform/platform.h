@@ -1,0 +1,41 @@
+// What the search sees of a target: give it a kernel source, get a verdict. The CPU platform is
+// always there; others (CUDA, an external evaluator command) sit behind the same interface.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "platform/verdict.h"
+#include "task/task.h"
+
+namespace accelopt::platform {
+
+struct TimingOptions {
+  double target_half_width = 0.02;  // stop when the 95 % interval of the ratio is within ±2 %
+  double budget_seconds = 20;       // or when this much timing has been spent
+  int min_pairs = 10;
+  int max_pairs = 400;
+  int warmup_turns = 2;
+  double min_turn_seconds = 0.02;  // calls per turn are chosen so a turn lasts at least this
+};
+
+struct EvalRequest {
+  const task::Task* task = nullptr;
+  std::string workload;       // empty: the task's default
+  std::string source;         // the candidate kernel
+  std::string anchor_source;  // empty: the task's baseline
+  std::string anchor_name = "baseline";
+  bool measure_time = true;  // false: correctness only
+  TimingOptions timing;
+};
+
+class Platform {
+ public:
+  virtual ~Platform() = default;
+  virtual std::string name() const = 0;
+  // Never throws for anything the candidate did: that is a verdict. Throws UserError when the task
+  // itself is broken (its reference does not compile, say) and InternalError for harness failures.
+  virtual Verdict evaluate(const EvalRequest& request) = 0;
+};
+
+}  // namespace accelopt::platform

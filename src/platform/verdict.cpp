@@ -1,0 +1,142 @@
+#include "platform/verdict.h"
+
+#include "common/error.h"
+
+namespace accelopt::platform {
+namespace {
+
+constexpr std::pair<Status, std::string_view> kStatusNames[] = {
+    {Status::kPassed, "PASSED"},
+    {Status::kRejectedSource, "REJECTED_SOURCE"},
+    {Status::kCompileError, "COMPILE_ERROR"},
+    {Status::kRuntimeError, "RUNTIME_ERROR"},
+    {Status::kTimeout, "TIMEOUT"},
+    {Status::kIncorrectShape, "INCORRECT_SHAPE"},
+    {Status::kIncorrectNumerical, "INCORRECT_NUMERICAL"},
+    {Status::kRejectedPhysics, "REJECTED_PHYSICS"},
+};
+
+}  // namespace
+
+std::string_view status_name(Status status) {
+  for (const auto& [value, name] : kStatusNames) {
+    if (value == status) return name;
+  }
+  return "UNKNOWN";
+}
+
+std::optional<Status> parse_status(std::string_view name) {
+  for (const auto& [value, known] : kStatusNames) {
+    if (known == name) return value;
+  }
+  return std::nullopt;
+}
+
+Json Verdict::to_json() const {
+  Json json;
+  json["status"] = status_name(status);
+  json["message"] = message;
+  json["task"] = task;
+  json["workload"] = workload;
+  json["source_hash"] = source_hash;
+  json["correctness"] = {{"seeds_checked", correctness.seeds_checked},
+                         {"rel_l2_error", correctness.rel_l2_error},
+                         {"max_abs_error", correctness.max_abs_error},
+                         {"max_rel_error", correctness.max_rel_error},
+                         {"tolerance", correctness.tolerance}};
+  if (timing) {
+    json["timing"] = {{"anchor", timing->anchor},
+                      {"speedup", timing->speedup},
+                      {"speedup_ci", {timing->speedup_low, timing->speedup_high}},
+                      {"latency_seconds", timing->latency_seconds},
+                      {"latency_ci", {timing->latency_low, timing->latency_high}},
+                      {"anchor_latency_seconds", timing->anchor_latency_seconds},
+                      {"candidate_median_seconds", timing->candidate_median_seconds},
+                      {"pairs", timing->pairs},
+                      {"candidate_calls_per_turn", timing->candidate_calls_per_turn},
+                      {"anchor_calls_per_turn", timing->anchor_calls_per_turn},
+                      {"converged", timing->converged},
+                      {"ratios", timing->ratios}};
+  }
+  if (roofline) {
+    json["roofline"] = {{"mm_flops", roofline->mm_flops},
+                        {"vec_flops", roofline->vec_flops},
+                        {"bytes", roofline->bytes},
+                        {"peak_seconds", roofline->peak_seconds},
+                        {"percent_of_peak", roofline->percent_of_peak},
+                        {"bound", roofline->bound},
+                        {"gflops", roofline->gflops},
+                        {"gbytes_per_second", roofline->gbytes_per_second},
+                        {"percent_fma", roofline->percent_fma},
+                        {"percent_vector", roofline->percent_vector},
+                        {"percent_memory", roofline->percent_memory}};
+  }
+  json["profile"] = profile;
+  json["sandbox"] = sandbox;
+  json["compile_seconds"] = compile_seconds;
+  json["compile_cached"] = compile_cached;
+  json["wall_seconds"] = wall_seconds;
+  json["log"] = log;
+  return json;
+}
+
+Verdict Verdict::from_json(const Json& json) {
+  Verdict verdict;
+  auto status = parse_status(json.value("status", ""));
+  if (!status) throw UserError("verdict record has an unknown status: " + json.value("status", ""));
+  verdict.status = *status;
+  verdict.message = json.value("message", "");
+  verdict.task = json.value("task", "");
+  verdict.workload = json.value("workload", "");
+  verdict.source_hash = json.value("source_hash", "");
+  if (json.contains("correctness")) {
+    const Json& c = json["correctness"];
+    verdict.correctness = {c.value("seeds_checked", 0), c.value("rel_l2_error", 0.0),
+                           c.value("max_abs_error", 0.0), c.value("max_rel_error", 0.0),
+                           c.value("tolerance", 0.0)};
+  }
+  if (json.contains("timing")) {
+    const Json& t = json["timing"];
+    Timing timing;
+    timing.anchor = t.value("anchor", "");
+    timing.speedup = t.value("speedup", 0.0);
+    timing.speedup_low = t["speedup_ci"][0].get<double>();
+    timing.speedup_high = t["speedup_ci"][1].get<double>();
+    timing.latency_seconds = t.value("latency_seconds", 0.0);
+    timing.latency_low = t["latency_ci"][0].get<double>();
+    timing.latency_high = t["latency_ci"][1].get<double>();
+    timing.anchor_latency_seconds = t.value("anchor_latency_seconds", 0.0);
+    timing.candidate_median_seconds = t.value("candidate_median_seconds", 0.0);
+    timing.pairs = t.value("pairs", 0);
+    timing.candidate_calls_per_turn = t.value("candidate_calls_per_turn", 0);
+    timing.anchor_calls_per_turn = t.value("anchor_calls_per_turn", 0);
+    timing.converged = t.value("converged", false);
+    timing.ratios = t.value("ratios", std::vector<double>{});
+    verdict.timing = timing;
+  }
+  if (json.contains("roofline")) {
+    const Json& r = json["roofline"];
+    RooflineScore score;
+    score.mm_flops = r.value("mm_flops", 0.0);
+    score.vec_flops = r.value("vec_flops", 0.0);
+    score.bytes = r.value("bytes", 0.0);
+    score.peak_seconds = r.value("peak_seconds", 0.0);
+    score.percent_of_peak = r.value("percent_of_peak", 0.0);
+    score.bound = r.value("bound", "");
+    score.gflops = r.value("gflops", 0.0);
+    score.gbytes_per_second = r.value("gbytes_per_second", 0.0);
+    score.percent_fma = r.value("percent_fma", 0.0);
+    score.percent_vector = r.value("percent_vector", 0.0);
+    score.percent_memory = r.value("percent_memory", 0.0);
+    verdict.roofline = score;
+  }
+  verdict.profile = json.value("profile", Json::object());
+  verdict.sandbox = json.value("sandbox", Json::object());
+  verdict.compile_seconds = json.value("compile_seconds", 0.0);
+  verdict.compile_cached = json.value("compile_cached", false);
+  verdict.wall_seconds = json.value("wall_seconds", 0.0);
+  verdict.log = json.value("log", "");
+  return verdict;
+}
+
+}  // namespace accelopt::platform

@@ -1,0 +1,80 @@
+// The verdict on one kernel: is it correct, how fast is it, and how close to the machine's limit.
+// Every evaluation ends in exactly one Status; only kPassed may enter a beam or the memory.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/json.h"
+
+namespace accelopt::platform {
+
+// Stored in databases by name; the numbers are fixed so that they never change meaning either.
+enum class Status : uint8_t {
+  kPassed = 0,
+  kRejectedSource = 1,      // the source breaks a rule (header, entry point, forbidden construct)
+  kCompileError = 2,        // the compiler failed, ran out of time or memory
+  kRuntimeError = 3,        // crashed, exited, made a forbidden system call, left threads behind
+  kTimeout = 4,             // a call ran past its deadline
+  kIncorrectShape = 5,      // wrote outside its output buffers
+  kIncorrectNumerical = 6,  // wrong values, non-finite values, changed inputs, stale results
+  kRejectedPhysics = 7,     // faster than the roofline allows: it skipped work
+};
+
+std::string_view status_name(Status status);  // "PASSED", "COMPILE_ERROR", ...
+std::optional<Status> parse_status(std::string_view name);
+
+struct Correctness {
+  int seeds_checked = 0;
+  double rel_l2_error = 0;  // the worst over outputs and seeds
+  double max_abs_error = 0;
+  double max_rel_error = 0;
+  double tolerance = 0;
+};
+
+struct Timing {
+  std::string anchor;  // what the candidate was timed against, e.g. "baseline"
+  double speedup = 0;  // anchor latency / candidate latency (median of pairs)
+  double speedup_low = 0, speedup_high = 0;  // 95 % confidence interval
+  double latency_seconds = 0;                // anchor's calibrated latency / speedup
+  double latency_low = 0, latency_high = 0;
+  double anchor_latency_seconds = 0;    // median per-call time of the anchor's turns
+  double candidate_median_seconds = 0;  // median per-call time of the candidate's turns
+  int pairs = 0;
+  int candidate_calls_per_turn = 0, anchor_calls_per_turn = 0;
+  bool converged = false;      // the interval reached its target before the budget ended
+  std::vector<double> ratios;  // candidate/anchor per pair, raw
+};
+
+struct RooflineScore {
+  double mm_flops = 0, vec_flops = 0, bytes = 0;
+  double peak_seconds = 0;     // max of the three ceilings' times
+  double percent_of_peak = 0;  // 100 * peak_seconds / latency
+  std::string bound;           // "fma", "vector" or "memory": the ceiling that binds
+  double gflops = 0, gbytes_per_second = 0;
+  double percent_fma = 0, percent_vector = 0, percent_memory = 0;
+};
+
+struct Verdict {
+  Status status = Status::kPassed;
+  std::string message;  // one or two plain sentences
+  std::string log;      // trimmed diagnostics or kernel output, for a person or a fixer
+  std::string task, workload, source_hash;
+  Correctness correctness;
+  std::optional<Timing> timing;
+  std::optional<RooflineScore> roofline;
+  Json profile = Json::object();  // vectorization remarks, instruction mix
+  Json sandbox = Json::object();  // which measures were in force
+  double compile_seconds = 0;
+  double wall_seconds = 0;
+  bool compile_cached = false;
+
+  bool passed() const { return status == Status::kPassed; }
+  Json to_json() const;
+  static Verdict from_json(const Json& json);
+};
+
+}  // namespace accelopt::platform

@@ -1,0 +1,61 @@
+#include "report/verdict_text.h"
+
+#include <fmt/format.h>
+
+namespace accelopt::report {
+
+void print_verdict(std::ostream& out, const platform::Verdict& verdict, bool verbose) {
+  out << fmt::format("{:<10} {}\n", "status", platform::status_name(verdict.status));
+  out << fmt::format("{:<10} {}\n", "message", verdict.message);
+  out << fmt::format("{:<10} {} / {}\n", "task", verdict.task, verdict.workload);
+  const auto& c = verdict.correctness;
+  if (c.seeds_checked > 0) {
+    out << fmt::format("{:<10} {} seeds, rel L2 error {:.3g} (tolerance {:.3g}), max abs {:.3g}\n",
+                       "correct", c.seeds_checked, c.rel_l2_error, c.tolerance, c.max_abs_error);
+  }
+  if (verdict.timing) {
+    const auto& t = *verdict.timing;
+    out << fmt::format("{:<10} {:.3f}x vs {} [{:.3f}, {:.3f}] 95% CI, {} pairs{}\n", "speedup",
+                       t.speedup, t.anchor, t.speedup_low, t.speedup_high, t.pairs,
+                       t.converged ? "" : " (interval did not reach its target)");
+    out << fmt::format("{:<10} {:.4g} ms [{:.4g}, {:.4g}] (anchor {:.4g} ms)\n", "latency",
+                       t.latency_seconds * 1e3, t.latency_low * 1e3, t.latency_high * 1e3,
+                       t.anchor_latency_seconds * 1e3);
+  }
+  if (verdict.roofline) {
+    const auto& r = *verdict.roofline;
+    out << fmt::format("{:<10} {:.1f} % of peak ({} bound; peak time {:.4g} ms)\n", "roofline",
+                       r.percent_of_peak, r.bound, r.peak_seconds * 1e3);
+    out << fmt::format(
+        "{:<10} {:.1f} GFLOP/s, {:.1f} GB/s; fma {:.1f} %, vector {:.1f} %, memory {:.1f} %\n",
+        "rates", r.gflops, r.gbytes_per_second, r.percent_fma, r.percent_vector, r.percent_memory);
+  }
+  if (verdict.profile.contains("instruction_mix")) {
+    const auto& mix = verdict.profile["instruction_mix"];
+    if (mix.contains("fp_512")) {
+      out << fmt::format(
+          "{:<10} FP instructions: {:.0f} % 512-bit, {:.0f} % 256-bit, {:.0f} % 128-bit, "
+          "{:.0f} % scalar\n",
+          "mix", 100 * mix["share_512"].get<double>(), 100 * mix["share_256"].get<double>(),
+          100 * mix["share_128"].get<double>(), 100 * mix["share_scalar"].get<double>());
+    }
+  }
+  if (verdict.profile.contains("vectorization")) {
+    for (const auto& loop : verdict.profile["vectorization"]) {
+      if (!verbose && loop["vectorized"].get<bool>()) continue;
+      out << fmt::format("{:<10} line {}: {}\n",
+                         loop["vectorized"].get<bool>() ? "vectorized" : "scalar loop",
+                         loop["line"].get<int>(), loop["detail"].get<std::string>());
+    }
+  }
+  out << fmt::format("{:<10} compile {:.2f} s{}, whole evaluation {:.2f} s\n", "time",
+                     verdict.compile_seconds, verdict.compile_cached ? " (cached)" : "",
+                     verdict.wall_seconds);
+  if (!verdict.sandbox.empty() && verbose)
+    out << fmt::format("{:<10} {}\n", "sandbox", verdict.sandbox.dump());
+  if (!verdict.log.empty() && (verbose || !verdict.passed())) {
+    out << "log:\n" << verdict.log << (verdict.log.back() == '\n' ? "" : "\n");
+  }
+}
+
+}  // namespace accelopt::report

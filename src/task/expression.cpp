@@ -1,0 +1,192 @@
+#include "task/expression.h"
+
+#include <cctype>
+#include <cmath>
+#include <vector>
+
+#include "common/error.h"
+
+namespace accelopt::task {
+namespace {
+
+// A recursive-descent parser that evaluates as it goes; `names` may be null to only collect names.
+class Parser {
+ public:
+  Parser(std::string_view text, const std::map<std::string, double>* names,
+         std::set<std::string>* used)
+      : text_(text), names_(names), used_(used) {}
+
+  double parse() {
+    double value = sum();
+    skip_spaces();
+    if (position_ != text_.size()) fail("unexpected '" + std::string(1, text_[position_]) + "'");
+    return value;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& why) const {
+    throw UserError("in expression \"" + std::string(text_) + "\" at column " +
+                    std::to_string(position_ + 1) + ": " + why);
+  }
+
+  void skip_spaces() {
+    while (position_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[position_]))) {
+      ++position_;
+    }
+  }
+
+  bool accept(char c) {
+    skip_spaces();
+    if (position_ < text_.size() && text_[position_] == c) {
+      ++position_;
+      return true;
+    }
+    return false;
+  }
+
+  double sum() {
+    double value = product();
+    while (true) {
+      if (accept('+')) {
+        value += product();
+      } else if (accept('-')) {
+        value -= product();
+      } else {
+        return value;
+      }
+    }
+  }
+
+  double product() {
+    double value = power();
+    while (true) {
+      if (accept('*')) {
+        value *= power();
+      } else if (accept('/')) {
+        double divisor = power();
+        value = divisor == 0 ? 0 : value / divisor;
+      } else {
+        return value;
+      }
+    }
+  }
+
+  double power() {
+    double base = unary();
+    if (accept('^')) return std::pow(base, power());
+    return base;
+  }
+
+  double unary() {
+    if (accept('-')) return -unary();
+    if (accept('+')) return unary();
+    return primary();
+  }
+
+  double primary() {
+    skip_spaces();
+    if (position_ >= text_.size()) fail("expected a number, a name or '('");
+    char c = text_[position_];
+    if (accept('(')) {
+      double value = sum();
+      if (!accept(')')) fail("expected ')'");
+      return value;
+    }
+    if (std::isdigit(static_cast<unsigned char>(c)) || c == '.') return number();
+    if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') return name_or_call();
+    fail("unexpected '" + std::string(1, c) + "'");
+  }
+
+  double number() {
+    size_t start = position_;
+    while (position_ < text_.size() &&
+           (std::isdigit(static_cast<unsigned char>(text_[position_])) || text_[position_] == '.' ||
+            text_[position_] == 'e' || text_[position_] == 'E' ||
+            ((text_[position_] == '-' || text_[position_] == '+') && position_ > start &&
+             (text_[position_ - 1] == 'e' || text_[position_ - 1] == 'E')))) {
+      ++position_;
+    }
+    std::string literal(text_.substr(start, position_ - start));
+    try {
+      size_t used = 0;
+      double value = std::stod(literal, &used);
+      if (used != literal.size()) throw std::invalid_argument(literal);
+      return value;
+    } catch (const std::exception&) {
+      position_ = start;
+      fail("bad number '" + literal + "'");
+    }
+  }
+
+  double name_or_call() {
+    size_t start = position_;
+    while (
+        position_ < text_.size() &&
+        (std::isalnum(static_cast<unsigned char>(text_[position_])) || text_[position_] == '_')) {
+      ++position_;
+    }
+    std::string name(text_.substr(start, position_ - start));
+    if (accept('(')) return call(name, start);
+    if (used_) used_->insert(name);
+    if (!names_) return 1;
+    auto found = names_->find(name);
+    if (found == names_->end()) {
+      position_ = start;
+      std::string known;
+      for (const auto& [known_name, value] : *names_)
+        known += (known.empty() ? "" : ", ") + known_name;
+      fail("unknown name '" + name + "' (known: " + known + ")");
+    }
+    return found->second;
+  }
+
+  double call(const std::string& function, size_t start) {
+    std::vector<double> arguments;
+    if (!accept(')')) {
+      do {
+        arguments.push_back(sum());
+      } while (accept(','));
+      if (!accept(')')) fail("expected ')' after the arguments of " + function);
+    }
+    auto expect = [&](size_t count) {
+      if (arguments.size() != count) {
+        position_ = start;
+        fail(function + " takes " + std::to_string(count) + " argument(s)");
+      }
+    };
+    if (function == "min") {
+      expect(2);
+      return std::min(arguments[0], arguments[1]);
+    }
+    if (function == "max") {
+      expect(2);
+      return std::max(arguments[0], arguments[1]);
+    }
+    if (function == "log2") {
+      expect(1);
+      return std::log2(arguments[0]);
+    }
+    position_ = start;
+    fail("unknown function '" + function + "' (known: min, max, log2)");
+  }
+
+  std::string_view text_;
+  const std::map<std::string, double>* names_;
+  std::set<std::string>* used_;
+  size_t position_ = 0;
+};
+
+}  // namespace
+
+double evaluate_expression(std::string_view expression,
+                           const std::map<std::string, double>& names) {
+  return Parser(expression, &names, nullptr).parse();
+}
+
+std::set<std::string> expression_names(std::string_view expression) {
+  std::set<std::string> used;
+  Parser(expression, nullptr, &used).parse();
+  return used;
+}
+
+}  // namespace accelopt::task

@@ -1,0 +1,381 @@
+#include "task/task.h"
+
+#include <algorithm>
+#include <set>
+
+#include "common/error.h"
+#include "common/files.h"
+#include "task/expression.h"
+
+namespace accelopt::task {
+namespace {
+
+// Collects the file name and the field path so every message reads "<file>: <field>: <why>".
+class Validator {
+ public:
+  explicit Validator(std::string origin) : origin_(std::move(origin)) {}
+
+  [[noreturn]] void fail(const std::string& field, const std::string& why) const {
+    throw UserError(origin_ + ": " + (field.empty() ? "" : field + ": ") + why);
+  }
+
+  const Json& require(const Json& object, const std::string& key, const std::string& path) const {
+    if (!object.contains(key)) fail(path, "missing required field '" + key + "'");
+    return object.at(key);
+  }
+
+  std::string string_field(const Json& object, const std::string& key, const std::string& path,
+                           bool required, const std::string& fallback = "") const {
+    if (!object.contains(key)) {
+      if (required) fail(path, "missing required field '" + key + "'");
+      return fallback;
+    }
+    const Json& value = object.at(key);
+    if (!value.is_string()) fail(join(path, key), "must be a string, not " + type_of(value));
+    return value.get<std::string>();
+  }
+
+  double number_field(const Json& object, const std::string& key, const std::string& path,
+                      double fallback) const {
+    if (!object.contains(key)) return fallback;
+    const Json& value = object.at(key);
+    if (!value.is_number()) fail(join(path, key), "must be a number, not " + type_of(value));
+    return value.get<double>();
+  }
+
+  int64_t integer_field(const Json& object, const std::string& key, const std::string& path,
+                        int64_t fallback, int64_t minimum) const {
+    if (!object.contains(key)) return fallback;
+    const Json& value = object.at(key);
+    if (!value.is_number_integer())
+      fail(join(path, key), "must be an integer, not " + type_of(value));
+    int64_t number = value.get<int64_t>();
+    if (number < minimum) fail(join(path, key), "must be at least " + std::to_string(minimum));
+    return number;
+  }
+
+  void only_known_keys(const Json& object, const std::set<std::string>& known,
+                       const std::string& path) const {
+    for (const auto& [key, value] : object.items()) {
+      if (known.count(key)) continue;
+      std::string list;
+      for (const std::string& name : known) list += (list.empty() ? "" : ", ") + name;
+      fail(path, "unknown field '" + key + "' (known: " + list + ")");
+    }
+  }
+
+  static std::string join(const std::string& path, const std::string& key) {
+    return path.empty() ? key : path + "." + key;
+  }
+
+  static std::string type_of(const Json& value) {
+    if (value.is_null()) return "null";
+    if (value.is_boolean()) return "a boolean";
+    if (value.is_number()) return "a number";
+    if (value.is_string()) return "a string";
+    if (value.is_array()) return "an array";
+    return "an object";
+  }
+
+ private:
+  std::string origin_;
+};
+
+bool is_identifier(const std::string& name) {
+  if (name.empty() || !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_')) {
+    return false;
+  }
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
+}
+
+InputDistribution parse_distribution(const Validator& check, const Json& json,
+                                     const std::string& path) {
+  InputDistribution distribution;
+  if (!json.is_object()) check.fail(path, "must be an object such as {\"kind\": \"normal\"}");
+  check.only_known_keys(json, {"kind", "mean", "std", "low", "high"}, path);
+  std::string kind = check.string_field(json, "kind", path, true);
+  if (kind == "normal") {
+    distribution.kind = Distribution::kNormal;
+  } else if (kind == "uniform") {
+    distribution.kind = Distribution::kUniform;
+  } else if (kind == "abs_normal") {
+    distribution.kind = Distribution::kAbsNormal;
+  } else {
+    check.fail(path + ".kind",
+               "unknown distribution '" + kind + "' (known: normal, uniform, abs_normal)");
+  }
+  distribution.mean = check.number_field(json, "mean", path, 0.0);
+  distribution.std = check.number_field(json, "std", path, 1.0);
+  distribution.low = check.number_field(json, "low", path, -1.0);
+  distribution.high = check.number_field(json, "high", path, 1.0);
+  if (distribution.std < 0) check.fail(path + ".std", "must not be negative");
+  if (distribution.low > distribution.high) check.fail(path, "low must not exceed high");
+  return distribution;
+}
+
+std::vector<TensorSpec> parse_tensors(const Validator& check, const Json& json,
+                                      const std::string& path, const std::set<std::string>& axes,
+                                      bool inputs) {
+  if (!json.is_object() || json.empty()) {
+    check.fail(path, "must be a non-empty object of tensors keyed by name");
+  }
+  std::vector<TensorSpec> tensors;
+  for (const auto& [name, body] : json.items()) {
+    std::string where = path + "." + name;
+    if (!is_identifier(name)) check.fail(where, "a tensor name must be a C identifier");
+    if (!body.is_object()) check.fail(where, "must be an object with dtype and shape");
+    std::set<std::string> known = {"dtype", "shape", "description"};
+    if (inputs) known.insert("distribution");
+    check.only_known_keys(body, known, where);
+    TensorSpec tensor;
+    tensor.name = name;
+    std::string dtype = check.string_field(body, "dtype", where, true);
+    auto parsed = parse_dtype(dtype);
+    if (!parsed) {
+      check.fail(where + ".dtype",
+                 "unknown dtype '" + dtype +
+                     "' (known: float32, float16, bfloat16, int8, int32, float64)");
+    }
+    tensor.dtype = *parsed;
+    const Json& shape = check.require(body, "shape", where);
+    if (!shape.is_array()) check.fail(where + ".shape", "must be an array of axis names");
+    for (const Json& axis : shape) {
+      if (!axis.is_string()) check.fail(where + ".shape", "must hold axis names (strings)");
+      std::string axis_name = axis.get<std::string>();
+      if (!axes.count(axis_name)) check.fail(where + ".shape", "unknown axis '" + axis_name + "'");
+      tensor.shape.push_back(axis_name);
+    }
+    tensor.description = check.string_field(body, "description", where, false);
+    if (body.contains("distribution")) {
+      tensor.distribution =
+          parse_distribution(check, body.at("distribution"), where + ".distribution");
+    }
+    tensors.push_back(std::move(tensor));
+  }
+  return tensors;
+}
+
+}  // namespace
+
+const Workload& Task::workload(const std::string& workload_name) const {
+  for (const Workload& candidate : workloads) {
+    if (candidate.name == workload_name) return candidate;
+  }
+  std::string known;
+  for (const Workload& candidate : workloads) known += (known.empty() ? "" : ", ") + candidate.name;
+  throw UserError("task " + name + " has no workload '" + workload_name + "' (known: " + known +
+                  ")");
+}
+
+const Workload& Task::default_workload() const {
+  for (const Workload& candidate : workloads) {
+    if (candidate.is_default) return candidate;
+  }
+  return workloads.front();
+}
+
+const Workload& Task::workload_or_default(const std::string& workload_name) const {
+  return workload_name.empty() ? default_workload() : workload(workload_name);
+}
+
+int64_t Task::element_count(const TensorSpec& tensor, const Workload& chosen) const {
+  int64_t count = 1;
+  for (const std::string& axis : tensor.shape) count *= chosen.axes.at(axis);
+  return count;
+}
+
+RooflineCounts Task::roofline_counts(const Workload& chosen) const {
+  std::map<std::string, double> names;
+  for (const auto& [axis, value] : chosen.axes) names[axis] = static_cast<double>(value);
+  return {evaluate_expression(mm_flops_expression, names),
+          evaluate_expression(vec_flops_expression, names),
+          evaluate_expression(bytes_expression, names)};
+}
+
+Task parse_task_definition(const std::string& json_text, const std::filesystem::path& directory,
+                           const std::string& origin) {
+  Validator check(origin);
+  Json json;
+  try {
+    json = Json::parse(json_text);
+  } catch (const Json::parse_error& error) {
+    check.fail("", std::string("not valid JSON: ") + error.what());
+  }
+  if (!json.is_object()) check.fail("", "must hold a JSON object");
+  check.only_known_keys(
+      json,
+      {"name", "op_type", "tags", "description", "axes", "inputs", "outputs", "workloads",
+       "tolerance", "threads", "seeds", "entry_point", "compile_flags", "roofline"},
+      "");
+  Task task;
+  task.directory = directory;
+  task.definition = json;
+  task.name = check.string_field(json, "name", "", true);
+  if (!is_identifier(task.name)) check.fail("name", "must be a C identifier such as \"matmul\"");
+  task.op_type = check.string_field(json, "op_type", "", true);
+  task.description = check.string_field(json, "description", "", false);
+  if (json.contains("tags")) {
+    if (!json["tags"].is_array()) check.fail("tags", "must be an array of strings");
+    for (const Json& tag : json["tags"]) {
+      if (!tag.is_string()) check.fail("tags", "must be an array of strings");
+      task.tags.push_back(tag.get<std::string>());
+    }
+  }
+
+  const Json& axes = check.require(json, "axes", "");
+  if (!axes.is_object() || axes.empty())
+    check.fail("axes", "must be a non-empty object keyed by axis name");
+  std::set<std::string> axis_names;
+  for (const auto& [name, body] : axes.items()) {
+    std::string where = "axes." + name;
+    if (!is_identifier(name)) check.fail(where, "an axis name must be a C identifier");
+    if (!body.is_object()) check.fail(where, "must be an object such as {\"type\": \"var\"}");
+    check.only_known_keys(body, {"type", "value", "description"}, where);
+    Axis axis;
+    axis.name = name;
+    std::string type = check.string_field(body, "type", where, true);
+    if (type == "const") {
+      axis.is_const = true;
+      if (!body.contains("value")) check.fail(where, "a const axis needs a value");
+      axis.value = check.integer_field(body, "value", where, 0, 1);
+    } else if (type != "var") {
+      check.fail(where + ".type", "must be \"const\" or \"var\", not \"" + type + "\"");
+    } else if (body.contains("value")) {
+      check.fail(where + ".value", "a var axis takes its value from each workload");
+    }
+    axis.description = check.string_field(body, "description", where, false);
+    axis_names.insert(name);
+    task.axes.push_back(axis);
+  }
+
+  task.inputs = parse_tensors(check, check.require(json, "inputs", ""), "inputs", axis_names, true);
+  task.outputs =
+      parse_tensors(check, check.require(json, "outputs", ""), "outputs", axis_names, false);
+  std::set<std::string> tensor_names;
+  for (const auto* list : {&task.inputs, &task.outputs}) {
+    for (const TensorSpec& tensor : *list) {
+      if (!tensor_names.insert(tensor.name).second) {
+        check.fail("outputs." + tensor.name, "the name is used by an input too");
+      }
+      if (axis_names.count(tensor.name)) {
+        check.fail(tensor.name, "a tensor may not share its name with an axis");
+      }
+    }
+  }
+
+  const Json& workloads = check.require(json, "workloads", "");
+  if (!workloads.is_object() || workloads.empty()) {
+    check.fail("workloads", "must be a non-empty object keyed by workload name");
+  }
+  int defaults = 0;
+  for (const auto& [name, body] : workloads.items()) {
+    std::string where = "workloads." + name;
+    if (!body.is_object()) check.fail(where, "must be an object with \"axes\"");
+    check.only_known_keys(body, {"axes", "default", "description"}, where);
+    Workload workload;
+    workload.name = name;
+    if (body.contains("default")) {
+      if (!body["default"].is_boolean()) check.fail(where + ".default", "must be true or false");
+      workload.is_default = body["default"].get<bool>();
+      defaults += workload.is_default ? 1 : 0;
+    }
+    const Json& values = body.contains("axes") ? body["axes"] : Json::object();
+    if (!values.is_object()) check.fail(where + ".axes", "must be an object of axis values");
+    for (const auto& [axis, value] : values.items()) {
+      if (!axis_names.count(axis)) check.fail(where + ".axes", "unknown axis '" + axis + "'");
+      if (!value.is_number_integer() || value.get<int64_t>() < 1) {
+        check.fail(where + ".axes." + axis, "must be a positive integer");
+      }
+    }
+    for (const Axis& axis : task.axes) {
+      if (axis.is_const) {
+        if (values.contains(axis.name) && values[axis.name].get<int64_t>() != axis.value) {
+          check.fail(where + ".axes." + axis.name,
+                     "axis is const " + std::to_string(axis.value) + " in the definition");
+        }
+        workload.axes[axis.name] = axis.value;
+      } else {
+        if (!values.contains(axis.name)) {
+          check.fail(where + ".axes", "missing a value for var axis '" + axis.name + "'");
+        }
+        workload.axes[axis.name] = values[axis.name].get<int64_t>();
+      }
+    }
+    task.workloads.push_back(std::move(workload));
+  }
+  if (defaults > 1) check.fail("workloads", "only one workload may be marked default");
+  if (defaults == 0) task.workloads.front().is_default = true;
+
+  if (json.contains("tolerance")) {
+    const Json& tolerance = json["tolerance"];
+    if (!tolerance.is_object())
+      check.fail("tolerance", "must be an object such as {\"rel_l2\": 2e-5}");
+    check.only_known_keys(tolerance, {"rel_l2"}, "tolerance");
+    task.rel_l2_tolerance = check.number_field(tolerance, "rel_l2", "tolerance", 2e-5);
+    if (!(task.rel_l2_tolerance > 0 && task.rel_l2_tolerance < 1)) {
+      check.fail("tolerance.rel_l2", "must be in (0, 1)");
+    }
+  }
+  task.threads = static_cast<int>(check.integer_field(json, "threads", "", 1, 1));
+  task.seeds = static_cast<int>(check.integer_field(json, "seeds", "", 3, 3));
+  task.entry_point = check.string_field(json, "entry_point", "", false, "kernel");
+  if (!is_identifier(task.entry_point)) check.fail("entry_point", "must be a C identifier");
+  if (json.contains("compile_flags")) {
+    if (!json["compile_flags"].is_array())
+      check.fail("compile_flags", "must be an array of strings");
+    for (const Json& flag : json["compile_flags"]) {
+      if (!flag.is_string()) check.fail("compile_flags", "must be an array of strings");
+      task.compile_flags.push_back(flag.get<std::string>());
+    }
+  }
+
+  const Json& roofline = check.require(json, "roofline", "");
+  if (!roofline.is_object())
+    check.fail("roofline", "must be an object of mm_flops, vec_flops, bytes");
+  check.only_known_keys(roofline, {"mm_flops", "vec_flops", "bytes"}, "roofline");
+  task.mm_flops_expression = check.string_field(roofline, "mm_flops", "roofline", false, "0");
+  task.vec_flops_expression = check.string_field(roofline, "vec_flops", "roofline", false, "0");
+  task.bytes_expression = check.string_field(roofline, "bytes", "roofline", true);
+  for (const auto& [field, expression] :
+       {std::pair<std::string, std::string>{"mm_flops", task.mm_flops_expression},
+        {"vec_flops", task.vec_flops_expression},
+        {"bytes", task.bytes_expression}}) {
+    std::set<std::string> used;
+    try {
+      used = expression_names(expression);
+    } catch (const UserError& error) {
+      check.fail("roofline." + field, error.what());
+    }
+    for (const std::string& name : used) {
+      if (!axis_names.count(name)) {
+        check.fail("roofline." + field, "unknown name '" + name + "' in \"" + expression + "\"");
+      }
+    }
+  }
+  return task;
+}
+
+Task load_task(const std::filesystem::path& directory) {
+  std::filesystem::path definition = directory / "definition.json";
+  if (!std::filesystem::is_directory(directory)) {
+    throw UserError(directory.string() + ": not a task directory (it does not exist)");
+  }
+  if (!std::filesystem::exists(definition)) {
+    throw UserError(definition.string() +
+                    ": missing (a task directory holds definition.json, "
+                    "reference.cpp and baseline.cpp)");
+  }
+  Task task = parse_task_definition(read_file(definition), directory, definition.string());
+  for (const auto& required : {task.reference_path(), task.baseline_path()}) {
+    if (!std::filesystem::exists(required)) {
+      throw UserError(required.string() +
+                      ": missing (every task needs a trusted reference.cpp "
+                      "and a baseline.cpp)");
+    }
+  }
+  return task;
+}
+
+}  // namespace accelopt::task

@@ -1,0 +1,94 @@
+// A task: what a kernel must compute (reference), where to start (baseline), on which shapes
+// (workloads), how inputs are drawn, how close is correct, and how much work it is (roofline
+// counts). The definition's shape follows FlashInfer Trace's definition records;
+// docs/task-format.md has the whole format with an example.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/json.h"
+#include "task/dtype.h"
+
+namespace accelopt::task {
+
+struct Axis {
+  std::string name;
+  bool is_const = false;
+  int64_t value = 0;  // for const axes
+  std::string description;
+};
+
+enum class Distribution : uint8_t { kNormal = 1, kUniform = 2, kAbsNormal = 3 };
+
+struct InputDistribution {
+  Distribution kind = Distribution::kNormal;
+  double mean = 0, std = 1;   // normal, abs_normal
+  double low = -1, high = 1;  // uniform
+};
+
+struct TensorSpec {
+  std::string name;
+  DType dtype = DType::kFloat32;
+  std::vector<std::string> shape;  // axis names; empty: a scalar
+  std::string description;
+  InputDistribution distribution;  // inputs only
+};
+
+struct Workload {
+  std::string name;
+  std::map<std::string, int64_t> axes;  // every axis, const ones included
+  bool is_default = false;
+};
+
+struct RooflineCounts {
+  double mm_flops = 0;
+  double vec_flops = 0;
+  double bytes = 0;
+};
+
+struct Task {
+  std::filesystem::path directory;
+  std::string name;
+  std::string op_type;
+  std::vector<std::string> tags;
+  std::string description;
+  std::vector<Axis> axes;
+  std::vector<TensorSpec> inputs;
+  std::vector<TensorSpec> outputs;
+  std::vector<Workload> workloads;
+  double rel_l2_tolerance = 2e-5;
+  int threads = 1;
+  int seeds = 3;
+  std::string entry_point = "kernel";
+  std::vector<std::string> compile_flags;  // added after the platform's defaults
+  std::string mm_flops_expression = "0";
+  std::string vec_flops_expression = "0";
+  std::string bytes_expression = "0";
+  Json definition;  // the file as read, for records
+
+  std::filesystem::path reference_path() const { return directory / "reference.cpp"; }
+  std::filesystem::path baseline_path() const { return directory / "baseline.cpp"; }
+
+  // Throws UserError naming the known workloads.
+  const Workload& workload(const std::string& name) const;
+  const Workload& default_workload() const;
+  // An empty name means the default workload.
+  const Workload& workload_or_default(const std::string& name) const;
+
+  int64_t element_count(const TensorSpec& tensor, const Workload& workload) const;
+  RooflineCounts roofline_counts(const Workload& workload) const;
+};
+
+// Reads and validates `directory`/definition.json and checks reference.cpp and baseline.cpp exist.
+// Throws UserError "<file>: <field>: <why>" for anything wrong.
+Task load_task(const std::filesystem::path& directory);
+
+// Same validation over JSON text; `origin` names the file in messages. Does not touch the disk.
+Task parse_task_definition(const std::string& json_text, const std::filesystem::path& directory,
+                           const std::string& origin);
+
+}  // namespace accelopt::task
