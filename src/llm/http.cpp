@@ -122,11 +122,9 @@ HttpResponse http_post(const HttpRequest& request, const CancelToken& cancel) {
   curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error_buffer);
 
   CURLcode code = curl_easy_perform(curl);
-  long connect_code = 0;
   curl_off_t connect_time = 0;
   curl_easy_getinfo(curl, CURLINFO_CONNECT_TIME_T, &connect_time);
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &response.status);
-  (void)connect_code;
   response.connected = connect_time > 0 || response.status != 0;
   if (code == CURLE_OK) return response;
 

@@ -266,6 +266,27 @@ TEST(HttpClient, ABodyCutInHalfIsRetriedThenReported) {
   EXPECT_EQ(server.calls(), 2);
 }
 
+TEST(HttpClient, AChunkedBodyCutShortIsAConnectionError) {
+  std::string full = openai_answer("a complete answer").dump();
+  TestServer server([&](const auto&, auto& response, int) {
+    response.set_chunked_content_provider("application/json",
+                                          [&](size_t offset, httplib::DataSink& sink) {
+                                            if (offset == 0) sink.write(full.data(), 20);
+                                            return false;  // no terminating chunk
+                                          });
+  });
+  FakeSleep sleeps;
+  ModelConfig model = model_at(server);
+  model.max_retries = 0;
+  auto client = make_model_client(model, hooks_with(&sleeps));
+  try {
+    client->complete(ask());
+    FAIL();
+  } catch (const LlmError& error) {
+    EXPECT_EQ(error.status(), CallStatus::kConnectionError) << error.what();
+  }
+}
+
 TEST(HttpClient, InvalidJsonIsAnErrorWithTheFirstBytesAndNotRetried) {
   TestServer server([](const auto&, auto& response, int) {
     response.set_content(R"({"choices": [{"message": {"content": "unterminated)",
