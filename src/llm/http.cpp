@@ -57,6 +57,7 @@ size_t on_header(char* data, size_t size, size_t count, void* user) {
   if (line.starts_with("HTTP/")) {  // a new response (after 100 Continue or a redirect)
     transfer->response->retry_after.clear();
     transfer->response->retry_after_ms.clear();
+    transfer->response->location.clear();
     return bytes;
   }
   size_t colon = line.find(':');
@@ -66,6 +67,7 @@ size_t on_header(char* data, size_t size, size_t count, void* user) {
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   if (name == "retry-after") transfer->response->retry_after = trim(line.substr(colon + 1));
   if (name == "retry-after-ms") transfer->response->retry_after_ms = trim(line.substr(colon + 1));
+  if (name == "location") transfer->response->location = trim(line.substr(colon + 1));
   return bytes;
 }
 

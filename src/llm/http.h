@@ -33,6 +33,7 @@ struct HttpResponse {
   std::string body;
   std::string retry_after;     // the Retry-After header, as sent
   std::string retry_after_ms;  // OpenAI's retry-after-ms header
+  std::string location;        // where a 3xx answer points (redirects are not followed)
 };
 
 HttpResponse http_post(const HttpRequest& request, const CancelToken& cancel);

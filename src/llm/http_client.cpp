@@ -109,7 +109,7 @@ class HttpModelClient : public ModelClient {
     HttpRequest http;
     http.url = wire.url;
     http.headers = std::move(wire.headers);
-    http.body = wire.body.dump();
+    http.body = dump_json(wire.body);
     http.timeout_s = model_.timeout_s;
     http.connect_timeout_s = model_.connect_timeout_s;
 
@@ -225,6 +225,13 @@ class HttpModelClient : public ModelClient {
               fmt::format("server error (HTTP {}) at {} (model {}): {}", code, url, name, said)};
     }
     (void)request;
+    if (code >= 300 && code < 400) {
+      // Not followed: a redirect to another host would carry the API key there.
+      return {CallStatus::kBadRequest,
+              fmt::format("{} redirects (HTTP {}) to '{}' (model {}): set base_url in [models.{}] "
+                          "to the address it points to",
+                          url, code, answer.location, name, name)};
+    }
     return {CallStatus::kBadRequest,
             fmt::format("request refused (HTTP {}) by {} (model {}): {}", code, url, name, said)};
   }

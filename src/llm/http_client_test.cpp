@@ -396,6 +396,42 @@ TEST(HttpClient, BadRequestIsNotRetried) {
   EXPECT_EQ(server.calls(), 1);
 }
 
+TEST(HttpClient, RedirectIsNotFollowedAndSaysWhere) {
+  TestServer server([](const auto&, auto& response, int) {
+    response.set_redirect("https://elsewhere.example/v1/chat/completions", 308);
+  });
+  auto client = make_model_client(model_at(server), hooks_with(nullptr));
+  try {
+    client->complete(ask());
+    FAIL();
+  } catch (const LlmError& error) {
+    EXPECT_EQ(error.status(), CallStatus::kBadRequest);
+    EXPECT_NE(std::string(error.what()).find("'https://elsewhere.example/v1/chat/completions'"),
+              std::string::npos)
+        << error.what();
+  }
+  EXPECT_EQ(server.calls(), 1);
+}
+
+TEST(HttpClient, BytesThatAreNotUtf8NeverThrowOutsideLlmError) {
+  TestServer server([](const auto& request, auto& response, int) {
+    EXPECT_NE(request.body.find("\xef\xbf\xbd"), std::string::npos);  // sent as U+FFFD
+    response.status = 500;
+    response.set_content(std::string(199, 'x') + "\xc3\xa9 and more", "text/plain");
+  });
+  ModelConfig model = model_at(server);
+  model.max_retries = 0;
+  auto client = make_model_client(model, hooks_with(nullptr));
+  try {
+    client->complete(ask("compiler said: \xff\xfe garbage"));
+    FAIL();
+  } catch (const LlmError& error) {
+    std::string message = error.what();
+    EXPECT_EQ(message.find("\xc3\xa9"), std::string::npos);  // not cut in half
+    EXPECT_NE(message.find("xxx…»"), std::string::npos) << message;
+  }
+}
+
 TEST(HttpClient, MissingKeyFailsBeforeAnyRequest) {
   TestServer server(
       [](const auto&, auto& response, int) { reply_json(response, openai_answer("x")); });

@@ -9,6 +9,7 @@
 
 #include "common/error.h"
 #include "common/files.h"
+#include "llm/protocol.h"
 
 namespace accelopt::llm {
 namespace {
@@ -160,7 +161,7 @@ JsonlLedger::~JsonlLedger() {
 }
 
 void JsonlLedger::record(const CallRecord& record) {
-  std::string line = record.to_json().dump() + "\n";
+  std::string line = dump_json(record.to_json()) + "\n";
   std::lock_guard lock(mutex_);
   write_all(fd_, line, path_);
   if (::fsync(fd_) != 0) throw InternalError(errno_message("syncing the ledger " + path_.string()));

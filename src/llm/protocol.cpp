@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
+
 #include "common/error.h"
 
 namespace accelopt::llm {
@@ -83,6 +86,13 @@ std::string string_or_empty(const Json& object, const char* key) {
   return found->get<std::string>();
 }
 
+// "length" (OpenAI), "max_tokens" (Anthropic, some proxies), "MAX_TOKENS" (Gemini's OpenAI layer).
+bool is_length_stop(std::string reason) {
+  for (char& c : reason) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return reason == "length" || reason == "max_tokens" || reason == "model_length" ||
+         reason == "model_context_window_exceeded";
+}
+
 // Content as a string, null, or an array of parts ({"type":"text","text":…} or plain strings).
 std::string read_content(const Json& content) {
   if (content.is_string()) return content.get<std::string>();
@@ -152,7 +162,7 @@ ChatResponse parse_openai(const ModelConfig& model, const Json& json, std::strin
     malformed(model, body, "choices[0] has no message");
   }
   response.finish_reason = string_or_empty(choice, "finish_reason");
-  response.truncated = response.finish_reason == "length" || response.finish_reason == "max_tokens";
+  response.truncated = is_length_stop(response.finish_reason);
   response.model = string_or_empty(json, "model");
 
   auto usage = json.find("usage");
@@ -199,8 +209,7 @@ ChatResponse parse_anthropic(const ModelConfig& model, const Json& json, std::st
     }
   }
   response.finish_reason = string_or_empty(json, "stop_reason");
-  response.truncated = response.finish_reason == "max_tokens" ||
-                       response.finish_reason == "model_context_window_exceeded";
+  response.truncated = is_length_stop(response.finish_reason);
   response.model = string_or_empty(json, "model");
   auto usage = json.find("usage");
   if (usage != json.end() && usage->is_object() &&
@@ -234,9 +243,18 @@ void throw_embedded_error(const ModelConfig& model, const Json& json, std::strin
 
 }  // namespace
 
+std::string dump_json(const Json& value, int indent) {
+  return value.dump(indent, ' ', false, Json::error_handler_t::replace);
+}
+
 std::string excerpt(std::string_view body, size_t limit) {
   std::string text;
-  for (char c : body.substr(0, limit)) {
+  size_t end = std::min(limit, body.size());
+  // Never end inside a multi-byte UTF-8 character.
+  while (end < body.size() && end > 0 && (static_cast<unsigned char>(body[end]) & 0xC0) == 0x80) {
+    --end;
+  }
+  for (char c : body.substr(0, end)) {
     auto byte = static_cast<unsigned char>(c);
     if (c == '\n' || c == '\r' || c == '\t') {
       text += ' ';
@@ -247,7 +265,7 @@ std::string excerpt(std::string_view body, size_t limit) {
     }
   }
   if (body.empty()) return "(empty)";
-  return "«" + text + (body.size() > limit ? "…»" : "»");
+  return "«" + text + (body.size() > end ? "…»" : "»");
 }
 
 std::string server_error_text(std::string_view body) {

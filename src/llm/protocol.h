@@ -42,6 +42,10 @@ ChatResponse parse_wire_response(const ModelConfig& model, const ChatRequest& re
 // first bytes of the body.
 std::string server_error_text(std::string_view body);
 
+// JSON text of `value`; bytes that are not UTF-8 (a compiler's garbage in a prompt, a cut
+// multi-byte character) become U+FFFD instead of throwing.
+std::string dump_json(const Json& value, int indent = -1);
+
 // The first `limit` bytes of `body`, printable, for error messages.
 std::string excerpt(std::string_view body, size_t limit = 200);
 

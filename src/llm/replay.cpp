@@ -4,6 +4,7 @@
 
 #include "common/files.h"
 #include "common/hash.h"
+#include "llm/protocol.h"
 
 namespace accelopt::llm {
 namespace {
@@ -13,7 +14,7 @@ constexpr int kVersion = 1;
 
 // nlohmann::json (unlike ordered_json) keeps object keys sorted: the canonical form.
 std::string canonical_dump(const Json& value) {
-  return nlohmann::json(value).dump();
+  return nlohmann::json(value).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 std::string checksum(const Json& request, const Json& response) {
@@ -73,7 +74,7 @@ void CassetteStore::save(const std::string& hash, const Json& request,
   Json cassette{{"format", kFormat},  {"version", kVersion},
                 {"hash", hash},       {"request", request},
                 {"response", answer}, {"checksum", checksum(request, answer)}};
-  write_file_atomic(path_for(hash), cassette.dump(2) + "\n");
+  write_file_atomic(path_for(hash), dump_json(cassette, 2) + "\n");
 }
 
 }  // namespace accelopt::llm
