@@ -14,5 +14,7 @@ function(accelopt_add_test)
   if(ARG_SLOW)
     set(labels slow)
   endif()
-  gtest_discover_tests(${ARG_NAME} PROPERTIES LABELS "${labels}" DISCOVERY_TIMEOUT 60)
+  # Tests keep their compile, reference and machine caches in the build tree, never the user's.
+  gtest_discover_tests(${ARG_NAME} DISCOVERY_TIMEOUT 60
+    PROPERTIES LABELS "${labels}" ENVIRONMENT "ACCELOPT_CACHE_DIR=${PROJECT_BINARY_DIR}/test-cache")
 endfunction()

@@ -13,8 +13,8 @@ namespace accelopt::platform::cpu {
 std::optional<std::string> check_kernel_source(const std::string& source,
                                                const std::string& entry_point);
 
-// The source with comments and the contents of string and character literals blanked out (line
-// structure kept), so that rules look only at code.
-std::string strip_comments_and_literals(const std::string& source);
+// The source with comments (and, unless `keep_literals`, the contents of string and character
+// literals) blanked out, line structure kept, so that rules look only at code.
+std::string strip_comments_and_literals(const std::string& source, bool keep_literals = false);
 
 }  // namespace accelopt::platform::cpu

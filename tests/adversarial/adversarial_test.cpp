@@ -1,0 +1,146 @@
+// Hostile kernels: each must be refused with the status its header names, with a clear message, and
+// leave the machine as it was. Each file in kernels/ declares what the harness must say:
+//   // expect: STATUS          the verdict's status
+//   // message: text           a phrase the message (or the log) must contain
+//   // time: yes               evaluate with timing (the physics check needs it)
+//   // unharmed: /path         a file the kernel tries to create, which must not exist afterwards
+// New tricks join the folder; the test picks them up.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <regex>
+
+#include <unistd.h>
+
+#include "common/files.h"
+#include "platform/cpu/cpu_platform.h"
+#include "task/task.h"
+
+namespace accelopt {
+namespace {
+
+const std::filesystem::path kKernels =
+    std::filesystem::path(ACCELOPT_SOURCE_DIR) / "tests/adversarial/kernels";
+
+struct Expectation {
+  std::string status, message, unharmed;
+  bool time = false;
+};
+
+Expectation read_expectation(const std::string& source) {
+  Expectation expectation;
+  auto field = [&](const std::string& name) {
+    std::smatch match;
+    std::regex pattern("// " + name + ": (.*)");
+    return std::regex_search(source, match, pattern) ? match[1].str() : std::string();
+  };
+  expectation.status = field("expect");
+  expectation.message = field("message");
+  if (expectation.message.empty()) expectation.message = field("log");
+  expectation.unharmed = field("unharmed");
+  expectation.time = field("time") == "yes";
+  return expectation;
+}
+
+// This process's children still alive after a verdict (runners, compilers, anything they started
+// and orphaned to us): there must be none.
+int children_left() {
+  int count = 0;
+  std::string parent = "PPid:\t" + std::to_string(::getpid());
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    std::ifstream status(entry.path() / "status");
+    std::string line;
+    while (std::getline(status, line)) {
+      if (line == parent) ++count;
+    }
+  }
+  return count;
+}
+
+class AdversarialTest : public testing::TestWithParam<std::string> {
+ protected:
+  static void SetUpTestSuite() {
+    task_ = std::make_unique<task::Task>(
+        task::load_task(std::filesystem::path(ACCELOPT_SOURCE_DIR) / "tests/data/tasks/axpy"));
+    platform::cpu::CpuPlatformOptions options;
+    options.compiler.timeout = std::chrono::seconds(20);
+    options.compiler.cpus = platform::cpu::compile_cpus();
+    options.call_timeout = std::chrono::milliseconds(3000);
+    platform_ = std::make_unique<platform::cpu::CpuPlatform>(
+        options, platform::cpu::load_or_probe_machine(false, nullptr));
+  }
+  static void TearDownTestSuite() {
+    platform_.reset();
+    task_.reset();
+  }
+
+  static std::unique_ptr<task::Task> task_;
+  static std::unique_ptr<platform::cpu::CpuPlatform> platform_;
+};
+
+std::unique_ptr<task::Task> AdversarialTest::task_;
+std::unique_ptr<platform::cpu::CpuPlatform> AdversarialTest::platform_;
+
+TEST_P(AdversarialTest, IsRefusedWithTheRightStatusAndLeavesTheMachineUnharmed) {
+  std::string source = read_file(kKernels / GetParam());
+  Expectation expectation = read_expectation(source);
+  ASSERT_FALSE(expectation.status.empty()) << GetParam() << " has no '// expect:' line";
+  if (!expectation.unharmed.empty()) std::filesystem::remove(expectation.unharmed);
+
+  platform::EvalRequest request;
+  request.task = task_.get();
+  request.workload = "small";
+  request.source = source;
+  request.measure_time = expectation.time;
+  request.timing.budget_seconds = 3;
+  request.timing.min_pairs = 5;
+  request.timing.target_half_width = 0.2;
+  platform::Verdict verdict = platform_->evaluate(request);
+
+  EXPECT_EQ(platform::status_name(verdict.status), expectation.status)
+      << "message: " << verdict.message << "\nlog: " << verdict.log;
+  EXPECT_FALSE(verdict.message.empty());
+  if (!expectation.message.empty()) {
+    EXPECT_NE((verdict.message + "\n" + verdict.log).find(expectation.message), std::string::npos)
+        << "message: " << verdict.message << "\nlog: " << verdict.log;
+  }
+  if (!expectation.unharmed.empty()) {
+    EXPECT_FALSE(std::filesystem::exists(expectation.unharmed))
+        << expectation.unharmed << " was created";
+  }
+  EXPECT_EQ(children_left(), 0) << "a sandboxed process outlived its verdict";
+}
+
+std::vector<std::string> kernel_files() {
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(kKernels)) {
+    if (entry.path().extension() == ".cpp") files.push_back(entry.path().filename().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, AdversarialTest, testing::ValuesIn(kernel_files()),
+                         [](const testing::TestParamInfo<std::string>& info) {
+                           return info.param.substr(0, info.param.size() - 4);
+                         });
+
+TEST(AdversarialSanity, TheBaselineStillPasses) {
+  task::Task task =
+      task::load_task(std::filesystem::path(ACCELOPT_SOURCE_DIR) / "tests/data/tasks/axpy");
+  platform::cpu::CpuPlatform cpu({}, platform::cpu::load_or_probe_machine(false, nullptr));
+  platform::EvalRequest request;
+  request.task = &task;
+  request.workload = "small";
+  request.source = read_file(task.baseline_path());
+  request.measure_time = false;
+  platform::Verdict verdict = cpu.evaluate(request);
+  EXPECT_TRUE(verdict.passed()) << verdict.message << "\n" << verdict.log;
+  EXPECT_EQ(verdict.correctness.seeds_checked, 3);
+  EXPECT_EQ(verdict.sandbox.value("seccomp", false), true);
+}
+
+}  // namespace
+}  // namespace accelopt

@@ -1,0 +1,7 @@
+// expect: RUNTIME_ERROR
+// message: exited with status 0
+#include <cstdlib>
+#include "accelopt_task.h"
+extern "C" void kernel(const float* __restrict, const float* __restrict, float* __restrict) {
+  std::exit(0);
+}

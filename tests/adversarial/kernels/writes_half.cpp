@@ -1,0 +1,6 @@
+// expect: INCORRECT_NUMERICAL
+// message: non-finite
+#include "accelopt_task.h"
+extern "C" void kernel(const float* __restrict x, const float* __restrict y, float* __restrict out) {
+  for (std::int64_t i = 0; i < N / 2; ++i) out[i] = 2.0f * x[i] + y[i];
+}
