@@ -241,6 +241,94 @@ void throw_embedded_error(const ModelConfig& model, const Json& json, std::strin
                                      model.name, text));
 }
 
+// Some servers and proxies stream server-sent events even when asked not to. The events are
+// folded into the one answer a non-streaming call would have had. Returns a discarded value when
+// the body is not an event stream.
+Json fold_event_stream(std::string_view body) {
+  size_t first = body.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos ||
+      !(body.substr(first).starts_with("data:") || body.substr(first).starts_with("event:"))) {
+    return Json(Json::value_t::discarded);
+  }
+  Json openai{{"choices", {{{"message", {{"content", ""}}}, {"finish_reason", nullptr}}}}};
+  Json anthropic{{"content", Json::array()}, {"stop_reason", nullptr}, {"usage", Json::object()}};
+  std::string reasoning;
+  bool is_anthropic = false;
+  bool any = false;
+  size_t begin = 0;
+  while (begin < body.size()) {
+    size_t end = body.find('\n', begin);
+    if (end == std::string_view::npos) end = body.size();
+    std::string_view line = body.substr(begin, end - begin);
+    begin = end + 1;
+    if (!line.starts_with("data:")) continue;
+    line.remove_prefix(5);
+    while (!line.empty() && (line.front() == ' ')) line.remove_prefix(1);
+    while (!line.empty() && (line.back() == '\r')) line.remove_suffix(1);
+    if (line == "[DONE]") continue;
+    Json event = Json::parse(line, nullptr, false);
+    if (event.is_discarded() || !event.is_object()) return Json(Json::value_t::discarded);
+    any = true;
+    if (event.contains("error")) return event;
+    std::string type = string_or_empty(event, "type");
+    if (type.starts_with("message") || type.starts_with("content_block") || type == "ping") {
+      is_anthropic = true;
+      if (type == "message_start" && event.contains("message")) {
+        const Json& message = event["message"];
+        if (message.contains("model")) anthropic["model"] = message["model"];
+        if (message.contains("usage") && message["usage"].is_object()) {
+          anthropic["usage"].update(message["usage"]);
+        }
+      } else if (type == "content_block_start" && event.contains("content_block")) {
+        anthropic["content"].push_back(event["content_block"]);
+      } else if (type == "content_block_delta" && event.contains("delta") &&
+                 !anthropic["content"].empty()) {
+        const Json& delta = event["delta"];
+        Json& block = anthropic["content"].back();
+        std::string kind = string_or_empty(delta, "type");
+        if (kind == "text_delta") {
+          block["text"] = string_or_empty(block, "text") + string_or_empty(delta, "text");
+        } else if (kind == "thinking_delta") {
+          block["thinking"] =
+              string_or_empty(block, "thinking") + string_or_empty(delta, "thinking");
+        }
+      } else if (type == "message_delta") {
+        if (event.contains("delta")) {
+          std::string stop = string_or_empty(event["delta"], "stop_reason");
+          if (!stop.empty()) anthropic["stop_reason"] = stop;
+        }
+        if (event.contains("usage") && event["usage"].is_object()) {
+          anthropic["usage"].update(event["usage"]);
+        }
+      }
+      continue;
+    }
+    if (event.contains("model")) openai["model"] = event["model"];
+    if (event.contains("usage") && event["usage"].is_object()) openai["usage"] = event["usage"];
+    if (!event.contains("choices") || !event["choices"].is_array() || event["choices"].empty()) {
+      continue;
+    }
+    const Json& choice = event["choices"][0];
+    Json& message = openai["choices"][0]["message"];
+    if (choice.contains("delta") && choice["delta"].is_object()) {
+      const Json& delta = choice["delta"];
+      message["content"] =
+          message["content"].get<std::string>() + string_or_empty(delta, "content");
+      reasoning += string_or_empty(delta, "reasoning_content");
+      reasoning += string_or_empty(delta, "reasoning");
+    }
+    std::string finish = string_or_empty(choice, "finish_reason");
+    if (!finish.empty()) openai["choices"][0]["finish_reason"] = finish;
+  }
+  if (!any) return Json(Json::value_t::discarded);
+  if (is_anthropic) {
+    if (anthropic["usage"].empty()) anthropic.erase("usage");
+    return anthropic;
+  }
+  if (!reasoning.empty()) openai["choices"][0]["message"]["reasoning_content"] = reasoning;
+  return openai;
+}
+
 }  // namespace
 
 std::string dump_json(const Json& value, int indent) {
@@ -365,6 +453,7 @@ std::string auth_header(const ModelConfig& model, const std::string& api_key) {
 ChatResponse parse_wire_response(const ModelConfig& model, const ChatRequest& request,
                                  std::string_view body) {
   Json json = Json::parse(body, nullptr, false);
+  if (json.is_discarded()) json = fold_event_stream(body);
   if (json.is_discarded()) malformed(model, body, "not valid JSON (cut short?)");
   if (!json.is_object()) malformed(model, body, "not a JSON object");
   if (json.contains("error") && !json["error"].is_null() && !json.contains("choices") &&

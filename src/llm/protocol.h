@@ -10,7 +10,8 @@
 // Anthropic Messages: content blocks text, thinking, redacted_thinking; stop_reason max_tokens;
 //   usage.input_tokens excludes cache_read_input_tokens and cache_creation_input_tokens, so the
 //   prompt count here is their sum.
-// A server that sends no usage gets an estimate of characters / 4, marked estimated.
+// A server that sends no usage gets an estimate of characters / 4, marked estimated. A server that
+// streams server-sent events although asked not to has its events folded into one answer.
 #pragma once
 
 #include <string>

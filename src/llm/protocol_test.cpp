@@ -157,6 +157,42 @@ TEST(Protocol, ReadsAnthropicBlocksStopReasonAndCacheUsage) {
   EXPECT_EQ(response.usage.completion_tokens, 7);
 }
 
+// Some servers stream even when asked not to; the events make the same answer.
+TEST(Protocol, ReadsAnEventStreamSentInsteadOfOneAnswer) {
+  std::string openai =
+      "data: {\"model\":\"m\",\"choices\":[{\"delta\":{\"role\":\"assistant\","
+      "\"reasoning_content\":\"hm\"}}]}\n\n"
+      "data: {\"choices\":[{\"delta\":{\"content\":\"Hel\"}}]}\n\n"
+      "data: {\"choices\":[{\"delta\":{\"content\":\"lo\"},\"finish_reason\":\"length\"}]}\n\n"
+      "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":2}}\n\n"
+      "data: [DONE]\n\n";
+  ChatResponse response = parse_wire_response(openai_model(), hello(), openai);
+  EXPECT_EQ(response.content, "Hello");
+  EXPECT_EQ(response.reasoning, "hm");
+  EXPECT_TRUE(response.truncated);
+  EXPECT_EQ(response.usage.completion_tokens, 2);
+  EXPECT_FALSE(response.usage.estimated);
+
+  std::string anthropic =
+      "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"model\":\"c\","
+      "\"usage\":{\"input_tokens\":9,\"output_tokens\":1}}}\n\n"
+      "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,"
+      "\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n"
+      "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,"
+      "\"delta\":{\"type\":\"text_delta\",\"text\":\"Hi\"}}\n\n"
+      "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":"
+      "\"end_turn\"},\"usage\":{\"output_tokens\":4}}\n\n"
+      "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
+  response = parse_wire_response(anthropic_model(), hello(), anthropic);
+  EXPECT_EQ(response.content, "Hi");
+  EXPECT_EQ(response.finish_reason, "end_turn");
+  EXPECT_EQ(response.usage.prompt_tokens, 9);
+  EXPECT_EQ(response.usage.completion_tokens, 4);
+
+  EXPECT_THROW(parse_wire_response(openai_model(), hello(), "data: {\"choices\": [{\"del"),
+               LlmError);
+}
+
 TEST(Protocol, MalformedAnswersAreErrorsWithTheFirstBytes) {
   for (std::string body :
        {std::string(R"({"choices":[{"message":{"content":"cut)"), std::string("not json at all"),
