@@ -1,1 +1,78 @@
+#include "common/subprocess.h"
+
 #include <gtest/gtest.h>
+#include <signal.h>
+
+#include <filesystem>
+
+#include "common/files.h"
+
+namespace accelopt {
+namespace {
+
+SpawnOptions shell(const std::string& script, const TempDir& home) {
+  SpawnOptions options;
+  options.argv = {"/bin/sh", "-c", script};
+  options.environment = clean_environment(home.path());
+  return options;
+}
+
+TEST(RunCommand, CapturesOutputAndExitCode) {
+  TempDir home;
+  CommandResult result =
+      run_command(shell("echo hello; echo oops >&2; exit 3", home), std::chrono::seconds(10));
+  EXPECT_TRUE(result.status.exited);
+  EXPECT_EQ(result.status.exit_code, 3);
+  EXPECT_NE(result.output.find("hello"), std::string::npos);
+  EXPECT_NE(result.output.find("oops"), std::string::npos);
+}
+
+TEST(RunCommand, ReportsTheSignalThatEndedIt) {
+  TempDir home;
+  CommandResult result = run_command(shell("kill -SEGV $$", home), std::chrono::seconds(10));
+  EXPECT_FALSE(result.status.exited);
+  EXPECT_EQ(result.status.signal, SIGSEGV);
+  EXPECT_NE(result.status.describe().find("signal 11"), std::string::npos);
+}
+
+TEST(RunCommand, KillsTheWholeGroupAtTheDeadline) {
+  TempDir home;
+  std::filesystem::path marker = home.path() / "grandchild-survived";
+  // The grandchild would write the marker after the deadline if it outlived its parent's group.
+  CommandResult result =
+      run_command(shell("(sleep 2; touch " + marker.string() + ") & sleep 30", home),
+                  std::chrono::milliseconds(300));
+  EXPECT_TRUE(result.status.timed_out);
+  EXPECT_LT(result.wall_seconds, 5);
+  ::sleep(3);
+  EXPECT_FALSE(std::filesystem::exists(marker));
+}
+
+TEST(RunCommand, GivesTheChildOnlyTheEnvironmentItIsGiven) {
+  ::setenv("ACCELOPT_TEST_SECRET_KEY", "sk-do-not-leak", 1);
+  TempDir home;
+  CommandResult result = run_command(shell("env", home), std::chrono::seconds(10));
+  EXPECT_EQ(result.output.find("sk-do-not-leak"), std::string::npos);
+  EXPECT_NE(result.output.find("HOME=" + home.path().string()), std::string::npos);
+  ::unsetenv("ACCELOPT_TEST_SECRET_KEY");
+}
+
+TEST(RunCommand, AppliesResourceLimits) {
+  TempDir home;
+  SpawnOptions options = shell("ulimit -v; ulimit -c", home);
+  options.limits.address_space_bytes = 512ull << 20;
+  CommandResult result = run_command(options, std::chrono::seconds(10));
+  EXPECT_NE(result.output.find("524288"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("\n0"), std::string::npos) << result.output;
+}
+
+TEST(RunCommand, TrimsHugeOutput) {
+  TempDir home;
+  CommandResult result =
+      run_command(shell("yes | head -c 3000000", home), std::chrono::seconds(10), 1000);
+  EXPECT_LT(result.output.size(), 1100u);
+  EXPECT_NE(result.output.find("[output truncated]"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace accelopt

@@ -1,1 +1,43 @@
+#include "task/expression.h"
+
 #include <gtest/gtest.h>
+
+#include "common/error.h"
+
+namespace accelopt::task {
+namespace {
+
+TEST(Expression, FollowsArithmeticPrecedence) {
+  std::map<std::string, double> names = {{"M", 4}, {"N", 8}, {"K", 2}};
+  EXPECT_DOUBLE_EQ(evaluate_expression("2*M*N*K", names), 128);
+  EXPECT_DOUBLE_EQ(evaluate_expression("4*(M*K + K*N + M*N)", names), 4 * (8 + 16 + 32));
+  EXPECT_DOUBLE_EQ(evaluate_expression("-M + 2^3^1", names), 4);
+  EXPECT_DOUBLE_EQ(evaluate_expression("max(M, N) / min(M, K) + log2(N)", names), 4 + 3);
+  EXPECT_DOUBLE_EQ(evaluate_expression("1.5e3", names), 1500);
+}
+
+TEST(Expression, NamesTheUnknownNameAndWhereItIs) {
+  try {
+    evaluate_expression("2*M*Q", {{"M", 1}});
+    FAIL() << "expected an error";
+  } catch (const UserError& error) {
+    std::string message = error.what();
+    EXPECT_NE(message.find("unknown name 'Q'"), std::string::npos) << message;
+    EXPECT_NE(message.find("column 5"), std::string::npos) << message;
+  }
+}
+
+TEST(Expression, RejectsMalformedText) {
+  EXPECT_THROW(evaluate_expression("2*(M", {{"M", 1}}), UserError);
+  EXPECT_THROW(evaluate_expression("M M", {{"M", 1}}), UserError);
+  EXPECT_THROW(evaluate_expression("foo(1)", {}), UserError);
+  EXPECT_THROW(expression_names("2 * $"), UserError);
+}
+
+TEST(Expression, ListsTheNamesItUses) {
+  EXPECT_EQ(expression_names("2*B*QH*N^2 + min(D, KH)"),
+            (std::set<std::string>{"B", "QH", "N", "D", "KH"}));
+}
+
+}  // namespace
+}  // namespace accelopt::task

@@ -1,1 +1,99 @@
+#include "task/task.h"
+
 #include <gtest/gtest.h>
+
+#include "common/error.h"
+#include "task/abi.h"
+
+namespace accelopt::task {
+namespace {
+
+const char* kValid = R"json({
+  "name": "matmul", "op_type": "matmul", "tags": ["gemm"],
+  "axes": {"M": {"type": "var"}, "N": {"type": "var"}, "K": {"type": "const", "value": 16}},
+  "inputs": {"lhs": {"dtype": "float32", "shape": ["M", "K"]},
+             "rhs": {"dtype": "float32", "shape": ["K", "N"], "distribution": {"kind": "uniform", "low": 0, "high": 2}}},
+  "outputs": {"out": {"dtype": "float32", "shape": ["M", "N"]}},
+  "workloads": {"big": {"axes": {"M": 64, "N": 32}}, "small": {"axes": {"M": 8, "N": 4}, "default": true}},
+  "roofline": {"mm_flops": "2*M*N*K", "bytes": "4*(M*K + K*N + M*N)"}
+})json";
+
+std::string message_of(const std::string& json) {
+  try {
+    parse_task_definition(json, "/tasks/t", "t/definition.json");
+  } catch (const UserError& error) {
+    return error.what();
+  }
+  return "no error";
+}
+
+std::string replace(std::string text, const std::string& from, const std::string& to) {
+  size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return text.replace(at, from.size(), to);
+}
+
+TEST(TaskDefinition, LoadsAValidDefinitionInOrder) {
+  Task task = parse_task_definition(kValid, "/tasks/t", "t/definition.json");
+  EXPECT_EQ(task.name, "matmul");
+  ASSERT_EQ(task.inputs.size(), 2u);
+  EXPECT_EQ(task.inputs[0].name, "lhs");
+  EXPECT_EQ(task.inputs[1].distribution.kind, Distribution::kUniform);
+  EXPECT_EQ(task.default_workload().name, "small");
+  EXPECT_EQ(task.workload("big").axes.at("K"), 16);
+  RooflineCounts counts = task.roofline_counts(task.workload("big"));
+  EXPECT_DOUBLE_EQ(counts.mm_flops, 2.0 * 64 * 32 * 16);
+  EXPECT_DOUBLE_EQ(counts.vec_flops, 0);
+  EXPECT_EQ(task.threads, 1);
+  EXPECT_EQ(task.seeds, 3);
+  EXPECT_DOUBLE_EQ(task.rel_l2_tolerance, 2e-5);
+}
+
+TEST(TaskDefinition, SaysExactlyWhatIsWrong) {
+  EXPECT_EQ(message_of(replace(kValid, R"("shape": ["M", "K"])", R"("shape": ["M", "Q"])")),
+            "t/definition.json: inputs.lhs.shape: unknown axis 'Q'");
+  EXPECT_NE(message_of(replace(kValid, R"("dtype": "float32", "shape": ["K", "N"])",
+                               R"("dtype": "float33", "shape": ["K", "N"])"))
+                .find("inputs.rhs.dtype: unknown dtype 'float33'"),
+            std::string::npos);
+  EXPECT_NE(
+      message_of(replace(kValid, "2*M*N*K", "2*M*N*L")).find("roofline.mm_flops: unknown name 'L'"),
+      std::string::npos);
+  EXPECT_NE(
+      message_of(replace(kValid, R"("op_type")", R"("op_typo")")).find("unknown field 'op_typo'"),
+      std::string::npos);
+  EXPECT_NE(message_of(replace(kValid, R"("M": 8, "N": 4)", R"("M": 8)"))
+                .find("workloads.small.axes: missing a value for var axis 'N'"),
+            std::string::npos);
+  EXPECT_NE(message_of(replace(kValid, R"("M": 64, "N": 32)", R"("M": 64, "N": 32, "K": 17)"))
+                .find("axis is const 16"),
+            std::string::npos);
+  EXPECT_NE(message_of("{ not json").find("not valid JSON"), std::string::npos);
+  EXPECT_NE(message_of(replace(kValid, R"("kind": "uniform")", R"("kind": "gaussian")"))
+                .find("unknown distribution 'gaussian'"),
+            std::string::npos);
+}
+
+TEST(TaskDefinition, ReportsAMissingFile) {
+  try {
+    load_task("/nonexistent/task");
+    FAIL();
+  } catch (const UserError& error) {
+    EXPECT_NE(std::string(error.what()).find("/nonexistent/task"), std::string::npos);
+  }
+}
+
+TEST(KernelHeader, DeclaresShapesAndThePrototypeInDefinitionOrder) {
+  Task task = parse_task_definition(kValid, "/tasks/t", "t/definition.json");
+  std::string header = generate_kernel_header(task, task.workload("big"));
+  EXPECT_NE(header.find("constexpr std::int64_t M = 64;"), std::string::npos);
+  EXPECT_NE(header.find("constexpr std::int64_t K = 16;"), std::string::npos);
+  EXPECT_NE(
+      header.find("extern \"C\" void kernel(const float* __restrict lhs, const float* __restrict "
+                  "rhs, float* __restrict out);"),
+      std::string::npos)
+      << header;
+}
+
+}  // namespace
+}  // namespace accelopt::task

@@ -1,1 +1,76 @@
+#include "platform/cpu/compiler.h"
+
 #include <gtest/gtest.h>
+
+#include "common/files.h"
+
+namespace accelopt::platform::cpu {
+namespace {
+
+const std::string kHeader = "#pragma once\nextern \"C\" void kernel(float* out);\n";
+
+class CompilerTest : public testing::Test {
+ protected:
+  TempDir cache_{"accelopt-compiler-test"};
+  CompilerOptions options() {
+    CompilerOptions options;
+    options.cache_directory = cache_.path();
+    return options;
+  }
+};
+
+TEST_F(CompilerTest, CompilesOnceAndServesTheCacheAfter) {
+  Compiler compiler(options());
+  std::string source =
+      "#include \"accelopt_task.h\"\nextern \"C\" void kernel(float* out) {\n"
+      "  for (int i = 0; i < 1024; ++i) out[i] = i;\n}\n";
+  CompileResult first = compiler.compile(source, kHeader);
+  ASSERT_TRUE(first.ok) << first.diagnostics;
+  EXPECT_FALSE(first.cached);
+  EXPECT_TRUE(std::filesystem::exists(first.library));
+  CompileResult second = compiler.compile(source, kHeader);
+  EXPECT_TRUE(second.cached);
+  EXPECT_EQ(first.key, second.key);
+  EXPECT_NE(compiler.compile(source, kHeader, {"-DVARIANT"}).key, first.key);
+  EXPECT_NE(first.remarks.find("vectorized"), std::string::npos) << first.remarks;
+}
+
+TEST_F(CompilerTest, KeepsTheFirstErrorsWithLineNumbers) {
+  Compiler compiler(options());
+  std::string source =
+      "#include \"accelopt_task.h\"\nextern \"C\" void kernel(float* out) {\n"
+      "  out[0] = undefined_name;\n}\n";
+  CompileResult result = compiler.compile(source, kHeader);
+  EXPECT_FALSE(result.ok);
+  EXPECT_NE(result.diagnostics.find("kernel.cpp:3:"), std::string::npos) << result.diagnostics;
+  EXPECT_NE(result.diagnostics.find("undefined_name"), std::string::npos);
+  EXPECT_EQ(result.diagnostics.find("/tmp/"), std::string::npos) << "scratch paths leak";
+}
+
+TEST_F(CompilerTest, StopsARunawayCompileAtItsDeadline) {
+  CompilerOptions limited = options();
+  limited.timeout = std::chrono::seconds(2);
+  Compiler compiler(limited);
+  std::string source =
+      "#include \"accelopt_task.h\"\nconstexpr long spin() { long t = 0; for (long i = 0; i < "
+      "100000; ++i)"
+      " for (long j = 0; j < 100000; ++j) t += i ^ j; return t; }\n"
+      "extern \"C\" void kernel(float* out) { constexpr long v = spin(); out[0] = v; }\n";
+  CompileResult result = compiler.compile(source, kHeader);
+  EXPECT_FALSE(result.ok);
+  EXPECT_TRUE(result.timed_out);
+  EXPECT_NE(result.diagnostics.find("2 s limit"), std::string::npos) << result.diagnostics;
+}
+
+TEST(TrimDiagnostics, KeepsOnlyTheFirstErrors) {
+  std::string log;
+  for (int i = 1; i <= 20; ++i)
+    log += "kernel.cpp:" + std::to_string(i) + ":1: error: bad\n  code\n  ^\n";
+  std::string trimmed = trim_diagnostics(log, 3);
+  EXPECT_NE(trimmed.find("kernel.cpp:3:1"), std::string::npos);
+  EXPECT_EQ(trimmed.find("kernel.cpp:4:1"), std::string::npos);
+  EXPECT_NE(trimmed.find("more errors not shown"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace accelopt::platform::cpu

@@ -1,1 +1,56 @@
+#include "platform/cpu/machine.h"
+
 #include <gtest/gtest.h>
+
+namespace accelopt::platform::cpu {
+namespace {
+
+MachinePeaks example_peaks() {
+  MachinePeaks peaks;
+  peaks.fma_gflops = 100;
+  peaks.vector_gflops = 50;
+  peaks.bandwidth = {{1 << 20, 100}, {4 << 20, 50}, {64 << 20, 10}};
+  return peaks;
+}
+
+TEST(Machine, InterpolatesBandwidthOnLogWorkingSet) {
+  MachinePeaks peaks = example_peaks();
+  EXPECT_DOUBLE_EQ(peaks.bandwidth_at(1024), 100);
+  EXPECT_DOUBLE_EQ(peaks.bandwidth_at(1e12), 10);
+  EXPECT_NEAR(peaks.bandwidth_at(2 << 20), 75, 1e-9);
+}
+
+TEST(Machine, ScoresAgainstTheCeilingThatBinds) {
+  MachinePeaks peaks = example_peaks();
+  task::RooflineCounts compute = {2e9, 0, 1e6};  // 20 ms of FMA work, little traffic
+  RooflineScore score = score_roofline(compute, peaks, 0.04);
+  EXPECT_EQ(score.bound, "fma");
+  EXPECT_NEAR(score.peak_seconds, 0.02, 1e-12);
+  EXPECT_NEAR(score.percent_of_peak, 50, 1e-9);
+  task::RooflineCounts streaming = {0, 1e6, 640e6};  // 640 MB at 10 GB/s
+  EXPECT_EQ(score_roofline(streaming, peaks, 0.1).bound, "memory");
+}
+
+TEST(Machine, RoundTripsThroughJson) {
+  MachinePeaks peaks = example_peaks();
+  peaks.cpu_model = "test cpu";
+  MachinePeaks back = MachinePeaks::from_json(peaks.to_json());
+  EXPECT_EQ(back.cpu_model, "test cpu");
+  EXPECT_EQ(back.bandwidth.size(), 3u);
+  EXPECT_DOUBLE_EQ(back.fma_gflops, 100);
+}
+
+TEST(Machine, ProbeMeasuresPlausibleFigures) {
+  ProbeOptions quick;
+  quick.repetitions = 8;
+  quick.sample_seconds = 0.005;
+  MachinePeaks peaks = probe_machine(quick);
+  EXPECT_GT(peaks.fma_gflops, 5);
+  EXPECT_LT(peaks.fma_gflops, 2000);
+  EXPECT_GT(peaks.fma_gflops, peaks.vector_gflops * 1.2);  // an FMA is two flops
+  ASSERT_FALSE(peaks.bandwidth.empty());
+  EXPECT_GE(peaks.bandwidth.front().gbytes_per_second, peaks.bandwidth.back().gbytes_per_second);
+}
+
+}  // namespace
+}  // namespace accelopt::platform::cpu
