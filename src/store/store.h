@@ -1,0 +1,150 @@
+// The kernel database: every run, task, candidate, trace, model call, memory entry and checkpoint of a
+// workspace, in one SQLite file (default ./.accelopt/accelopt.db). The schema and its migrations are
+// described in store.cpp. ":memory:" opens a private in-memory database (tests).
+//
+// Every method is thread-safe: one connection, one mutex. Each method that records a finished unit of
+// work (an evaluation, an iteration, a model call) is one transaction, so a run killed at any moment
+// (kill -9 included) leaves the database as it was after its last finished unit.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/json.h"
+#include "llm/ledger.h"
+#include "platform/verdict.h"
+
+namespace accelopt::task {
+struct Task;
+}
+
+namespace accelopt::store {
+
+// Stored by number; the numbers never change meaning.
+enum class CandidateKind : uint8_t { kBaseline = 0, kExecutor = 1, kFixer = 2, kTuner = 3 };
+std::string_view kind_name(CandidateKind kind);  // "baseline", "executor", "fixer", "tuner"
+
+struct RunRecord {
+  int64_t id = 0;
+  Json config = Json::object();  // the effective search configuration, task directory included
+  std::string state;             // "running", "finished", "stopped: <why>", "failed: <why>"
+  std::string created_at, updated_at;
+};
+
+struct CandidateRecord {
+  int64_t id = 0;
+  int64_t run_id = 0;
+  std::string key;  // unique in its run, fixed by the search: "i3/b1/p4/k0/f1"
+  std::string task, workload;
+  std::string source, source_hash, normalized_hash;
+  std::optional<int64_t> parent;
+  Json plan = Json::object();  // the plan's text, author and detail
+  int iteration = 0;
+  std::string author;  // "tuner", "llm:<model>", "baseline"
+  CandidateKind kind = CandidateKind::kExecutor;
+};
+
+struct TraceRecord {
+  int64_t candidate_id = 0;
+  platform::Verdict verdict;
+  std::optional<int64_t> reused_from;  // the candidate whose evaluation this copies (same source)
+};
+
+struct MemoryEntryRecord {
+  int64_t id = 0;
+  int64_t run_id = 0;
+  std::string task, op_type;
+  std::vector<std::string> tags, knobs;
+  int64_t slow_candidate = 0, fast_candidate = 0;
+  bool positive = true;
+  double speedup = 1, speedup_low = 1, speedup_high = 1;
+  int iteration = 0;
+  Json insight = Json::object();  // agents::Insight as JSON
+  std::string created_at;
+};
+
+struct Checkpoint {
+  int64_t run_id = 0;
+  int iteration = 0;
+  Json state = Json::object();  // the search's state after the iteration (beam, counters)
+  std::string created_at;
+};
+
+class Store {
+ public:
+  // Opens or creates the database at `path` (parents created), applying pending migrations. Throws
+  // UserError for a file that is not an accelopt database or was written by a newer accelopt.
+  static std::unique_ptr<Store> open(const std::filesystem::path& path);
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  int schema_version() const;
+  static int latest_schema_version();
+
+  int64_t create_run(const Json& config);
+  void set_run_state(int64_t run_id, const std::string& state);
+  std::optional<RunRecord> run(int64_t run_id) const;
+  std::vector<RunRecord> runs() const;
+
+  void upsert_task(const task::Task& task);
+
+  // The candidate and its trace in one transaction; returns the candidate's id. A candidate whose
+  // (run, key) is already stored is left as it is and its id returned.
+  int64_t record_evaluation(CandidateRecord candidate, const platform::Verdict& verdict,
+                            std::optional<int64_t> reused_from = std::nullopt);
+  std::optional<CandidateRecord> candidate(int64_t id) const;
+  std::optional<CandidateRecord> candidate_by_key(int64_t run_id, const std::string& key) const;
+  std::vector<CandidateRecord> candidates(int64_t run_id) const;
+  std::optional<TraceRecord> trace(int64_t candidate_id) const;
+  std::vector<TraceRecord> traces(int64_t run_id) const;
+  // Evaluations actually run (not reused) in `run_id`.
+  int64_t evaluation_count(int64_t run_id) const;
+
+  // Agent answers keyed within a run, so a resumed run reads them instead of asking again.
+  std::optional<Json> answer(int64_t run_id, const std::string& key) const;
+  void put_answer(int64_t run_id, const std::string& key, const Json& answer);
+
+  // The iteration's memory entries and its checkpoint in one transaction; sets the entries' ids.
+  void commit_iteration(const Checkpoint& checkpoint, std::vector<MemoryEntryRecord>& entries);
+  std::optional<Checkpoint> last_checkpoint(int64_t run_id) const;
+  std::vector<Checkpoint> checkpoints(int64_t run_id) const;
+
+  int64_t add_memory_entry(MemoryEntryRecord& entry);  // sets entry.id
+  std::vector<MemoryEntryRecord> memory_entries() const;  // oldest first
+  std::optional<MemoryEntryRecord> memory_entry(int64_t id) const;
+  int64_t max_memory_id() const;
+  // Deletes the entries of `task` (all when empty); returns how many.
+  int64_t clear_memory(const std::string& task);
+
+  void record_call(const llm::CallRecord& record);
+  std::vector<llm::CallRecord> calls(const std::string& run_id) const;  // empty: all
+
+ private:
+  struct Impl;
+  explicit Store(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// The model-call ledger of llm, kept in the database.
+class StoreLedger : public llm::CallLedger {
+ public:
+  explicit StoreLedger(Store& store) : store_(store) {}
+  void record(const llm::CallRecord& record) override { store_.record_call(record); }
+  std::vector<llm::CallRecord> records(const std::string& run_id) const override {
+    return store_.calls(run_id);
+  }
+
+ private:
+  Store& store_;
+};
+
+// The default database of a workspace directory: <workspace>/accelopt.db.
+std::filesystem::path database_path(const std::filesystem::path& workspace);
+
+}  // namespace accelopt::store
