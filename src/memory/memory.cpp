@@ -1,0 +1,159 @@
+#include "memory/memory.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "common/error.h"
+
+namespace accelopt::memory {
+
+std::string_view scope_name(Scope scope) {
+  switch (scope) {
+    case Scope::kTask:
+      return "task";
+    case Scope::kRelated:
+      return "related";
+    case Scope::kAll:
+      return "all";
+  }
+  return "task";
+}
+
+Scope parse_scope(std::string_view text) {
+  if (text == "task") return Scope::kTask;
+  if (text == "related") return Scope::kRelated;
+  if (text == "all") return Scope::kAll;
+  throw UserError(fmt::format("memory.scope: '{}' is not one of task, related, all", text));
+}
+
+std::vector<size_t> select_rewrites(const std::vector<Rewrite>& rewrites,
+                                    const MemoryOptions& options) {
+  std::vector<size_t> positive, negative;
+  for (size_t index = 0; index < rewrites.size(); ++index) {
+    if (rewrites[index].speedup > options.positive_threshold) positive.push_back(index);
+    if (rewrites[index].speedup < options.negative_threshold) negative.push_back(index);
+  }
+  // Stable sorts keep the search's (deterministic) order among equal speedups.
+  std::stable_sort(positive.begin(), positive.end(), [&](size_t a, size_t b) {
+    return rewrites[a].speedup > rewrites[b].speedup;
+  });
+  std::stable_sort(negative.begin(), negative.end(), [&](size_t a, size_t b) {
+    return rewrites[a].speedup < rewrites[b].speedup;
+  });
+  size_t limit = static_cast<size_t>(std::max(0, options.top_k));
+  size_t take_positive = std::min(positive.size(), limit);
+  size_t take_negative = 0;
+  if (!positive.empty() && !negative.empty()) {
+    take_positive = std::min(positive.size(), (limit + 1) / 2);
+    take_negative = std::min(negative.size(), limit - take_positive);
+    take_positive = std::min(positive.size(), limit - take_negative);  // fill what negatives left
+  } else if (positive.empty()) {
+    take_negative = std::min(negative.size(), limit);
+  }
+  std::vector<size_t> chosen(positive.begin(), positive.begin() + take_positive);
+  chosen.insert(chosen.end(), negative.begin(), negative.begin() + take_negative);
+  return chosen;
+}
+
+Json insight_to_json(const agents::Insight& insight) {
+  return Json{{"title", insight.title},
+              {"description", insight.description},
+              {"before_snippet", insight.before_snippet},
+              {"after_snippet", insight.after_snippet},
+              {"speedup", insight.speedup},
+              {"speedup_low", insight.speedup_low},
+              {"speedup_high", insight.speedup_high},
+              {"positive", insight.positive},
+              {"detail", insight.detail}};
+}
+
+agents::Insight insight_from_json(const Json& json) {
+  agents::Insight insight;
+  insight.title = json.value("title", "");
+  insight.description = json.value("description", "");
+  insight.before_snippet = json.value("before_snippet", "");
+  insight.after_snippet = json.value("after_snippet", "");
+  insight.speedup = json.value("speedup", 1.0);
+  insight.speedup_low = json.value("speedup_low", insight.speedup);
+  insight.speedup_high = json.value("speedup_high", insight.speedup);
+  insight.positive = json.value("positive", insight.speedup >= 1);
+  insight.detail = json.value("detail", Json::object());
+  return insight;
+}
+
+std::vector<store::MemoryEntryRecord> retrieve(const std::vector<store::MemoryEntryRecord>& all,
+                                               const task::Task& task,
+                                               const MemoryOptions& options, int64_t run_id,
+                                               int64_t horizon) {
+  std::set<std::string> own_tags(task.tags.begin(), task.tags.end());
+  auto in_scope = [&](const store::MemoryEntryRecord& entry) {
+    if (entry.task == task.name) return true;
+    switch (options.scope) {
+      case Scope::kTask:
+        return false;
+      case Scope::kAll:
+        return true;
+      case Scope::kRelated:
+        if (!entry.op_type.empty() && entry.op_type == task.op_type) return true;
+        for (const std::string& tag : entry.tags) {
+          if (own_tags.count(tag) > 0) return true;
+        }
+        return false;
+    }
+    return false;
+  };
+  // The queue of each task: its visible entries, the newest exp_n of them.
+  std::map<std::string, std::vector<const store::MemoryEntryRecord*>> queues;
+  for (const auto& entry : all) {  // oldest first
+    bool visible = entry.id <= horizon || entry.run_id == run_id;
+    if (visible && in_scope(entry)) queues[entry.task].push_back(&entry);
+  }
+  std::vector<const store::MemoryEntryRecord*> own, others;
+  for (auto& [name, queue] : queues) {
+    size_t keep = std::min(queue.size(), static_cast<size_t>(std::max(0, options.exp_n)));
+    auto& target = name == task.name ? own : others;
+    target.insert(target.end(), queue.end() - static_cast<std::ptrdiff_t>(keep), queue.end());
+  }
+  auto newest_first = [](const auto* a, const auto* b) { return a->id > b->id; };
+  std::sort(own.begin(), own.end(), newest_first);
+  std::sort(others.begin(), others.end(), newest_first);
+  std::vector<store::MemoryEntryRecord> result;
+  for (const auto* list : {&own, &others}) {
+    for (const auto* entry : *list) {
+      if (static_cast<int>(result.size()) >= options.retrieve_limit) return result;
+      result.push_back(*entry);
+    }
+  }
+  return result;
+}
+
+store::MemoryEntryRecord make_entry(const agents::Insight& insight, const Rewrite& rewrite,
+                                    const task::Task& task, int64_t run_id, int iteration) {
+  store::MemoryEntryRecord entry;
+  entry.run_id = run_id;
+  entry.task = task.name;
+  entry.op_type = task.op_type;
+  entry.tags = task.tags;
+  if (insight.detail.contains("moves")) {
+    for (const Json& move : insight.detail["moves"]) entry.knobs.push_back(move.value("knob", ""));
+  }
+  entry.slow_candidate = rewrite.slow_candidate;
+  entry.fast_candidate = rewrite.fast_candidate;
+  entry.speedup = rewrite.speedup;
+  entry.speedup_low = rewrite.speedup_low;
+  entry.speedup_high = rewrite.speedup_high;
+  entry.positive = rewrite.speedup >= 1;
+  entry.iteration = iteration;
+  agents::Insight stored = insight;
+  stored.speedup = rewrite.speedup;  // the harness's figure, not the agent's
+  stored.speedup_low = rewrite.speedup_low;
+  stored.speedup_high = rewrite.speedup_high;
+  stored.positive = entry.positive;
+  entry.insight = insight_to_json(stored);
+  return entry;
+}
+
+}  // namespace accelopt::memory

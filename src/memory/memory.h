@@ -1,0 +1,63 @@
+// AccelOpt's optimization memory. After each iteration the search measures slow→fast rewrites (a beam
+// kernel and a child of it); the memory keeps the ones worth remembering:
+//   positive  speedup above positive_threshold (1.04)
+//   negative  speedup below negative_threshold (1/1.15)
+// at most top_k new entries per iteration (half of them positive when both kinds exist), in a queue
+// of capacity exp_n per task (oldest out). Entries persist in the store with their provenance (run,
+// task, candidates, speedup with interval), so a later run can start from them: scope `task` reads
+// the task's own queue, `related` adds the queues of tasks of the same op_type or with a shared tag,
+// `all` every queue.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "agents/agents.h"
+#include "store/store.h"
+#include "task/task.h"
+
+namespace accelopt::memory {
+
+enum class Scope : uint8_t { kTask = 0, kRelated = 1, kAll = 2 };
+std::string_view scope_name(Scope scope);
+Scope parse_scope(std::string_view text);  // UserError naming the choices
+
+struct MemoryOptions {
+  int top_k = 8;
+  int exp_n = 16;
+  double positive_threshold = 1.04;
+  double negative_threshold = 1 / 1.15;
+  Scope scope = Scope::kTask;
+  int retrieve_limit = 16;  // entries given to the planner at most; own task's first
+};
+
+// A measured rewrite the search offers to the memory.
+struct Rewrite {
+  int64_t slow_candidate = 0, fast_candidate = 0;
+  double speedup = 1, speedup_low = 1, speedup_high = 1;  // fast over slow
+};
+
+// Indices of the rewrites to summarize this iteration, positive ones first (largest speedup first),
+// then negative ones (smallest first).
+std::vector<size_t> select_rewrites(const std::vector<Rewrite>& rewrites,
+                                    const MemoryOptions& options);
+
+Json insight_to_json(const agents::Insight& insight);
+agents::Insight insight_from_json(const Json& json);
+
+// The entries a planner sees for `task`: the queue (last exp_n) of each task in scope, counting only
+// entries visible to the run (id <= horizon, or made by `run_id` itself), own task first, then newest
+// first, at most retrieve_limit.
+std::vector<store::MemoryEntryRecord> retrieve(const std::vector<store::MemoryEntryRecord>& all,
+                                               const task::Task& task,
+                                               const MemoryOptions& options, int64_t run_id,
+                                               int64_t horizon);
+
+// The entry for an insight about a rewrite of `task`, with its provenance.
+store::MemoryEntryRecord make_entry(const agents::Insight& insight, const Rewrite& rewrite,
+                                    const task::Task& task, int64_t run_id, int iteration);
+
+}  // namespace accelopt::memory
