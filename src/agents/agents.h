@@ -1,0 +1,88 @@
+// The four roles of the AccelOpt loop, as the search sees them. Two families implement them: the LLM
+// agents (prompt templates + a model server, llm_agents.h) and the built-in tuner (src/tuner), which
+// edits a kernel's declared knobs without a model. The search talks only to these interfaces.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/json.h"
+#include "platform/verdict.h"
+#include "task/task.h"
+
+namespace accelopt::agents {
+
+// A kernel with what is known of it: the planner's and the fixer's view.
+struct KernelView {
+  const task::Task* task = nullptr;
+  std::string workload;
+  std::string source;
+  std::optional<platform::Verdict> verdict;  // absent before its first evaluation
+  uint64_t seed = 0;  // set by the search per call, so agents that sample are reproducible
+};
+
+// One memory entry as an agent sees it (the memory part keeps provenance beside it).
+struct Insight {
+  std::string title;
+  std::string description;  // the generalizable optimization
+  std::string before_snippet, after_snippet;
+  double speedup = 1;       // measured, slow→fast (below 1 for a negative entry)
+  double speedup_low = 1, speedup_high = 1;
+  bool positive = true;
+  Json detail = Json::object();  // agent-specific, e.g. the tuner's knob statistics
+};
+
+struct Plan {
+  std::string text;             // what to change and why, in words
+  std::string author;           // "llm:<model>" or "tuner"
+  Json detail = Json::object(); // agent-specific, e.g. {"knobs": {"TILE_N": [64, 128]}}
+};
+
+// A kernel as an executor or fixer returned it. `source` is empty when the answer could not be
+// parsed into a kernel (no code, no entry point): `parse_error` says why, and it is never compiled.
+struct Implementation {
+  std::string source;
+  std::string parse_error;
+  std::string author;
+};
+
+// A slow→fast (or fast→slow) pair measured by the harness, for the summarizer.
+struct RewritePair {
+  KernelView slow, fast;
+  Plan plan;
+  double speedup = 1, speedup_low = 1, speedup_high = 1;  // fast over slow
+};
+
+class Planner {
+ public:
+  virtual ~Planner() = default;
+  // Up to `count` distinct plans for improving `kernel`, informed by the memory's insights.
+  virtual std::vector<Plan> propose(const KernelView& kernel, const std::vector<Insight>& memory,
+                                    int count) = 0;
+};
+
+class Executor {
+ public:
+  virtual ~Executor() = default;
+  // Up to `count` implementations of `plan` applied to `kernel`.
+  virtual std::vector<Implementation> implement(const KernelView& kernel, const Plan& plan,
+                                                int count) = 0;
+};
+
+class Fixer {
+ public:
+  virtual ~Fixer() = default;
+  // A repaired kernel, from the failed one and its verdict (status, message, trimmed log).
+  virtual std::optional<Implementation> fix(const KernelView& failed, const Plan& plan) = 0;
+};
+
+class Summarizer {
+ public:
+  virtual ~Summarizer() = default;
+  // nullopt when there is nothing generalizable to keep ("no optimization found").
+  virtual std::optional<Insight> summarize(const RewritePair& pair) = 0;
+};
+
+}  // namespace accelopt::agents

@@ -1,0 +1,213 @@
+#include "agents/llm_agents.h"
+
+#include <exception>
+#include <functional>
+#include <future>
+
+#include "agents/answer_parsing.h"
+#include "agents/prompt_variables.h"
+#include "agents/prompts.h"
+#include "common/error.h"
+#include "llm/models.h"
+
+namespace accelopt::agents {
+namespace {
+
+// Runs fn(0) … fn(count-1) concurrently (the ModelSet enforces each model's concurrency limit)
+// and returns their results in order. Waits for all before rethrowing the first failure, so no
+// call outlives the agent that made it.
+template <typename Result>
+std::vector<Result> run_concurrently(int count, const std::function<Result(int)>& fn) {
+  std::vector<std::future<Result>> futures;
+  futures.reserve(static_cast<size_t>(count));
+  for (int i = 0; i < count; ++i) futures.push_back(std::async(std::launch::async, fn, i));
+  std::vector<Result> results;
+  std::exception_ptr failure;
+  for (auto& future : futures) {
+    try {
+      results.push_back(future.get());
+    } catch (...) {
+      if (!failure) failure = std::current_exception();
+    }
+  }
+  if (failure) std::rethrow_exception(failure);
+  return results;
+}
+
+class LlmAgent {
+ public:
+  LlmAgent(llm::ModelSet& models, LlmAgentOptions options, std::string role)
+      : models_(models),
+        options_(std::move(options)),
+        role_(std::move(role)),
+        prompts_(options_.prompts_dir, options_.builtin_prompts_dir, options_.platform),
+        machine_(options_.machine.is_null() ? this_machine_variables() : options_.machine) {}
+
+ protected:
+  // The variables every template of this agent gets: platform, machine, options, task.
+  Json common_variables(const KernelView& kernel) const {
+    if (kernel.task == nullptr) {
+      throw InternalError("the " + role_ + " was given a kernel without its task");
+    }
+    return {{"role", role_},
+            {"platform", options_.platform},
+            {"machine", machine_},
+            {"options",
+             {{"plans_in_one_call", options_.plans_in_one_call},
+              {"structural_only", options_.structural_only}}},
+            {"task", task_variables(*kernel.task, kernel.workload)}};
+  }
+
+  // One call: the role's system and user templates rendered from `variables`. (thread-safe)
+  llm::ChatResponse ask(const Json& variables) const {
+    llm::ChatRequest request;
+    request.messages = {{"system", prompts_.render(role_ + ".system", variables)},
+                        {"user", prompts_.render(role_ + ".user", variables)}};
+    if (options_.max_tokens > 0) request.options.max_tokens = options_.max_tokens;
+    return models_.chat(role_, request);
+  }
+
+  std::string author(const llm::ChatResponse& response) const {
+    if (!response.model.empty()) return "llm:" + response.model;
+    try {
+      return "llm:" + models_.config().model_for_role(role_).model;
+    } catch (const std::exception&) {
+      return "llm:" + role_;
+    }
+  }
+
+  Implementation read_kernel(const llm::ChatResponse& response, const task::Task& task) const {
+    Implementation implementation =
+        extract_kernel(response.content, task.entry_point, response.truncated);
+    implementation.author = author(response);
+    return implementation;
+  }
+
+  llm::ModelSet& models_;
+  const LlmAgentOptions options_;
+  const std::string role_;
+  const PromptLibrary prompts_;
+  const Json machine_;
+};
+
+class LlmPlanner final : public Planner, LlmAgent {
+ public:
+  LlmPlanner(llm::ModelSet& models, LlmAgentOptions options)
+      : LlmAgent(models, std::move(options), "planner") {}
+
+  std::vector<Plan> propose(const KernelView& kernel, const std::vector<Insight>& memory,
+                            int count) override {
+    if (count <= 0) return {};
+    Json variables = common_variables(kernel);
+    variables["kernel"] = kernel_variables(kernel);
+    variables["memory"] = memory_variables(memory);
+    variables["plan_count"] = count;
+    std::vector<Plan> plans;
+    if (options_.plans_in_one_call) {
+      llm::ChatResponse response = ask(variables);
+      int index = 0;
+      for (std::string& text : split_plans(response.content)) {
+        plans.push_back({std::move(text), author(response), {{"index", index++}}});
+      }
+    } else {
+      plans = run_concurrently<Plan>(count, [&](int index) {
+        Json mine = variables;
+        mine["plan_index"] = index + 1;
+        llm::ChatResponse response = ask(mine);
+        return Plan{clean_plan(response.content), author(response), {{"index", index}}};
+      });
+    }
+    plans = drop_near_duplicates(std::move(plans), options_.dedup_similarity);
+    if (plans.size() > static_cast<size_t>(count)) plans.resize(static_cast<size_t>(count));
+    return plans;
+  }
+};
+
+class LlmExecutor final : public Executor, LlmAgent {
+ public:
+  LlmExecutor(llm::ModelSet& models, LlmAgentOptions options)
+      : LlmAgent(models, std::move(options), "executor") {}
+
+  std::vector<Implementation> implement(const KernelView& kernel, const Plan& plan,
+                                        int count) override {
+    if (count <= 0) return {};
+    Json variables = common_variables(kernel);
+    variables["kernel"] = kernel_variables(kernel);
+    variables["plan"] = {{"text", plan.text}, {"author", plan.author}};
+    variables["attempt_count"] = count;
+    variables["attempt_count_many"] = count > 1;
+    return run_concurrently<Implementation>(count, [&](int index) {
+      Json mine = variables;
+      mine["attempt_index"] = index + 1;
+      return read_kernel(ask(mine), *kernel.task);
+    });
+  }
+};
+
+class LlmFixer final : public Fixer, LlmAgent {
+ public:
+  LlmFixer(llm::ModelSet& models, LlmAgentOptions options)
+      : LlmAgent(models, std::move(options), "fixer") {}
+
+  std::optional<Implementation> fix(const KernelView& failed, const Plan& plan) override {
+    if (!failed.verdict || failed.verdict->passed()) return std::nullopt;  // nothing to repair
+    Json variables = common_variables(failed);
+    variables["kernel"] = kernel_variables(failed);
+    variables["plan"] = {{"text", plan.text}, {"author", plan.author}};
+    variables["failure"] = failure_variables(*failed.verdict, options_.max_log_chars);
+    return read_kernel(ask(variables), *failed.task);
+  }
+};
+
+class LlmSummarizer final : public Summarizer, LlmAgent {
+ public:
+  LlmSummarizer(llm::ModelSet& models, LlmAgentOptions options)
+      : LlmAgent(models, std::move(options), "summarizer") {}
+
+  std::optional<Insight> summarize(const RewritePair& pair) override {
+    KernelView context = pair.fast.task != nullptr ? pair.fast : pair.slow;
+    Json variables = common_variables(context);
+    variables["slow"] = kernel_variables(pair.slow);
+    variables["fast"] = kernel_variables(pair.fast);
+    variables["plan"] = {{"text", pair.plan.text}, {"author", pair.plan.author}};
+    auto number = [](double value) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%.3g", value);
+      return std::string(text);
+    };
+    variables["rewrite"] = {{"speedup", number(pair.speedup)},
+                            {"speedup_low", number(pair.speedup_low)},
+                            {"speedup_high", number(pair.speedup_high)},
+                            {"negative", pair.speedup < 1}};
+    llm::ChatResponse response = ask(variables);
+    SummaryAnswer answer = parse_summary(response.content);
+    if (!answer.insight) return std::nullopt;  // "no optimization found", or unreadable
+    Insight insight = std::move(*answer.insight);
+    insight.speedup = pair.speedup;
+    insight.speedup_low = pair.speedup_low;
+    insight.speedup_high = pair.speedup_high;
+    insight.positive = pair.speedup >= 1;
+    insight.detail = {{"author", author(response)}};
+    return insight;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Planner> make_llm_planner(llm::ModelSet& models, LlmAgentOptions options) {
+  return std::make_unique<LlmPlanner>(models, std::move(options));
+}
+
+std::unique_ptr<Executor> make_llm_executor(llm::ModelSet& models, LlmAgentOptions options) {
+  return std::make_unique<LlmExecutor>(models, std::move(options));
+}
+
+std::unique_ptr<Fixer> make_llm_fixer(llm::ModelSet& models, LlmAgentOptions options) {
+  return std::make_unique<LlmFixer>(models, std::move(options));
+}
+
+std::unique_ptr<Summarizer> make_llm_summarizer(llm::ModelSet& models, LlmAgentOptions options) {
+  return std::make_unique<LlmSummarizer>(models, std::move(options));
+}
+
+}  // namespace accelopt::agents

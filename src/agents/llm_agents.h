@@ -1,0 +1,42 @@
+// The LLM family of the four roles: each renders its prompts from template files (prompts.h),
+// calls its role's model through the ModelSet, and reads the answer (answer_parsing.h).
+//
+// Errors: llm::LlmError and llm::BudgetExceeded from a call reach the caller unchanged (the search
+// stops or retries); an answer that cannot be read is a value: an Implementation with parse_error,
+// a plan dropped, a summary that is nullopt. Template problems are UserError when the agent is
+// made.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "agents/agents.h"
+#include "common/json.h"
+
+namespace accelopt::llm {
+class ModelSet;
+}
+
+namespace accelopt::agents {
+
+struct LlmAgentOptions {
+  std::filesystem::path prompts_dir;          // the user's templates; empty: the built-in ones only
+  std::filesystem::path builtin_prompts_dir;  // empty: builtin_prompts_dir()
+  std::string platform = "cpu";               // selects prompts/platform/<platform>.mustache
+  Json machine;  // `machine` variables; null: this machine's (this_machine_variables())
+  bool plans_in_one_call = false;  // N plans from one call instead of N independent calls
+  double dedup_similarity = 0.9;   // plans at least this similar to a kept one are dropped
+  bool structural_only = false;    // hybrid mode: structural changes; the tuner sets constants
+  int64_t max_tokens = 0;          // per answer; 0: the model's configured default
+  size_t max_log_chars = 6000;     // the fixer's log is cut to this (head and tail kept)
+};
+
+std::unique_ptr<Planner> make_llm_planner(llm::ModelSet& models, LlmAgentOptions options = {});
+std::unique_ptr<Executor> make_llm_executor(llm::ModelSet& models, LlmAgentOptions options = {});
+std::unique_ptr<Fixer> make_llm_fixer(llm::ModelSet& models, LlmAgentOptions options = {});
+std::unique_ptr<Summarizer> make_llm_summarizer(llm::ModelSet& models,
+                                                LlmAgentOptions options = {});
+
+}  // namespace accelopt::agents

@@ -1,0 +1,262 @@
+// Each LLM agent end to end over real HTTP: prompts rendered from the built-in templates, sent to
+// a local OpenAI-compatible server that answers by role, answers parsed.
+#include "agents/llm_agents.h"
+
+#include <gtest/gtest.h>
+
+#include <mutex>
+
+#include "common/files.h"
+#include "llm/config.h"
+#include "llm/models.h"
+#include "llm/test_server.h"
+#include "task/task.h"
+
+namespace accelopt::agents {
+namespace {
+
+namespace fs = std::filesystem;
+using llm::testing::openai_answer;
+using llm::testing::TestServer;
+
+const fs::path kSourceDir = ACCELOPT_SOURCE_DIR;
+
+struct Call {
+  std::string role, system, user;
+};
+
+std::string role_of(const std::string& system) {
+  for (const char* role : {"planner", "executor", "fixer", "summarizer"}) {
+    if (system.find(std::string("You are the ") + role) != std::string::npos) return role;
+  }
+  return "unknown";
+}
+
+// A server that answers each role with `answer(role, user prompt, n-th call of that role)`.
+class RoleServer {
+ public:
+  using Answer =
+      std::function<std::string(const std::string& role, const std::string& user, int n)>;
+  explicit RoleServer(Answer answer)
+      : answer_(std::move(answer)),
+        server_([this](const httplib::Request& request, httplib::Response& response, int) {
+          Json body = Json::parse(request.body);
+          Call call{"", "", ""};
+          for (const Json& message : body["messages"]) {
+            if (message["role"] == "system") call.system = message["content"];
+            if (message["role"] == "user") call.user = message["content"];
+          }
+          call.role = role_of(call.system);
+          int n;
+          {
+            std::lock_guard lock(mutex_);
+            n = counts_[call.role]++;
+            calls_.push_back(call);
+          }
+          std::string content = answer_(call.role, call.user, n);
+          if (content == "HTTP 400") {
+            response.status = 400;
+            response.set_content(R"({"error": {"message": "bad request"}})", "application/json");
+            return;
+          }
+          response.set_content(openai_answer(content).dump(), "application/json");
+        }) {}
+
+  std::vector<Call> calls() const {
+    std::lock_guard lock(mutex_);
+    return calls_;
+  }
+  std::string url() const { return server_.url(); }
+
+ private:
+  Answer answer_;
+  mutable std::mutex mutex_;
+  std::map<std::string, int> counts_;
+  std::vector<Call> calls_;
+  TestServer server_;  // last: stops before the rest is destroyed
+};
+
+std::unique_ptr<llm::ModelSet> models_for(const std::string& url, const std::string& extra = "") {
+  llm::ModelSetOptions options;
+  options.hooks.sleep = [](double, const llm::CancelToken&) {};
+  std::string toml = "[models.local]\nbase_url = \"" + url +
+                     "/v1\"\nmodel = \"scripted\"\nmax_retries = 0\nconcurrency = 8\n" + extra;
+  return std::make_unique<llm::ModelSet>(llm::parse_llm_config(toml, "test.toml"),
+                                         std::move(options));
+}
+
+LlmAgentOptions agent_options() {
+  LlmAgentOptions options;
+  options.builtin_prompts_dir = kSourceDir / "prompts";
+  options.machine = {{"isa", "AVX-512"}, {"vector_bits", "512"}, {"floats_per_vector", "16"}};
+  return options;
+}
+
+std::string fenced(const std::string& source) {
+  return "Here is the kernel.\n\n```cpp\n" + source + "```\n\nIt should be faster.";
+}
+
+const char* kFast = R"(#include <cstdint>
+#include "accelopt_task.h"
+extern "C" void kernel(const float* __restrict x, float* __restrict out) {
+#pragma omp simd
+  for (std::int64_t i = 0; i < M * N; ++i) out[i] = x[i] / (1.0f + __builtin_expf(-x[i]));
+}
+)";
+
+class LlmAgents : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    task_ = task::load_task(kSourceDir / "bench" / "cpu" / "silu");
+    baseline_ = {&task_, "", read_file(task_.baseline_path()), std::nullopt};
+  }
+  task::Task task_;
+  KernelView baseline_;
+};
+
+TEST_F(LlmAgents, PlannerMakesIndependentCallsAndDropsNearDuplicates) {
+  RoleServer server([](const std::string& role, const std::string&, int n) -> std::string {
+    EXPECT_EQ(role, "planner");
+    if (n == 1)
+      return "## Plan: Vectorize exp\nReplace std::exp by a polynomial so the loop vectorizes.";
+    if (n == 2)
+      return "<think>again</think>## Plan: vectorize EXP\nReplace std::exp by a polynomial, so the "
+             "loop vectorizes.";
+    return "## Plan: Larger chunks\nRaise CHUNK to 4096 so the buffer loop amortizes.";
+  });
+  auto models = models_for(server.url());
+  auto planner = make_llm_planner(*models, agent_options());
+  Insight insight{"Fuse passes", "One pass.", "", "", 1.4, 1.3, 1.5, true};
+  std::vector<Plan> plans = planner->propose(baseline_, {insight}, 3);
+  ASSERT_EQ(plans.size(), 2u);
+  EXPECT_EQ(plans[0].author, "llm:served-model");
+  std::vector<Call> calls = server.calls();
+  ASSERT_EQ(calls.size(), 3u);
+  std::set<std::string> indices;
+  for (const Call& call : calls) {
+    EXPECT_NE(call.user.find("Fuse passes"), std::string::npos);  // the memory
+    EXPECT_NE(call.user.find(baseline_.source), std::string::npos);
+    for (int i = 1; i <= 3; ++i) {
+      if (call.user.find("proposal " + std::to_string(i) + " of 3") != std::string::npos) {
+        indices.insert(std::to_string(i));
+      }
+    }
+  }
+  EXPECT_EQ(indices.size(), 3u);  // each call differs, so record/replay keeps them apart
+}
+
+TEST_F(LlmAgents, PlannerCanAskForAllPlansInOneCall) {
+  RoleServer server([](const std::string&, const std::string& user, int) -> std::string {
+    EXPECT_NE(user.find("Propose 3 distinct plans"), std::string::npos);
+    return "## Plan 1: Polynomial exp\nVectorize the exponential.\n"
+           "## Plan 2: Polynomial exp\nVectorize the exponential.\n"
+           "## Plan 3: Fuse\nOne loop computes the quotient directly.\n"
+           "## Plan 4: Extra\nOne more than asked.\n";
+  });
+  auto models = models_for(server.url());
+  LlmAgentOptions options = agent_options();
+  options.plans_in_one_call = true;
+  std::vector<Plan> plans = make_llm_planner(*models, options)->propose(baseline_, {}, 3);
+  ASSERT_EQ(plans.size(), 3u);
+  EXPECT_EQ(plans[0].text, "## Plan 1: Polynomial exp\nVectorize the exponential.");
+  EXPECT_EQ(plans[1].text, "## Plan 3: Fuse\nOne loop computes the quotient directly.");
+  EXPECT_EQ(server.calls().size(), 1u);
+}
+
+TEST_F(LlmAgents, ExecutorReturnsWholeKernelsAndParseFailuresAsValues) {
+  RoleServer server([](const std::string& role, const std::string& user, int n) -> std::string {
+    EXPECT_EQ(role, "executor");
+    EXPECT_NE(user.find("PLAN: vectorize"), std::string::npos);
+    return n == 0 ? fenced(kFast) : "I would rather not.";
+  });
+  auto models = models_for(server.url(), "temperature = 0.7\n");
+  std::vector<Implementation> kernels = make_llm_executor(*models, agent_options())
+                                            ->implement(baseline_, {"PLAN: vectorize", "llm:x"}, 2);
+  ASSERT_EQ(kernels.size(), 2u);
+  int good = 0, bad = 0;
+  for (const Implementation& kernel : kernels) {
+    if (kernel.source == kFast) ++good;
+    if (kernel.source.empty() && !kernel.parse_error.empty()) ++bad;
+    EXPECT_EQ(kernel.author, "llm:served-model");
+  }
+  EXPECT_EQ(good, 1);
+  EXPECT_EQ(bad, 1);
+}
+
+TEST_F(LlmAgents, FixerSeesTheFailureAndReturnsTheRepairedKernel) {
+  RoleServer server([](const std::string& role, const std::string& user, int) -> std::string {
+    EXPECT_EQ(role, "fixer");
+    EXPECT_NE(user.find("Status: COMPILE_ERROR"), std::string::npos);
+    EXPECT_NE(user.find("expected ';' before '}'"), std::string::npos);
+    EXPECT_NE(user.find("PLAN: vectorize"), std::string::npos);
+    return "The semicolon was missing.\n```c++\n" + std::string(kFast) + "```";
+  });
+  auto models = models_for(server.url());
+  auto fixer = make_llm_fixer(*models, agent_options());
+  KernelView failed = baseline_;
+  failed.source = "broken source";
+  platform::Verdict verdict;
+  verdict.status = platform::Status::kCompileError;
+  verdict.message = "the kernel does not compile";
+  verdict.log = "kernel.cpp:4:3: error: expected ';' before '}' token";
+  failed.verdict = verdict;
+  std::optional<Implementation> fixed = fixer->fix(failed, {"PLAN: vectorize", "llm:x"});
+  ASSERT_TRUE(fixed);
+  EXPECT_EQ(fixed->source, kFast);
+
+  failed.verdict->status = platform::Status::kPassed;  // nothing to repair: no call
+  EXPECT_FALSE(fixer->fix(failed, {"PLAN", ""}));
+  EXPECT_EQ(server.calls().size(), 1u);
+}
+
+TEST_F(LlmAgents, SummarizerReturnsInsightsWithTheMeasuredSpeedupOrNothing) {
+  RoleServer server([](const std::string& role, const std::string& user, int n) -> std::string {
+    EXPECT_EQ(role, "summarizer");
+    EXPECT_NE(user.find("1.8x the speed"), std::string::npos);
+    EXPECT_NE(user.find("interval 1.7–1.9"), std::string::npos);
+    if (n == 0) {
+      return R"({"title": "Polynomial exp", "description": "A vectorizable exp.",
+                 "before": "d[i] = std::exp(-x[i]);", "after": "d = poly(x);"})";
+    }
+    if (n == 1) return "NO OPTIMIZATION FOUND";
+    return "lorem ipsum";
+  });
+  auto models = models_for(server.url());
+  auto summarizer = make_llm_summarizer(*models, agent_options());
+  RewritePair pair;
+  pair.slow = baseline_;
+  pair.fast = {&task_, "", kFast, std::nullopt};
+  pair.plan = {"PLAN: vectorize", "llm:x"};
+  pair.speedup = 1.8, pair.speedup_low = 1.7, pair.speedup_high = 1.9;
+  std::optional<Insight> insight = summarizer->summarize(pair);
+  ASSERT_TRUE(insight);
+  EXPECT_EQ(insight->title, "Polynomial exp");
+  EXPECT_EQ(insight->after_snippet, "d = poly(x);");
+  EXPECT_DOUBLE_EQ(insight->speedup, 1.8);
+  EXPECT_DOUBLE_EQ(insight->speedup_low, 1.7);
+  EXPECT_TRUE(insight->positive);
+  EXPECT_FALSE(summarizer->summarize(pair));  // "no optimization found"
+  EXPECT_FALSE(summarizer->summarize(pair));  // garbage
+}
+
+TEST_F(LlmAgents, ModelErrorsReachTheCaller) {
+  RoleServer server(
+      [](const std::string&, const std::string&, int) { return std::string("HTTP 400"); });
+  auto models = models_for(server.url());
+  EXPECT_THROW(make_llm_planner(*models, agent_options())->propose(baseline_, {}, 3),
+               llm::LlmError);
+  EXPECT_THROW(make_llm_executor(*models, agent_options())->implement(baseline_, {"p", ""}, 1),
+               llm::LlmError);
+}
+
+TEST_F(LlmAgents, BudgetExceededReachesTheCaller) {
+  RoleServer server(
+      [](const std::string&, const std::string&, int) { return std::string("Plan"); });
+  auto models = models_for(server.url(), "[budget]\ncalls = 1\n");
+  auto planner = make_llm_planner(*models, agent_options());
+  EXPECT_EQ(planner->propose(baseline_, {}, 1).size(), 1u);
+  EXPECT_THROW(planner->propose(baseline_, {}, 1), llm::BudgetExceeded);
+}
+
+}  // namespace
+}  // namespace accelopt::agents

@@ -1,0 +1,287 @@
+#include "agents/prompt_variables.h"
+
+#include <unistd.h>
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "common/files.h"
+#include "task/abi.h"
+#include "task/dtype.h"
+
+namespace accelopt::agents {
+namespace {
+
+std::string format(double value, int precision = 3) {
+  std::ostringstream out;
+  out.precision(precision);
+  out << value;
+  return out.str();
+}
+
+// Marks the last element of each list so that templates can write separators: {{^last}}, {{/last}}.
+void mark_last(Json& list) {
+  for (size_t i = 0; i < list.size(); ++i) list[i]["last"] = i + 1 == list.size();
+}
+
+Json tensor_variables(const task::Task& task, const std::vector<task::TensorSpec>& tensors,
+                      const task::Workload& workload) {
+  Json list = Json::array();
+  for (const task::TensorSpec& tensor : tensors) {
+    std::string names, sizes;
+    for (const std::string& axis : tensor.shape) {
+      names += (names.empty() ? "" : ", ") + axis;
+      auto it = workload.axes.find(axis);
+      sizes += (sizes.empty() ? "" : ", ") +
+               (it == workload.axes.end() ? axis : std::to_string(it->second));
+    }
+    list.push_back(
+        {{"name", tensor.name},
+         {"dtype", std::string(task::dtype_name(tensor.dtype))},
+         {"shape", tensor.shape.empty() ? " scalar" : "[" + names + "] = [" + sizes + "]"},
+         {"elements", task.element_count(tensor, workload)},
+         {"description", tensor.description}});
+  }
+  mark_last(list);
+  return list;
+}
+
+Json knob_variables(const std::string& source) {
+  static const std::regex knob(
+      R"(^constexpr int ([A-Z][A-Z0-9_]*) = (-?[0-9]+); *// knob:((?: +-?[0-9]+)+) *$)");
+  Json list = Json::array();
+  std::istringstream stream(source);
+  std::string line;
+  while (std::getline(stream, line)) {
+    std::smatch match;
+    if (!std::regex_match(line, match, knob)) continue;
+    std::string values = match[3].str();
+    values.erase(0, values.find_first_not_of(' '));
+    list.push_back({{"name", match[1].str()}, {"value", match[2].str()}, {"values", values}});
+  }
+  mark_last(list);
+  return list;
+}
+
+std::string source_line(const std::string& source, int number) {
+  std::istringstream stream(source);
+  std::string line;
+  for (int i = 1; std::getline(stream, line); ++i) {
+    if (i == number) {
+      line.erase(0, line.find_first_not_of(" \t"));
+      return line.size() > 100 ? line.substr(0, 97) + "..." : line;
+    }
+  }
+  return {};
+}
+
+long cache_kib(int name, const char* sysfs_index) {
+  long bytes = sysconf(name);
+  if (bytes > 0) return bytes / 1024;
+  std::ifstream file(std::string("/sys/devices/system/cpu/cpu0/cache/") + sysfs_index + "/size");
+  std::string text;
+  if (file >> text && !text.empty()) {
+    try {
+      long value = std::stol(text);
+      return text.back() == 'M' ? value * 1024 : value;
+    } catch (const std::exception&) {
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::string trim_middle(const std::string& text, size_t max_chars) {
+  if (text.size() <= max_chars) return text;
+  size_t head = max_chars * 2 / 3, tail = max_chars - head;
+  // Cut at line ends where one is near, so that no line is shown in halves.
+  size_t head_end = text.rfind('\n', head);
+  if (head_end == std::string::npos || head_end < head / 2) head_end = head;
+  size_t tail_start = text.find('\n', text.size() - tail);
+  if (tail_start == std::string::npos || tail_start > text.size() - tail / 2) {
+    tail_start = text.size() - tail;
+  }
+  std::string cut = text.substr(head_end, tail_start - head_end);
+  size_t lines = static_cast<size_t>(std::count(cut.begin(), cut.end(), '\n'));
+  return text.substr(0, head_end) + "\n[... " + std::to_string(cut.size()) + " characters (" +
+         std::to_string(lines) + " lines) cut ...]" + text.substr(tail_start);
+}
+
+Json task_variables(const task::Task& task, const std::string& workload_name) {
+  const task::Workload& workload = task.workload_or_default(workload_name);
+  Json axes = Json::array();
+  for (const task::Axis& axis : task.axes) {
+    auto it = workload.axes.find(axis.name);
+    axes.push_back({{"name", axis.name},
+                    {"value", it == workload.axes.end() ? axis.value : it->second},
+                    {"is_const", axis.is_const},
+                    {"description", axis.description}});
+  }
+  mark_last(axes);
+  std::string tags;
+  for (const std::string& tag : task.tags) tags += (tags.empty() ? "" : ", ") + tag;
+  task::RooflineCounts counts = task.roofline_counts(workload);
+  std::string reference;
+  try {
+    reference = read_file(task.reference_path());
+  } catch (const std::exception& error) {
+    reference = "// (the reference could not be read: " + std::string(error.what()) + ")";
+  }
+  return {{"name", task.name},
+          {"op_type", task.op_type},
+          {"tags", tags},
+          {"description", task.description},
+          {"workload", workload.name},
+          {"axes", axes},
+          {"inputs", tensor_variables(task, task.inputs, workload)},
+          {"outputs", tensor_variables(task, task.outputs, workload)},
+          {"threads", task.threads},
+          {"single_threaded", task.threads <= 1},
+          {"entry_point", task.entry_point},
+          {"rel_l2_tolerance", format(task.rel_l2_tolerance, 2)},
+          {"roofline",
+           {{"mm_flops", format(counts.mm_flops, 4)},
+            {"vec_flops", format(counts.vec_flops, 4)},
+            {"bytes", format(counts.bytes, 4)}}},
+          {"header", task::generate_kernel_header(task, workload)},
+          {"reference", reference}};
+}
+
+std::string profile_summary(const platform::Verdict& verdict, const std::string& source) {
+  std::ostringstream out;
+  out << "- Status: " << platform::status_name(verdict.status) << "\n";
+  if (verdict.timing) {
+    const platform::Timing& timing = *verdict.timing;
+    out << "- Latency: " << format(timing.latency_seconds * 1e3, 4) << " ms (95% interval "
+        << format(timing.latency_low * 1e3, 4) << "–" << format(timing.latency_high * 1e3, 4)
+        << " ms); " << format(timing.speedup, 3) << "x the speed of the " << timing.anchor << "\n";
+  }
+  if (verdict.roofline) {
+    const platform::RooflineScore& score = *verdict.roofline;
+    out << "- " << format(score.percent_of_peak, 3) << "% of this machine's peak for the task ("
+        << score.bound << " bound); " << format(score.gflops, 4) << " GFLOP/s, "
+        << format(score.gbytes_per_second, 4) << " GB/s; of each ceiling: FMA "
+        << format(score.percent_fma, 3) << "%, vector " << format(score.percent_vector, 3)
+        << "%, memory " << format(score.percent_memory, 3) << "%\n";
+  }
+  const Json& loops =
+      verdict.profile.contains("vectorization") ? verdict.profile["vectorization"] : Json();
+  if (loops.is_array()) {
+    int vectorized = 0;
+    std::vector<std::string> scalar;
+    for (const Json& loop : loops) {
+      if (loop.value("vectorized", false)) {
+        ++vectorized;
+        continue;
+      }
+      int line = loop.value("line", 0);
+      std::string text = source_line(source, line);
+      scalar.push_back("line " + std::to_string(line) + (text.empty() ? "" : " `" + text + "`") +
+                       ": " + loop.value("detail", std::string("not vectorized")));
+    }
+    out << "- Loops: " << vectorized << " vectorized, " << scalar.size() << " not vectorized";
+    out << (scalar.empty() ? "\n" : ":\n");
+    for (size_t i = 0; i < scalar.size() && i < 12; ++i) out << "  - " << scalar[i] << "\n";
+    if (scalar.size() > 12) out << "  - (" << scalar.size() - 12 << " more)\n";
+  }
+  const Json& mix =
+      verdict.profile.contains("instruction_mix") ? verdict.profile["instruction_mix"] : Json();
+  if (mix.is_object() && mix.contains("fp_scalar")) {
+    out << "- Floating-point instructions in the kernel's code: " << mix.value("fp_512", 0)
+        << " 512-bit, " << mix.value("fp_256", 0) << " 256-bit, " << mix.value("fp_128", 0)
+        << " 128-bit, " << mix.value("fp_scalar", 0) << " scalar (scalar share "
+        << format(100 * mix.value("share_scalar", 0.0), 3) << "%)\n";
+  }
+  if (!verdict.passed() && !verdict.message.empty()) out << "- " << verdict.message << "\n";
+  std::string text = out.str();
+  if (!text.empty() && text.back() == '\n') text.pop_back();
+  return text;
+}
+
+Json kernel_variables(const KernelView& kernel) {
+  Json knobs = knob_variables(kernel.source);
+  Json out = {{"source", kernel.source},
+              {"knobs", knobs},
+              {"has_knobs", !knobs.empty()},
+              {"has_verdict", kernel.verdict.has_value()},
+              {"has_profile", kernel.verdict.has_value()}};
+  if (!kernel.verdict) return out;
+  const platform::Verdict& verdict = *kernel.verdict;
+  out["status"] = std::string(platform::status_name(verdict.status));
+  out["passed"] = verdict.passed();
+  out["message"] = verdict.message;
+  out["profile_summary"] = profile_summary(verdict, kernel.source);
+  if (verdict.timing) {
+    out["latency_ms"] = format(verdict.timing->latency_seconds * 1e3, 4);
+    out["speedup"] = format(verdict.timing->speedup);
+    out["anchor"] = verdict.timing->anchor;
+  }
+  if (verdict.roofline) {
+    out["percent_of_peak"] = format(verdict.roofline->percent_of_peak);
+    out["bound"] = verdict.roofline->bound;
+  }
+  return out;
+}
+
+Json memory_variables(const std::vector<Insight>& insights) {
+  Json entries = Json::array();
+  Json positive = Json::array(), negative = Json::array();
+  for (const Insight& insight : insights) {
+    Json entry = {{"title", insight.title},
+                  {"description", insight.description},
+                  {"before", insight.before_snippet},
+                  {"after", insight.after_snippet},
+                  {"speedup", format(insight.speedup)},
+                  {"speedup_low", format(insight.speedup_low)},
+                  {"speedup_high", format(insight.speedup_high)},
+                  {"positive", insight.positive}};
+    entries.push_back(entry);
+    (insight.positive ? positive : negative).push_back(entry);
+  }
+  mark_last(entries);
+  mark_last(positive);
+  mark_last(negative);
+  return {{"has_entries", !entries.empty()},
+          {"entries", entries},
+          {"positive", positive},
+          {"negative", negative}};
+}
+
+Json failure_variables(const platform::Verdict& verdict, size_t max_log_chars) {
+  return {{"status", std::string(platform::status_name(verdict.status))},
+          {"message", verdict.message},
+          {"log", trim_middle(verdict.log, max_log_chars)}};
+}
+
+Json this_machine_variables() {
+  Json machine = Json::object();
+  std::string isa = "sse", bits = "128", lanes = "4";
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) {
+    isa = "AVX-512", bits = "512", lanes = "16";
+  } else if (__builtin_cpu_supports("avx2")) {
+    isa = "AVX2", bits = "256", lanes = "8";
+  } else if (__builtin_cpu_supports("avx")) {
+    isa = "AVX", bits = "256", lanes = "8";
+  }
+  machine["isa"] = isa;
+  machine["vector_bits"] = bits;
+  machine["floats_per_vector"] = lanes;
+  machine["fma"] = __builtin_cpu_supports("fma") != 0;
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  for (std::string line; std::getline(cpuinfo, line);) {
+    if (line.starts_with("model name")) {
+      size_t colon = line.find(':');
+      if (colon != std::string::npos) machine["cpu_model"] = line.substr(colon + 2);
+      break;
+    }
+  }
+  if (long kib = cache_kib(_SC_LEVEL1_DCACHE_SIZE, "index0"); kib > 0) machine["l1d_kb"] = kib;
+  if (long kib = cache_kib(_SC_LEVEL2_CACHE_SIZE, "index2"); kib > 0) machine["l2_kb"] = kib;
+  if (long kib = cache_kib(_SC_LEVEL3_CACHE_SIZE, "index3"); kib > 0) machine["l3_kb"] = kib;
+  return machine;
+}
+
+}  // namespace accelopt::agents

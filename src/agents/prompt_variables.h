@@ -1,0 +1,36 @@
+// The named variables the prompt templates are rendered from, built from what the search hands the
+// agents. docs/agents.md lists them; each function here fills one top-level name.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "agents/agents.h"
+#include "common/json.h"
+
+namespace accelopt::agents {
+
+// `task`: name, description, axes, inputs/outputs with shapes, the generated header, the reference
+// source, the roofline counts, threads. Reads the reference from the task's folder.
+Json task_variables(const task::Task& task, const std::string& workload);
+
+// `kernel` (and `slow`/`fast` for the summarizer): source, knobs, status, profile numbers and a
+// plain-text profile summary (latency, % of peak, bound, loops left scalar, instruction mix).
+Json kernel_variables(const KernelView& kernel);
+
+// `memory`: the insights, positive and negative, with their measured speedups.
+Json memory_variables(const std::vector<Insight>& insights);
+
+// `failure`: status, message and the log cut to at most `max_log_chars` (head and tail kept).
+Json failure_variables(const platform::Verdict& verdict, size_t max_log_chars);
+
+// `machine`: this CPU's vector ISA, lanes, FMA, cache sizes (from the running machine).
+Json this_machine_variables();
+
+// A long text cut to `max_chars`: its first and last parts with a line saying what was cut.
+std::string trim_middle(const std::string& text, size_t max_chars);
+
+// The profile summary, in the words the planner reads.
+std::string profile_summary(const platform::Verdict& verdict, const std::string& source);
+
+}  // namespace accelopt::agents

@@ -1,0 +1,228 @@
+// The prompt templates: every role renders for every bench task, user folders override file by
+// file, and broken templates fail when loaded, naming the file.
+#include "agents/prompts.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "agents/prompt_variables.h"
+#include "common/error.h"
+#include "common/files.h"
+#include "task/task.h"
+
+namespace accelopt::agents {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kSourceDir = ACCELOPT_SOURCE_DIR;
+const fs::path kBuiltin = kSourceDir / "prompts";
+
+platform::Verdict measured_verdict() {
+  platform::Verdict verdict;
+  platform::Timing timing;
+  timing.anchor = "baseline";
+  timing.speedup = 1.25;
+  timing.latency_seconds = 0.0042;
+  timing.latency_low = 0.0041;
+  timing.latency_high = 0.0043;
+  verdict.timing = timing;
+  platform::RooflineScore score;
+  score.percent_of_peak = 17.5;
+  score.bound = "memory";
+  score.gflops = 12;
+  score.gbytes_per_second = 33;
+  verdict.roofline = score;
+  verdict.profile["vectorization"] = Json::array(
+      {{{"line", 16}, {"vectorized", false}, {"detail", "not vectorized: call to exp"}},
+       {{"line", 17}, {"vectorized", true}, {"detail", "loop vectorized using 64 byte vectors"}}});
+  verdict.profile["instruction_mix"] = {{"fp_512", 4},       {"fp_256", 0},
+                                        {"fp_128", 0},       {"fp_scalar", 12},
+                                        {"share_512", 0.25}, {"share_scalar", 0.75}};
+  return verdict;
+}
+
+// The variables the agents build, for one task (as llm_agents.cpp assembles them).
+Json all_variables(const task::Task& task, const KernelView& kernel) {
+  Insight good{
+      "Fuse passes", "One pass over memory instead of two.", "a();\nb();", "ab();", 1.4, 1.3, 1.5,
+      true};
+  Insight bad{"Huge tiles", "Tiles beyond L2 thrash.", "", "", 0.7, 0.65, 0.75, false};
+  platform::Verdict failed;
+  failed.status = platform::Status::kCompileError;
+  failed.message = "the kernel does not compile";
+  failed.log = "kernel.cpp:3:1: error: expected ';' before '}' token";
+  return {{"role", "planner"},
+          {"platform", "cpu"},
+          {"machine", this_machine_variables()},
+          {"options", {{"plans_in_one_call", false}, {"structural_only", false}}},
+          {"task", task_variables(task, kernel.workload)},
+          {"kernel", kernel_variables(kernel)},
+          {"memory", memory_variables({good, bad})},
+          {"plan_count", 4},
+          {"plan_index", 2},
+          {"attempt_index", 1},
+          {"attempt_count", 2},
+          {"attempt_count_many", true},
+          {"plan", {{"text", "PLAN-TEXT: vectorize the exponential"}}},
+          {"failure", failure_variables(failed, 6000)},
+          {"slow", kernel_variables(kernel)},
+          {"fast", kernel_variables(kernel)},
+          {"rewrite", {{"speedup", "1.31"}, {"speedup_low", "1.2"}, {"speedup_high", "1.4"}}}};
+}
+
+std::vector<fs::path> bench_tasks() {
+  std::vector<fs::path> tasks;
+  for (const auto& entry : fs::directory_iterator(kSourceDir / "bench" / "cpu")) {
+    if (fs::exists(entry.path() / "definition.json")) tasks.push_back(entry.path());
+  }
+  std::sort(tasks.begin(), tasks.end());
+  return tasks;
+}
+
+TEST(Prompts, EveryRoleRendersForEveryBenchTask) {
+  PromptLibrary prompts({}, kBuiltin);
+  std::vector<fs::path> tasks = bench_tasks();
+  ASSERT_GE(tasks.size(), 10u);
+  for (const fs::path& directory : tasks) {
+    task::Task task = task::load_task(directory);
+    KernelView kernel{&task, "", read_file(task.baseline_path()), measured_verdict()};
+    Json variables = all_variables(task, kernel);
+    for (const std::string role : {"planner", "executor", "fixer", "summarizer"}) {
+      std::string system = prompts.render(role + ".system", variables);
+      std::string user = prompts.render(role + ".user", variables);
+      SCOPED_TRACE(task.name + " " + role);
+      EXPECT_NE(system.find("You are the " + role + " of accelopt"), std::string::npos);
+      EXPECT_NE(system.find("Rules of the sandbox"), std::string::npos);  // the platform fragment
+      EXPECT_NE(user.find(task.name), std::string::npos);
+      EXPECT_NE(user.find(task.description), std::string::npos);
+      EXPECT_NE(user.find(kernel.source), std::string::npos);
+      EXPECT_EQ(user.find("{{"), std::string::npos);
+      EXPECT_EQ(system.find("{{"), std::string::npos);
+      if (role != "summarizer") {
+        EXPECT_NE(user.find("constexpr std::int64_t"), std::string::npos);  // the header
+        EXPECT_NE(user.find(read_file(task.reference_path())), std::string::npos);
+      }
+      if (role != "planner") {
+        EXPECT_NE(user.find("PLAN-TEXT"), std::string::npos);
+      }
+    }
+  }
+}
+
+TEST(Prompts, ThePlannerSeesProfileMemoryAndKnobs) {
+  task::Task task = task::load_task(kSourceDir / "bench" / "cpu" / "silu");
+  KernelView kernel{&task, "", read_file(task.baseline_path()), measured_verdict()};
+  std::string user =
+      PromptLibrary({}, kBuiltin).render("planner.user", all_variables(task, kernel));
+  EXPECT_NE(user.find("4.2 ms"), std::string::npos) << user;
+  EXPECT_NE(user.find("17.5% of this machine's peak for the task (memory bound)"),
+            std::string::npos);
+  EXPECT_NE(user.find("line 16 `for (std::int64_t i = 0; i < count; ++i) denominator[i] = 1.0f + "
+                      "std::exp(-x[i0 + i]);`: not vectorized: call to exp"),
+            std::string::npos)
+      << user;
+  EXPECT_NE(user.find("12 scalar"), std::string::npos);
+  EXPECT_NE(user.find("Worked: Fuse passes (measured speedup 1.4x"), std::string::npos);
+  EXPECT_NE(user.find("Backfired: Huge tiles"), std::string::npos);
+  EXPECT_NE(user.find("CHUNK = 1024 (allowed: 64 256 1024 4096 16384)"), std::string::npos);
+  EXPECT_NE(user.find("`x` float32[M, N] = [2048, 7168]"), std::string::npos) << user;
+  EXPECT_NE(user.find("proposal 2 of 4"), std::string::npos);
+}
+
+TEST(Prompts, OptionsSwitchTheWording) {
+  task::Task task = task::load_task(kSourceDir / "bench" / "cpu" / "silu");
+  KernelView kernel{&task, "small", read_file(task.baseline_path()), std::nullopt};
+  Json variables = all_variables(task, kernel);
+  PromptLibrary prompts({}, kBuiltin);
+  EXPECT_EQ(prompts.render("planner.system", variables).find("not the values of constants"),
+            std::string::npos);
+  variables["options"]["structural_only"] = true;
+  variables["options"]["plans_in_one_call"] = true;
+  EXPECT_NE(prompts.render("planner.system", variables).find("not the values of constants"),
+            std::string::npos);
+  std::string user = prompts.render("planner.user", variables);
+  EXPECT_NE(user.find("Propose 4 distinct plans"), std::string::npos);
+  EXPECT_NE(user.find("not been measured yet"), std::string::npos);
+  EXPECT_NE(user.find("M = 32"), std::string::npos);  // the workload asked for
+}
+
+TEST(Prompts, AUserFolderOverridesFileByFile) {
+  TempDir user("prompts-test");
+  write_file_atomic(user.path() / "planner.user.mustache",
+                    "MINE {{task.name}} {{> partials/note}}");
+  fs::create_directories(user.path() / "partials");
+  write_file_atomic(user.path() / "partials" / "note.mustache", "note for {{task.op_type}}");
+  write_file_atomic(user.path() / "partials" / "task.mustache", "TASK={{task.name}}");
+  PromptLibrary prompts(user.path(), kBuiltin);
+  EXPECT_EQ(prompts.source_of("planner.user"), user.path() / "planner.user.mustache");
+  EXPECT_EQ(prompts.source_of("planner.system"), kBuiltin / "planner.system.mustache");
+
+  task::Task task = task::load_task(kSourceDir / "bench" / "cpu" / "silu");
+  KernelView kernel{&task, "", "// k", std::nullopt};
+  Json variables = all_variables(task, kernel);
+  EXPECT_EQ(prompts.render("planner.user", variables), "MINE silu note for activation");
+  EXPECT_TRUE(prompts.render("executor.user", variables).starts_with("TASK=silu"));
+  EXPECT_NE(prompts.render("planner.system", variables).find("You are the planner"),
+            std::string::npos);
+}
+
+TEST(Prompts, BrokenTemplatesFailWhenLoadedNamingTheFile) {
+  TempDir user("prompts-test");
+  write_file_atomic(user.path() / "fixer.user.mustache", "{{#failure}} unclosed");
+  try {
+    PromptLibrary prompts(user.path(), kBuiltin);
+    prompts.render("fixer.user", Json::object());
+    FAIL() << "no error";
+  } catch (const UserError& error) {
+    EXPECT_NE(std::string(error.what()).find("fixer.user.mustache"), std::string::npos);
+  }
+
+  write_file_atomic(user.path() / "fixer.user.mustache", "{{> partials/nowhere}}");
+  try {
+    PromptLibrary prompts(user.path(), kBuiltin);
+    FAIL() << "no error";
+  } catch (const UserError& error) {
+    EXPECT_NE(std::string(error.what()).find("partials/nowhere"), std::string::npos)
+        << error.what();
+  }
+
+  EXPECT_THROW(PromptLibrary(user.path() / "missing", kBuiltin), UserError);
+  EXPECT_THROW(PromptLibrary({}, user.path()), UserError);      // no role templates there
+  EXPECT_THROW(PromptLibrary({}, kBuiltin, "tpu"), UserError);  // no platform/tpu.mustache
+}
+
+TEST(Prompts, TheBuiltinFolderIsFoundFromTheEnvironmentOrTheSourceTree) {
+  ::unsetenv("ACCELOPT_PROMPTS_DIR");
+  EXPECT_TRUE(fs::exists(builtin_prompts_dir() / "planner.system.mustache"));
+  TempDir elsewhere("prompts-test");
+  fs::copy(kBuiltin, elsewhere.path(), fs::copy_options::recursive);
+  ::setenv("ACCELOPT_PROMPTS_DIR", elsewhere.path().c_str(), 1);
+  EXPECT_EQ(builtin_prompts_dir(), elsewhere.path());
+  ::setenv("ACCELOPT_PROMPTS_DIR", "/nonexistent/prompts", 1);
+  EXPECT_THROW(builtin_prompts_dir(), UserError);
+  ::unsetenv("ACCELOPT_PROMPTS_DIR");
+}
+
+TEST(Prompts, ValuesAreInsertedVerbatim) {
+  EXPECT_EQ(
+      render_mustache("{{code}} {{n}} {{x}} {{#flag}}on{{/flag}}{{^none}}-{{/none}}",
+                      {{"code", "a < b && c"}, {"n", 3}, {"x", 0.5}, {"flag", true}, {"none", ""}},
+                      {}, "t"),
+      "a < b && c 3 0.5 on-");
+}
+
+TEST(PromptVariables, TrimMiddleKeepsHeadAndTail) {
+  std::string log;
+  for (int i = 0; i < 1000; ++i) log += "line " + std::to_string(i) + "\n";
+  std::string trimmed = trim_middle(log, 600);
+  EXPECT_LT(trimmed.size(), 700u);
+  EXPECT_TRUE(trimmed.starts_with("line 0\n"));
+  EXPECT_TRUE(trimmed.ends_with("line 999\n"));
+  EXPECT_NE(trimmed.find("lines) cut ...]"), std::string::npos);
+  EXPECT_EQ(trim_middle("short", 600), "short");
+}
+
+}  // namespace
+}  // namespace accelopt::agents
