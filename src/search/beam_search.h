@@ -1,0 +1,81 @@
+// The AccelOpt loop: beam search (or repeated sampling) over candidate kernels of one task.
+//
+//   start_run ──► evaluate the baseline (iteration 0) ──► for t in 1..T: iteration(t) ──► finish
+//   iteration(t):
+//     for each beam kernel b (repeated sampling: the baseline, B times):
+//       planner(b, memory) → N plans (exact duplicates dropped)
+//       for each plan p: executor → K kernels; each evaluated; a failure goes to the fixer for up to
+//       F rounds, every attempt a candidate of its own (parent: the attempt it repairs)
+//     select: newcomers enter the beam elitistly, beyond noise (selection.h)
+//     hybrid: each LLM kernel entering the beam gets hybrid_tuner_evals tuner moves, selected again
+//     memory: slow→fast rewrites beyond the thresholds, TopK, summarized into entries
+//     checkpoint: memory entries + beam, one transaction
+//
+// Pipeline: agent calls run on a pool of agent_concurrency threads; a kernel is evaluated as soon as
+// its answer arrives; evaluations are serialized (eval_concurrency) so timing has its core.
+//
+// Resume. Everything a run decides is a function of its settings, the seed and what the store holds:
+// each candidate has a key fixed by its place ("i3/b1/p4/k0/f1"), each agent answer is stored under
+// such a key, and each agent call gets a seed derived from (seed, iteration, place). A resumed run
+// restarts at the iteration after its last checkpoint; an evaluation whose key is stored is read back,
+// an answer whose key is stored is not asked again. So a run killed at any moment and resumed ends in
+// the state an uninterrupted run reaches (with agent_concurrency 1 exactly; with more, which of two
+// identical sources is evaluated and which reuses it can differ, not the verdicts).
+//
+// Budgets (max_evaluations, max_wall_seconds, the LLM budget) stop a run cleanly: no new evaluation
+// or agent call starts, the iteration in progress is finished with what it has, and the run ends
+// "stopped: <which budget>".
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "agents/agents.h"
+#include "platform/platform.h"
+#include "search/config.h"
+#include "search/events.h"
+#include "store/store.h"
+#include "task/task.h"
+
+namespace accelopt::search {
+
+struct AgentSet {
+  agents::Planner* planner = nullptr;
+  agents::Executor* executor = nullptr;
+  agents::Fixer* fixer = nullptr;            // null: failures are not repaired
+  agents::Summarizer* summarizer = nullptr;  // null: no memory entries
+  // Hybrid mode: the tuner refines each LLM kernel entering the beam and summarizes its own moves.
+  agents::Planner* refine_planner = nullptr;
+  agents::Executor* refine_executor = nullptr;
+  agents::Summarizer* refine_summarizer = nullptr;
+};
+
+struct SearchContext {
+  const task::Task* task = nullptr;
+  platform::Platform* platform = nullptr;
+  store::Store* store = nullptr;
+  AgentSet agents;
+  EventSink* events = nullptr;          // may be null
+  std::function<double()> spend_usd;    // the LLM spend so far; empty: no LLM
+};
+
+struct RunSummary {
+  int64_t run_id = 0;
+  std::string state;
+  int iterations_done = 0;
+  int64_t evaluations = 0;
+  int64_t baseline_candidate = 0, best_candidate = 0;
+  double best_speedup = 1;
+  double baseline_percent_of_peak = 0, best_percent_of_peak = 0;
+};
+
+// Records a new run (settings, task, workload, the memory horizon, `extra` for the caller: e.g. the
+// agents mode) and runs it to its end.
+RunSummary start_run(const SearchConfig& config, const std::string& workload,
+                     SearchContext& context, const Json& extra = Json::object());
+
+// Continues `run_id` from its last checkpoint with the settings it was started with.
+RunSummary resume_run(int64_t run_id, SearchContext& context);
+
+}  // namespace accelopt::search

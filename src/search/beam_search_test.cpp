@@ -1,0 +1,305 @@
+// The loop on a fake platform (verdicts computed from the source, no compiler) with the tuner's agents
+// and scripted "LLM" agents: it improves the kernel, evaluates identical sources once, repairs
+// failures through the fixer, writes memory, stops at a budget, and a run crashed mid-iteration and
+// resumed ends exactly where an uninterrupted run ends, without evaluating anything twice.
+#include "search/beam_search.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cmath>
+#include <regex>
+
+#include "common/error.h"
+#include "common/files.h"
+#include "tuner/knobs.h"
+#include "tuner/tuner_agents.h"
+
+namespace accelopt::search {
+namespace {
+
+const char* const kBaseline =
+    "constexpr int A = 1;  // knob: 1 2 3 4 5 6\n"
+    "constexpr int B = 1;  // knob: 1 2 3 4\n"
+    "extern \"C\" void kernel() {}\n";
+
+class CrashNow : public std::runtime_error {
+ public:
+  CrashNow() : std::runtime_error("injected crash") {}
+};
+
+// speedup = 1 + 0.15 (A - 1) - 0.1 ((B - 3)^2 - 4) + 0.4 (a "FAST" line), ±1 %; "BROKEN" fails to compile.
+class FakePlatform : public platform::Platform {
+ public:
+  std::string name() const override { return "fake"; }
+  platform::Verdict evaluate(const platform::EvalRequest& request) override {
+    int call = ++calls;
+    if (crash_at > 0 && call == crash_at) throw CrashNow();
+    platform::Verdict verdict;
+    verdict.task = request.task->name;
+    if (request.source.find("BROKEN") != std::string::npos) {
+      verdict.status = platform::Status::kCompileError;
+      verdict.message = "error: BROKEN";
+      return verdict;
+    }
+    double a = 1, b = 1;
+    for (const auto& knob : tuner::parse_knobs(request.source)) {
+      if (knob.name == "A") a = knob.value;
+      if (knob.name == "B") b = knob.value;
+    }
+    double speedup = 1 + 0.15 * (a - 1) - 0.1 * ((b - 3) * (b - 3) - 4);
+    if (request.source.find("FAST") != std::string::npos) speedup += 0.4;
+    platform::Timing timing;
+    timing.anchor = "baseline";
+    timing.speedup = speedup;
+    timing.speedup_low = speedup * 0.99;
+    timing.speedup_high = speedup * 1.01;
+    timing.latency_seconds = 1e-3 / speedup;
+    verdict.timing = timing;
+    platform::RooflineScore roofline;
+    roofline.percent_of_peak = 10 * speedup;
+    verdict.roofline = roofline;
+    return verdict;
+  }
+  std::atomic<int> calls{0};
+  int crash_at = 0;
+};
+
+// An "LLM" that answers plans with a FAST kernel, a BROKEN one (the fixer removes BROKEN), and a
+// duplicate of the first that differs only in spacing and comments.
+class ScriptedAgents : public agents::Planner, public agents::Executor, public agents::Fixer {
+ public:
+  std::vector<agents::Plan> propose(const agents::KernelView&, const std::vector<agents::Insight>&,
+                                    int count) override {
+    std::vector<agents::Plan> plans;
+    for (int index = 0; index < count; ++index) {
+      plans.push_back(agents::Plan{"plan " + std::to_string(index % 3), "llm:fake", Json::object()});
+    }
+    return plans;
+  }
+  std::vector<agents::Implementation> implement(const agents::KernelView& kernel,
+                                                const agents::Plan& plan, int) override {
+    std::string source = kernel.source;
+    if (plan.text == "plan 0") source += "int FAST = 1;\n";
+    if (plan.text == "plan 1") source += "BROKEN\n";
+    if (plan.text == "plan 2") source += "int  FAST=1;  // the same kernel, other spacing\n";
+    return {agents::Implementation{source, "", "llm:fake"}};
+  }
+  std::optional<agents::Implementation> fix(const agents::KernelView& failed,
+                                            const agents::Plan&) override {
+    ++fixes;
+    std::string source = std::regex_replace(failed.source, std::regex("BROKEN\n"), "");
+    return agents::Implementation{source, "", "llm:fake"};
+  }
+  int fixes = 0;
+};
+
+class SearchTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    write_file_atomic(dir_.path() / "baseline.cpp", kBaseline);
+    task_.name = "toy";
+    task_.op_type = "elementwise";
+    task_.tags = {"toy"};
+    task_.directory = dir_.path();
+    task_.workloads.push_back(task::Workload{"small", {}, true});
+    config_ = preset("quick");
+    config_.beam_width = 2;
+    config_.plans = 3;
+    config_.implementations = 1;
+    config_.iterations = 4;
+    config_.agent_concurrency = 1;
+    config_.memory.top_k = 2;
+  }
+
+  SearchContext tuner_context(store::Store& store, platform::Platform& platform) {
+    SearchContext context;
+    context.task = &task_;
+    context.platform = &platform;
+    context.store = &store;
+    context.agents.planner = &planner_;
+    context.agents.executor = &executor_;
+    context.agents.summarizer = &summarizer_;
+    context.events = &sink_;
+    return context;
+  }
+
+  TempDir dir_;
+  task::Task task_;
+  SearchConfig config_;
+  tuner::TunerPlanner planner_;
+  tuner::TunerExecutor executor_;
+  tuner::TunerSummarizer summarizer_;
+  RecordingSink sink_;
+};
+
+TEST_F(SearchTest, TunerImprovesTheKernelAndWritesMemory) {
+  auto store = store::Store::open(":memory:");
+  FakePlatform platform;
+  SearchContext context = tuner_context(*store, platform);
+  RunSummary summary = start_run(config_, "", context);
+  EXPECT_EQ(summary.state, "finished");
+  EXPECT_EQ(summary.iterations_done, 4);
+  EXPECT_GT(summary.best_speedup, 1.5);
+  EXPECT_GT(summary.best_percent_of_peak, summary.baseline_percent_of_peak);
+  // Every evaluation ran once: the platform saw the baseline plus the counted evaluations.
+  EXPECT_EQ(platform.calls.load(), summary.evaluations + 1);
+  auto entries = store->memory_entries();
+  ASSERT_FALSE(entries.empty());
+  for (const auto& entry : entries) {
+    EXPECT_EQ(entry.run_id, summary.run_id);
+    EXPECT_FALSE(entry.knobs.empty());
+    EXPECT_NE(entry.insight["title"].get<std::string>().find("tries faster"), std::string::npos);
+    EXPECT_TRUE(entry.speedup > 1.04 || entry.speedup < 1 / 1.15);
+  }
+  EXPECT_LE(entries.size(), 2u * 4u);  // TopK per iteration
+  ASSERT_FALSE(sink_.events.empty());
+  EXPECT_EQ(sink_.events.back().kind, EventKind::kRunFinished);
+  EXPECT_EQ(store->checkpoints(summary.run_id).size(), 5u);  // iterations 0..4
+  auto best = store->candidate(summary.best_candidate);
+  ASSERT_TRUE(best.has_value());
+  EXPECT_EQ(best->kind, store::CandidateKind::kTuner);
+}
+
+TEST_F(SearchTest, FixerRepairsAndDuplicatesAreEvaluatedOnce) {
+  auto store = store::Store::open(":memory:");
+  FakePlatform platform;
+  ScriptedAgents llm;
+  SearchContext context = tuner_context(*store, platform);
+  context.agents.planner = &llm;
+  context.agents.executor = &llm;
+  context.agents.fixer = &llm;
+  context.agents.summarizer = nullptr;
+  config_.iterations = 1;
+  config_.beam_width = 1;
+  RunSummary summary = start_run(config_, "", context);
+  EXPECT_EQ(summary.state, "finished");
+  EXPECT_EQ(llm.fixes, 1);
+  auto candidates = store->candidates(summary.run_id);
+  // baseline, plan 0 (FAST), plan 1 (BROKEN), its fix, plan 2 (FAST again, other comments)
+  ASSERT_EQ(candidates.size(), 5u);
+  EXPECT_EQ(candidates[3].kind, store::CandidateKind::kFixer);
+  EXPECT_EQ(candidates[3].parent, candidates[2].id);
+  EXPECT_EQ(store->trace(candidates[2].id)->verdict.status, platform::Status::kCompileError);
+  EXPECT_TRUE(store->trace(candidates[3].id)->verdict.passed());
+  EXPECT_EQ(store->trace(candidates[4].id)->reused_from, candidates[1].id);
+  // The fix gives back the baseline's source: reused too. Real evaluations: baseline, FAST, BROKEN.
+  EXPECT_EQ(platform.calls.load(), 3);
+  EXPECT_NEAR(summary.best_speedup, 1.4, 1e-9);
+}
+
+TEST_F(SearchTest, StopsCleanlyAtTheEvaluationBudget) {
+  auto store = store::Store::open(":memory:");
+  FakePlatform platform;
+  SearchContext context = tuner_context(*store, platform);
+  config_.max_evaluations = 5;
+  RunSummary summary = start_run(config_, "", context);
+  EXPECT_EQ(summary.state, "stopped: the evaluation budget (5) is spent");
+  EXPECT_EQ(summary.evaluations, 5);
+  EXPECT_EQ(platform.calls.load(), 6);
+  EXPECT_EQ(store->run(summary.run_id)->state, summary.state);
+}
+
+TEST_F(SearchTest, RepeatedSamplingSamplesTheBaselineOnly) {
+  auto store = store::Store::open(":memory:");
+  FakePlatform platform;
+  SearchContext context = tuner_context(*store, platform);
+  config_.strategy = Strategy::kRepeatedSampling;
+  RunSummary summary = start_run(config_, "", context);
+  EXPECT_EQ(summary.state, "finished");
+  for (const auto& candidate : store->candidates(summary.run_id)) {
+    if (candidate.kind != store::CandidateKind::kBaseline) {
+      EXPECT_EQ(candidate.parent, summary.baseline_candidate);
+    }
+  }
+  EXPECT_TRUE(store->memory_entries().empty());
+  EXPECT_GT(summary.best_speedup, 1.0);
+}
+
+// What must be equal between a crashed-and-resumed run and an uninterrupted one.
+Json run_state(store::Store& store, int64_t run) {
+  Json state;
+  for (const auto& candidate : store.candidates(run)) {
+    auto trace = store.trace(candidate.id);
+    state["candidates"].push_back(Json{{"id", candidate.id},
+                                       {"key", candidate.key},
+                                       {"source", candidate.source_hash},
+                                       {"parent", candidate.parent ? *candidate.parent : 0},
+                                       {"status", platform::status_name(trace->verdict.status)},
+                                       {"reused", trace->reused_from.has_value()}});
+  }
+  for (const auto& entry : store.memory_entries()) {
+    if (entry.run_id != run) continue;
+    state["memory"].push_back(Json{{"slow", entry.slow_candidate},
+                                   {"fast", entry.fast_candidate},
+                                   {"title", entry.insight["title"]},
+                                   {"iteration", entry.iteration}});
+  }
+  for (const auto& checkpoint : store.checkpoints(run)) {
+    state["beams"].push_back(checkpoint.state["beam"]);
+  }
+  state["state"] = store.run(run)->state;
+  return state;
+}
+
+TEST_F(SearchTest, ResumeAfterACrashReachesTheUninterruptedState) {
+  Json expected;
+  int uninterrupted_calls = 0;
+  {
+    auto store = store::Store::open(":memory:");
+    FakePlatform platform;
+    SearchContext context = tuner_context(*store, platform);
+    RunSummary summary = start_run(config_, "", context);
+    expected = run_state(*store, summary.run_id);
+    uninterrupted_calls = platform.calls.load();
+  }
+  ASSERT_GT(uninterrupted_calls, 8);
+  for (int crash_at : {2, uninterrupted_calls / 2, uninterrupted_calls}) {
+    TempDir workspace;
+    auto path = store::database_path(workspace.path());
+    int calls = 0;
+    {
+      auto store = store::Store::open(path);
+      FakePlatform platform;
+      platform.crash_at = crash_at;
+      SearchContext context = tuner_context(*store, platform);
+      EXPECT_THROW(start_run(config_, "", context), CrashNow);
+      calls += platform.calls.load() - 1;  // the crashed call did not evaluate
+    }
+    auto store = store::Store::open(path);  // a new process opens the database
+    ASSERT_EQ(store->runs().size(), 1u);
+    EXPECT_EQ(store->runs()[0].state, "running");
+    FakePlatform platform;
+    SearchContext context = tuner_context(*store, platform);
+    RunSummary summary = resume_run(store->runs()[0].id, context);
+    calls += platform.calls.load();
+    EXPECT_EQ(summary.state, "finished");
+    EXPECT_EQ(run_state(*store, summary.run_id), expected) << "crash at evaluation " << crash_at;
+    EXPECT_EQ(calls, uninterrupted_calls) << "an evaluation was repeated or lost";
+  }
+}
+
+TEST_F(SearchTest, ResumeRefusesAFinishedOrUnknownRun) {
+  auto store = store::Store::open(":memory:");
+  FakePlatform platform;
+  SearchContext context = tuner_context(*store, platform);
+  config_.iterations = 1;
+  RunSummary summary = start_run(config_, "", context);
+  EXPECT_THROW(resume_run(summary.run_id, context), UserError);
+  EXPECT_THROW(resume_run(99, context), UserError);
+}
+
+TEST_F(SearchTest, MemoryFromAnEarlierRunSteersTheNextOne) {
+  auto store = store::Store::open(":memory:");
+  FakePlatform platform;
+  SearchContext context = tuner_context(*store, platform);
+  RunSummary first = start_run(config_, "", context);
+  size_t entries = store->memory_entries().size();
+  ASSERT_GT(entries, 0u);
+  RunSummary second = start_run(config_, "", context);
+  EXPECT_EQ(store->run(second.run_id)->config["memory_horizon"], store->memory_entries()[entries - 1].id);
+  EXPECT_GE(second.best_speedup, first.best_speedup * 0.99);
+}
+
+}  // namespace
+}  // namespace accelopt::search

@@ -1,0 +1,12 @@
+// Identical kernels are evaluated once: two sources are the same kernel when they are equal after
+// removing comments and collapsing whitespace (string literals are kept as they are).
+#pragma once
+
+#include <string>
+
+namespace accelopt::search {
+
+std::string normalize_source(const std::string& source);
+std::string normalized_hash(const std::string& source);  // sha256 of normalize_source
+
+}  // namespace accelopt::search
