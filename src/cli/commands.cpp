@@ -115,6 +115,10 @@ void register_commands(CLI::App& app, CommandTable& table) {
   probe->callback([&table, force, json] {
     table.select([force, json] { return run_machine_probe(*force, *json); });
   });
+
+  register_bench_commands(app, table);
+  register_llm_commands(app, table);
+  register_loop_commands(app, table);
 }
 
 }  // namespace accelopt::cli

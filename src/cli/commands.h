@@ -19,4 +19,13 @@ class CommandTable {
 
 void register_commands(CLI::App& app, CommandTable& table);
 
+// bench, task dump (bench_commands.cpp).
+void register_bench_commands(CLI::App& app, CommandTable& table);
+
+// llm ping, cost (llm_commands.cpp).
+void register_llm_commands(CLI::App& app, CommandTable& table);
+
+// optimize, resume, runs, show, export, memory (loop_commands.cpp).
+void register_loop_commands(CLI::App& app, CommandTable& table);
+
 }  // namespace accelopt::cli

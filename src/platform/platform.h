@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "platform/verdict.h"
 #include "task/task.h"
@@ -27,6 +28,10 @@ struct EvalRequest {
   std::string anchor_name = "baseline";
   bool measure_time = true;  // false: correctness only
   TimingOptions timing;
+  // Library code the harness trusts (oneDNN measured side by side): skips the source rules and may
+  // link what `extra_flags` names. Never set for a kernel an agent wrote.
+  bool trusted = false;
+  std::vector<std::string> extra_flags;
 };
 
 class Platform {

@@ -112,9 +112,15 @@ CompileResult Compiler::compile(const std::string& source, const std::string& he
   write_file_atomic(work.path() / "kernel.cpp", source);
   write_file_atomic(work.path() / task::kKernelHeaderName, header);
   SpawnOptions spawn;
+  // Libraries (-l...) go after the source, where the linker looks for what it still needs.
   spawn.argv = {options_.compiler};
-  spawn.argv.insert(spawn.argv.end(), flags.begin(), flags.end());
+  for (const std::string& flag : flags) {
+    if (flag.rfind("-l", 0) != 0) spawn.argv.push_back(flag);
+  }
   spawn.argv.insert(spawn.argv.end(), {"-I.", "kernel.cpp", "-o", "kernel.so"});
+  for (const std::string& flag : flags) {
+    if (flag.rfind("-l", 0) == 0) spawn.argv.push_back(flag);
+  }
   if (is_clang_) {
     spawn.argv.insert(spawn.argv.end(), {"-Rpass=loop-vectorize", "-Rpass-missed=loop-vectorize",
                                          "-Rpass-analysis=loop-vectorize"});

@@ -40,10 +40,10 @@ class CpuPlatform : public Platform {
   const MachinePeaks& peaks() const { return peaks_; }
   Compiler& compiler() { return compiler_; }
 
-  // The reference's answers for seeds 1..task.seeds, computed in a sandboxed runner of their own
-  // and cached on disk by (definition, reference source, workload, seed).
-  std::vector<ReferenceCase> reference_cases(const task::Task& task,
-                                             const task::Workload& workload);
+  // The reference's answers for `seeds` (empty: 1..task.seeds), computed in a sandboxed runner of
+  // their own and cached on disk by (definition, reference source, workload, seed).
+  std::vector<ReferenceCase> reference_cases(const task::Task& task, const task::Workload& workload,
+                                             std::vector<uint64_t> seeds = {});
 
  private:
   CpuPlatformOptions options_;

@@ -83,6 +83,7 @@ std::optional<std::string> Runner::start() {
     spawn.argv.push_back(std::to_string(buffers_.offset(i)));
   }
   if (!options_.seccomp) spawn.argv.push_back("--no-seccomp");
+  if (options_.call_while_loading) spawn.argv.push_back("--call-while-loading");
   spawn.environment = {"PATH=/usr/bin:/bin",  "LANG=C",
                        "HOME=/nonexistent",   "OMP_NUM_THREADS=" + std::to_string(options_.threads),
                        "OMP_PROC_BIND=false", "OMP_WAIT_POLICY=PASSIVE"};

@@ -23,6 +23,7 @@ struct RunnerOptions {
   std::vector<int> cpus;               // where the kernel runs
   uint64_t memory_bytes = 4ull << 30;  // address space beyond the shared buffers
   bool seccomp = true;
+  bool call_while_loading = false;  // trusted library code only: see runner_main.cpp
   std::chrono::milliseconds start_timeout{15000};
 };
 

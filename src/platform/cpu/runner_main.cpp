@@ -227,6 +227,9 @@ int main(int argc, char** argv) {
   std::string entry_name = "kernel";
   std::vector<size_t> offsets;
   bool want_seccomp = true;
+  // Trusted library code (oneDNN) reads its CPU's description from /sys on its first call; that call
+  // happens while files may still be opened read-only.
+  bool call_while_loading = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--entry" && i + 1 < argc) {
@@ -235,6 +238,8 @@ int main(int argc, char** argv) {
       offsets.push_back(std::strtoull(argv[++i], nullptr, 10));
     } else if (arg == "--no-seccomp") {
       want_seccomp = false;
+    } else if (arg == "--call-while-loading") {
+      call_while_loading = true;
     } else {
       fail("unknown argument " + arg);
     }
@@ -272,6 +277,7 @@ int main(int argc, char** argv) {
   ::close(kLibraryFd);
   void* entry = ::dlsym(library, entry_name.c_str());
   if (entry == nullptr) fail("the kernel does not define extern \"C\" " + entry_name);
+  if (call_while_loading) call_entry(entry, arguments);
 #ifdef ACCELOPT_HAVE_SECCOMP
   if (want_seccomp) {
     install_seccomp(/*allow_read_only_open=*/false);
