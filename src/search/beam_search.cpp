@@ -564,7 +564,8 @@ std::vector<store::MemoryEntryRecord> Run::remember(int iteration,
   std::vector<const Attempt*> sources;
   std::set<std::string> seen;
   for (const Attempt& attempt : attempts) {
-    if (!attempt.verdict.passed() || !attempt.verdict.timing) continue;
+    // A reused verdict is a source measured before: its rewrite was offered then.
+    if (!attempt.verdict.passed() || !attempt.verdict.timing || attempt.reused) continue;
     auto parent = context_.store->trace(attempt.beam_parent);
     if (!parent || !parent->verdict.timing) continue;
     if (!seen.insert(std::to_string(attempt.beam_parent) + "/" + normalized_hash(attempt.source))
@@ -734,7 +735,8 @@ RunSummary Run::go(bool resuming) {
     std::vector<Attempt> attempts = iterate(iteration, given);
     std::vector<Scored> newcomers;
     for (const Attempt& attempt : attempts) {
-      if (attempt.verdict.passed() && attempt.verdict.timing) {
+      // A reused verdict belongs to a source already offered to the beam (or in it).
+      if (attempt.verdict.passed() && attempt.verdict.timing && !attempt.reused) {
         newcomers.push_back(Scored{attempt.candidate, attempt.verdict});
       }
     }
@@ -754,7 +756,7 @@ RunSummary Run::go(bool resuming) {
       std::vector<Attempt> refined = refine(iteration, entering, given);
       std::vector<Scored> refined_passing;
       for (const Attempt& attempt : refined) {
-        if (attempt.verdict.passed() && attempt.verdict.timing) {
+        if (attempt.verdict.passed() && attempt.verdict.timing && !attempt.reused) {
           refined_passing.push_back(Scored{attempt.candidate, attempt.verdict});
         }
       }
@@ -790,24 +792,24 @@ void check_context(const SearchContext& context) {
 }
 }  // namespace
 
-RunSummary start_run(const SearchConfig& config, const std::string& workload,
-                     SearchContext& context, const Json& extra) {
-  check_context(context);
+int64_t create_run(const SearchConfig& config, const std::string& workload,
+                   SearchContext& context, const Json& extra) {
+  if (context.task == nullptr || context.store == nullptr) {
+    throw InternalError("search: create_run needs a task and a store");
+  }
   const task::Workload& chosen = context.task->workload_or_default(workload);
   context.store->upsert_task(*context.task);
-  int64_t horizon = context.store->max_memory_id();
   Json record = extra;
   record["search"] = config.to_json();
   record["task"] = context.task->name;
   record["task_directory"] = std::filesystem::absolute(context.task->directory).string();
   record["workload"] = chosen.name;
-  record["memory_horizon"] = horizon;
-  int64_t run_id = context.store->create_run(record);
-  Run run(config, chosen.name, context, run_id, horizon);
-  return run.go(false);
+  record["memory_horizon"] = context.store->max_memory_id();
+  return context.store->create_run(record);
 }
 
-RunSummary resume_run(int64_t run_id, SearchContext& context) {
+namespace {
+RunSummary run_stored(int64_t run_id, SearchContext& context, bool resuming) {
   check_context(context);
   auto record = context.store->run(run_id);
   if (!record) throw UserError(fmt::format("there is no run {} in this workspace", run_id));
@@ -815,10 +817,24 @@ RunSummary resume_run(int64_t run_id, SearchContext& context) {
     throw UserError(fmt::format("run {} has finished; nothing to resume", run_id));
   }
   SearchConfig config = SearchConfig::from_json(record->config.at("search"));
-  context.store->set_run_state(run_id, "running");
+  if (resuming) context.store->set_run_state(run_id, "running");
   Run run(config, record->config.at("workload").get<std::string>(), context, run_id,
           record->config.value("memory_horizon", int64_t{0}));
-  return run.go(true);
+  return run.go(resuming);
+}
+}  // namespace
+
+RunSummary run_created(int64_t run_id, SearchContext& context) {
+  return run_stored(run_id, context, false);
+}
+
+RunSummary start_run(const SearchConfig& config, const std::string& workload,
+                     SearchContext& context, const Json& extra) {
+  return run_created(create_run(config, workload, context, extra), context);
+}
+
+RunSummary resume_run(int64_t run_id, SearchContext& context) {
+  return run_stored(run_id, context, true);
 }
 
 }  // namespace accelopt::search

@@ -75,6 +75,12 @@ struct RunSummary {
 RunSummary start_run(const SearchConfig& config, const std::string& workload,
                      SearchContext& context, const Json& extra = Json::object());
 
+// The two halves of start_run, for callers that need the run's id before it runs (the LLM ledger
+// records calls under it): create_run records the run, run_created runs it.
+int64_t create_run(const SearchConfig& config, const std::string& workload,
+                   SearchContext& context, const Json& extra = Json::object());
+RunSummary run_created(int64_t run_id, SearchContext& context);
+
 // Continues `run_id` from its last checkpoint with the settings it was started with.
 RunSummary resume_run(int64_t run_id, SearchContext& context);
 

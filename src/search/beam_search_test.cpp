@@ -188,6 +188,33 @@ TEST_F(SearchTest, FixerRepairsAndDuplicatesAreEvaluatedOnce) {
   EXPECT_NEAR(summary.best_speedup, 1.4, 1e-9);
 }
 
+TEST_F(SearchTest, HybridRefinesEachLlmKernelEnteringTheBeamWithTheTuner) {
+  auto store = store::Store::open(":memory:");
+  FakePlatform platform;
+  ScriptedAgents llm;
+  SearchContext context = tuner_context(*store, platform);
+  context.agents.planner = &llm;
+  context.agents.executor = &llm;
+  context.agents.fixer = &llm;
+  context.agents.summarizer = nullptr;
+  context.agents.refine_planner = &planner_;
+  context.agents.refine_executor = &executor_;
+  context.agents.refine_summarizer = &summarizer_;
+  config_.iterations = 1;
+  config_.hybrid_tuner_evals = 2;
+  RunSummary summary = start_run(config_, "", context);
+  int refined = 0;
+  for (const auto& candidate : store->candidates(summary.run_id)) {
+    if (candidate.kind != store::CandidateKind::kTuner) continue;
+    ++refined;
+    EXPECT_EQ(store->candidate(*candidate.parent)->author, "llm:fake");
+    EXPECT_NE(candidate.key.find("/refine/"), std::string::npos);
+  }
+  EXPECT_EQ(refined, 2);  // the FAST kernel entered the beam; the tuner tried 2 moves on it
+  EXPECT_GT(summary.best_speedup, 1.4);  // FAST plus a better knob
+  EXPECT_FALSE(store->memory_entries().empty());  // the tuner summarized its own moves
+}
+
 TEST_F(SearchTest, StopsCleanlyAtTheEvaluationBudget) {
   auto store = store::Store::open(":memory:");
   FakePlatform platform;

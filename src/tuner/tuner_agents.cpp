@@ -130,13 +130,13 @@ std::vector<agents::Plan> TunerPlanner::propose(const agents::KernelView& kernel
     }
     agents::Plan plan;
     plan.author = "tuner";
-    plan.text = fmt::format("Set {} (Thompson draw {:.2f} that this kind of move is faster).",
-                            describe_moves(moves), proposal.score);
+    plan.text = fmt::format("Set {}.", describe_moves(moves));
     plan.detail = Json{{"moves", moves},
                        {"task", kernel.task != nullptr ? kernel.task->name : ""},
                        {"op_type", kernel.task != nullptr ? kernel.task->op_type : ""},
                        {"tags", kernel.task != nullptr ? kernel.task->tags : std::vector<std::string>{}},
-                       {"prior", {{"tries", prior_tries}, {"faster", prior_faster}}}};
+                       {"prior", {{"tries", prior_tries}, {"faster", prior_faster}}},
+                       {"draw", proposal.score}};
     plans.push_back(std::move(plan));
   }
   return plans;
@@ -199,6 +199,7 @@ std::optional<agents::Insight> TunerSummarizer::summarize(const agents::RewriteP
   insight.positive = pair.speedup > 1;
   insight.detail = detail;
   insight.detail.erase("prior");
+  insight.detail.erase("draw");
   insight.detail["tries"] = tries;
   insight.detail["faster"] = faster;
   insight.detail["speedup"] = pair.speedup;

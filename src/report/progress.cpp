@@ -1,0 +1,74 @@
+#include "report/progress.h"
+
+#include <fmt/format.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+
+namespace accelopt::report {
+
+std::string progress_line(const search::SearchEvent& event) {
+  return fmt::format(
+      "iteration {}/{}  candidates {} done, {} failed  evaluations {}  best {:.2f}x, {:.1f}% of peak  "
+      "spend ${:.2f}",
+      event.iteration, event.iterations, event.candidates_done, event.candidates_failed,
+      event.evaluations, event.best_speedup, event.best_percent_of_peak, event.spend_usd);
+}
+
+bool is_smart_terminal(int fd) {
+  if (::isatty(fd) == 0) return false;
+  const char* term = std::getenv("TERM");
+  return term != nullptr && std::strcmp(term, "dumb") != 0;
+}
+
+namespace {
+size_t terminal_width() {
+  winsize size{};
+  if (::ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) return size.ws_col;
+  return 80;
+}
+}  // namespace
+
+void ProgressPrinter::on_event(const search::SearchEvent& event) {
+  using search::EventKind;
+  auto close_line = [&] {
+    if (line_open_) out_ << "\n";
+    line_open_ = false;
+  };
+  switch (event.kind) {
+    case EventKind::kRunStarted:
+      out_ << fmt::format("run {} {}\n", event.run_id, event.message);
+      break;
+    case EventKind::kNote:
+      close_line();
+      out_ << event.message << "\n";
+      break;
+    case EventKind::kIterationStarted:
+    case EventKind::kCandidateFinished:
+      if (interactive_) {
+        std::string line = progress_line(event);
+        size_t width = terminal_width();
+        if (line.size() >= width) line = line.substr(0, width - 4) + "...";
+        out_ << "\r" << line << "\x1b[K" << std::flush;
+        line_open_ = true;
+      }
+      break;
+    case EventKind::kIterationFinished:
+      if (interactive_) {
+        out_ << "\r" << progress_line(event) << "\x1b[K\n";
+        line_open_ = false;
+      } else {
+        out_ << progress_line(event) << "\n";
+      }
+      break;
+    case EventKind::kRunFinished:
+      close_line();
+      out_ << fmt::format("run {} {}\n", event.run_id, event.message);
+      break;
+  }
+  out_.flush();
+}
+
+}  // namespace accelopt::report

@@ -1,0 +1,29 @@
+// The live progress line of a search. On a terminal (a tty, TERM not "dumb") it rewrites one line
+// (carriage return, elided to the width, clear to end of line); elsewhere it prints one plain line
+// per finished iteration, so logs and tests read cleanly. Notes are always their own lines.
+#pragma once
+
+#include <ostream>
+
+#include "search/events.h"
+
+namespace accelopt::report {
+
+class ProgressPrinter : public search::EventSink {
+ public:
+  // `interactive`: rewrite one line (pass is_smart_terminal(fd) for stderr).
+  ProgressPrinter(std::ostream& out, bool interactive) : out_(out), interactive_(interactive) {}
+  void on_event(const search::SearchEvent& event) override;
+
+ private:
+  std::ostream& out_;
+  bool interactive_;
+  bool line_open_ = false;
+};
+
+// "iteration 2/3  candidates 14 done, 1 failed  best 1.42x, 31.0% of peak  spend $0.00"
+std::string progress_line(const search::SearchEvent& event);
+
+bool is_smart_terminal(int fd);
+
+}  // namespace accelopt::report
