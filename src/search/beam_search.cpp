@@ -131,7 +131,10 @@ class Run {
   // --- agents, with answers kept in the store ---------------------------------------------------
   template <typename Compute>
   Json cached(const std::string& key, Compute compute);
-  std::vector<agents::Plan> plans_for(int iteration, int slot, const Scored& parent,
+  // Plans already tried on a kernel (by text) in earlier iterations. (caller must hold mutex_)
+  std::set<std::string> tried_on(int64_t kernel, int iteration) const;
+  std::vector<agents::Plan> plans_for(int iteration, const std::set<std::string>& tried,
+                                      const Scored& parent,
                                       const std::vector<agents::Insight>& insights,
                                       agents::Planner& planner, int count,
                                       const std::string& place);
@@ -355,17 +358,31 @@ agents::KernelView Run::view_of(int64_t candidate, uint64_t seed) {
   return view;
 }
 
-std::vector<agents::Plan> Run::plans_for(int iteration, int slot, const Scored& parent,
+std::set<std::string> Run::tried_on(int64_t kernel, int iteration) const {
+  std::set<std::string> tried;
+  for (const auto& [id, candidate] : candidates_) {
+    if (candidate.parent == kernel && candidate.iteration < iteration &&
+        candidate.kind != store::CandidateKind::kFixer) {
+      tried.insert(candidate.plan.value("text", ""));
+    }
+  }
+  return tried;
+}
+
+std::vector<agents::Plan> Run::plans_for(int iteration, const std::set<std::string>& tried,
+                                         const Scored& parent,
                                          const std::vector<agents::Insight>& insights,
                                          agents::Planner& planner, int count,
                                          const std::string& place) {
-  (void)slot;
   if (stopped()) return {};
+  // Ask for more plans than needed when some were tried on this kernel before, and drop those: a
+  // kernel that stays in the beam explores further instead of repeating itself.
+  int asked = count + static_cast<int>(std::min<size_t>(tried.size(), static_cast<size_t>(2 * count)));
   agents::KernelView view = view_of(parent.candidate, call_seed(config_.seed, iteration, place));
   view.verdict = parent.verdict;
   Json answer = cached(fmt::format("i{}/{}/plans", iteration, place), [&] {
     Json plans = Json::array();
-    for (const agents::Plan& plan : planner.propose(view, insights, count)) {
+    for (const agents::Plan& plan : planner.propose(view, insights, asked)) {
       plans.push_back(plan_to_json(plan));
     }
     return plans;
@@ -375,6 +392,7 @@ std::vector<agents::Plan> Run::plans_for(int iteration, int slot, const Scored& 
   for (const Json& json : answer) {
     agents::Plan plan = plan_from_json(json);
     if (!seen.insert(plan_signature(plan)).second) continue;  // a duplicate plan
+    if (tried.count(plan.text) > 0) continue;                  // tried on this kernel before
     plans.push_back(std::move(plan));
     if (static_cast<int>(plans.size()) >= count) break;
   }
@@ -454,6 +472,14 @@ std::vector<Attempt> Run::iterate(int iteration, const std::vector<agents::Insig
   const std::vector<agents::Insight> no_insights;
   const auto& given = use_memory ? insights : no_insights;
 
+  std::vector<std::set<std::string>> tried(parents.size());
+  {
+    std::lock_guard lock(mutex_);
+    for (size_t slot = 0; slot < parents.size(); ++slot) {
+      // Repeated sampling draws afresh from the baseline each time: nothing counts as tried.
+      if (config_.strategy == Strategy::kBeam) tried[slot] = tried_on(parents[slot].candidate, iteration);
+    }
+  }
   ThreadPool pool(config_.agent_concurrency);
   // Plans for every beam kernel, concurrently.
   std::vector<std::vector<agents::Plan>> plans(parents.size());
@@ -461,7 +487,7 @@ std::vector<Attempt> Run::iterate(int iteration, const std::vector<agents::Insig
   for (size_t slot = 0; slot < parents.size(); ++slot) {
     waits.push_back(pool.submit([&, slot] {
       try {
-        plans[slot] = plans_for(iteration, static_cast<int>(slot), parents[slot], given,
+        plans[slot] = plans_for(iteration, tried[slot], parents[slot], given,
                                 *context_.agents.planner, config_.plans, fmt::format("b{}", slot));
       } catch (const llm::BudgetExceeded& error) {
         stop(fmt::format("the LLM budget is spent ({})", error.what()));
@@ -530,7 +556,12 @@ std::vector<Attempt> Run::refine(int iteration, const std::vector<Scored>& enter
     }
     if (author.rfind("llm", 0) != 0) continue;  // only LLM kernels are refined
     std::string place = fmt::format("refine/c{}", kernel.candidate);
-    auto plans = plans_for(iteration, 0, kernel, insights, *context_.agents.refine_planner,
+    std::set<std::string> tried;
+    {
+      std::lock_guard lock(mutex_);
+      tried = tried_on(kernel.candidate, iteration);
+    }
+    auto plans = plans_for(iteration, tried, kernel, insights, *context_.agents.refine_planner,
                            config_.hybrid_tuner_evals, place);
     for (size_t index = 0; index < plans.size(); ++index) {
       auto attempts =
@@ -770,6 +801,11 @@ RunSummary Run::go(bool resuming) {
     checkpoint(iteration, entries);
     emit(EventKind::kIterationFinished, iteration,
          fmt::format("{} memory entries", entries.size()));
+    if (attempts.empty() && !stopped()) {
+      emit(EventKind::kNote, iteration,
+           "no new plans for any beam kernel: the search has converged");
+      break;
+    }
   }
   std::string state;
   {

@@ -112,6 +112,25 @@ std::vector<agents::Plan> TunerPlanner::propose(const agents::KernelView& kernel
       chosen.push_back(pair);
     }
   }
+  if (static_cast<int>(chosen.size()) < count) {
+    // Then jumps of two steps, for kernels whose neighbours have all been tried.
+    std::vector<Proposal> jumps;
+    for (const Knob& knob : knobs) {
+      int index = knob.index();
+      if (index < 0) continue;
+      for (int step : {2, -2}) {
+        int next = index + step;
+        if (next < 0 || next >= static_cast<int>(knob.allowed.size())) continue;
+        Move move{knob.name, knob.value, knob.allowed[static_cast<size_t>(next)]};
+        jumps.push_back(Proposal{{move}, bandit.sample(move.arm()) * 0.9});
+      }
+    }
+    std::stable_sort(jumps.begin(), jumps.end(), by_score);
+    for (const Proposal& jump : jumps) {
+      if (static_cast<int>(chosen.size()) >= count) break;
+      chosen.push_back(jump);
+    }
+  }
 
   std::vector<agents::Plan> plans;
   for (const Proposal& proposal : chosen) {

@@ -1,7 +1,8 @@
 // The built-in tuner as AccelOpt agents, so the whole loop runs with no model server.
 //
 //   TunerPlanner     proposes moves of one knob (or two, when asked for more plans than single
-//                    moves exist) to a neighbouring allowed value, ranked by a Thompson bandit over
+//                    moves exist; then jumps of two steps) to a neighbouring allowed value, ranked
+//                    by a Thompson bandit over
 //                    move types whose evidence comes from the memory's tuner insights, weighted by
 //                    relatedness (same task 1, same op_type 0.75, shared tag 0.5, else 0.25).
 //   TunerExecutor    applies a plan's moves to the source (one implementation per plan: an edit is

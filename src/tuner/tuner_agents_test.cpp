@@ -71,10 +71,13 @@ TEST(TunerPlanner, ProposesNeighbouringMovesThenPairs) {
     texts.insert(plan.text);
   }
   EXPECT_EQ(texts.size(), 3u);
-  auto more = planner.propose(view, {}, 8);
-  ASSERT_EQ(more.size(), 5u);  // + TILE up & UNROLL up, TILE down & UNROLL up
+  auto more = planner.propose(view, {}, 10);
+  ASSERT_EQ(more.size(), 8u);  // + TILE up & UNROLL up, TILE down & UNROLL up; + jumps of two
   EXPECT_EQ(more[3].detail["moves"].size(), 2u);
   EXPECT_EQ(more[4].detail["moves"].size(), 2u);
+  std::set<int> jumps;  // TILE 64 → 16 or 256, UNROLL 1 → 4
+  for (size_t index = 5; index < 8; ++index) jumps.insert(more[index].detail["moves"][0]["to"].get<int>());
+  EXPECT_EQ(jumps, (std::set<int>{16, 256, 4}));
 }
 
 TEST(TunerPlanner, DeterministicBySeedAndSteeredByMemory) {
