@@ -12,6 +12,7 @@
 
 #include "common/error.h"
 #include "common/files.h"
+#include "llm/client.h"
 #include "tuner/knobs.h"
 #include "tuner/tuner_agents.h"
 
@@ -225,6 +226,31 @@ TEST_F(SearchTest, StopsCleanlyAtTheEvaluationBudget) {
   EXPECT_EQ(summary.evaluations, 5);
   EXPECT_EQ(platform.calls.load(), 6);
   EXPECT_EQ(store->run(summary.run_id)->state, summary.state);
+}
+
+// An executor that spends an LLM budget: the third call is refused.
+class BudgetedExecutor : public agents::Executor {
+ public:
+  std::vector<agents::Implementation> implement(const agents::KernelView& kernel,
+                                                const agents::Plan& plan, int count) override {
+    if (++calls > 2) throw llm::BudgetExceeded(llm::BudgetCap::kUsd, "the run's $0.01 is spent");
+    return inner.implement(kernel, plan, count);
+  }
+  tuner::TunerExecutor inner;
+  int calls = 0;
+};
+
+TEST_F(SearchTest, StopsCleanlyAtTheLlmBudget) {
+  auto store = store::Store::open(":memory:");
+  FakePlatform platform;
+  BudgetedExecutor executor;
+  SearchContext context = tuner_context(*store, platform);
+  context.agents.executor = &executor;
+  RunSummary summary = start_run(config_, "", context);
+  EXPECT_EQ(summary.state, "stopped: the LLM budget is spent (the run's $0.01 is spent)");
+  EXPECT_EQ(summary.iterations_done, 1);  // the iteration in progress was finished and checkpointed
+  EXPECT_EQ(summary.evaluations, 2);
+  EXPECT_EQ(executor.calls, 3);  // no call after the refused one
 }
 
 TEST_F(SearchTest, RepeatedSamplingSamplesTheBaselineOnly) {
