@@ -91,9 +91,10 @@ std::unique_ptr<Agents> make_agents(const std::string& mode, const std::string& 
     return agents;
   }
   if (config.empty()) {
-    throw UserError(fmt::format("--agents {} needs a model: give --config FILE with [models] "
-                                "(docs/llm.md), or use --agents tuner",
-                                mode));
+    throw UserError(
+        fmt::format("--agents {} needs a model: give --config FILE with [models] "
+                    "(docs/llm.md), or use --agents tuner",
+                    mode));
   }
   llm::LlmConfig llm_config = llm::load_llm_config(config);
   if (llm_config.models.empty()) {
@@ -202,9 +203,9 @@ int run_resume(int64_t run_id, const std::string& workspace) {
   auto record = store->run(run_id);
   if (!record) throw UserError(fmt::format("there is no run {} in {}", run_id, workspace));
   task::Task task = task::load_task(record->config.at("task_directory").get<std::string>());
-  auto agents = make_agents(record->config.value("agents", "tuner"),
-                            record->config.value("config_file", ""),
-                            record->config.value("prompts", ""), *store, run_id);
+  auto agents =
+      make_agents(record->config.value("agents", "tuner"), record->config.value("config_file", ""),
+                  record->config.value("prompts", ""), *store, run_id);
   auto platform = make_platform();
   report::ProgressPrinter progress(std::cerr, report::is_smart_terminal(STDERR_FILENO));
   search::SearchContext context;
@@ -237,16 +238,17 @@ int run_runs(const std::string& workspace) {
     if (!checkpoints.empty() && !checkpoints.back().state["beam"].empty()) {
       std::vector<search::Scored> beam;
       for (const Json& id : checkpoints.back().state["beam"]) {
-        if (auto trace = store->trace(id.get<int64_t>())) beam.push_back({id.get<int64_t>(), trace->verdict});
+        if (auto trace = store->trace(id.get<int64_t>()))
+          beam.push_back({id.get<int64_t>(), trace->verdict});
       }
-      if (!beam.empty()) best = fmt::format("{:.2f}x", search::rank_value(search::fastest(beam).verdict));
+      if (!beam.empty())
+        best = fmt::format("{:.2f}x", search::rank_value(search::fastest(beam).verdict));
     }
-    std::cout << fmt::format("{:>4}  {:<16} {:<8} {:<7} {:<7} {:>5} {:>9} {:<24} {}\n", run.id,
-                             run.config.value("task", "?"), run.config.value("workload", "?"),
-                             run.config.value("agents", "?"),
-                             run.config["search"].value("preset", "?"),
-                             checkpoints.empty() ? 0 : checkpoints.back().iteration, best,
-                             run.updated_at, run.state);
+    std::cout << fmt::format(
+        "{:>4}  {:<16} {:<8} {:<7} {:<7} {:>5} {:>9} {:<24} {}\n", run.id,
+        run.config.value("task", "?"), run.config.value("workload", "?"),
+        run.config.value("agents", "?"), run.config["search"].value("preset", "?"),
+        checkpoints.empty() ? 0 : checkpoints.back().iteration, best, run.updated_at, run.state);
   }
   return 0;
 }
@@ -263,7 +265,9 @@ struct RunView {
 RunView load_run(store::Store& store, int64_t run_id) {
   RunView view;
   auto run = store.run(run_id);
-  if (!run) throw UserError(fmt::format("there is no run {} in this workspace (see `accelopt runs`)", run_id));
+  if (!run)
+    throw UserError(
+        fmt::format("there is no run {} in this workspace (see `accelopt runs`)", run_id));
   view.run = *run;
   view.candidates = store.candidates(run_id);
   for (auto& trace : store.traces(run_id)) view.traces[trace.candidate_id] = trace;
@@ -272,7 +276,8 @@ RunView load_run(store::Store& store, int64_t run_id) {
   if (!view.checkpoints.empty()) {
     for (const Json& id : view.checkpoints.back().state["beam"]) {
       auto found = view.traces.find(id.get<int64_t>());
-      if (found != view.traces.end()) view.final_beam.push_back({found->first, found->second.verdict});
+      if (found != view.traces.end())
+        view.final_beam.push_back({found->first, found->second.verdict});
     }
     std::sort(view.final_beam.begin(), view.final_beam.end(), [](const auto& a, const auto& b) {
       return search::rank_value(a.verdict) > search::rank_value(b.verdict);
@@ -287,7 +292,8 @@ std::string describe_candidate(const RunView& view, int64_t id) {
   const auto& candidate = *found->second;
   std::string plan = candidate.plan.value("text", "");
   if (plan.size() > 60) plan = plan.substr(0, 57) + "...";
-  return fmt::format("#{} {} ({}: {})", id, store::kind_name(candidate.kind), candidate.author, plan);
+  return fmt::format("#{} {} ({}: {})", id, store::kind_name(candidate.kind), candidate.author,
+                     plan);
 }
 
 std::string verdict_figures(const platform::Verdict& verdict) {
@@ -297,7 +303,8 @@ std::string verdict_figures(const platform::Verdict& verdict) {
     figures = fmt::format("{:.2f}x [{:.2f}, {:.2f}]", verdict.timing->speedup,
                           verdict.timing->speedup_low, verdict.timing->speedup_high);
   }
-  if (verdict.roofline) figures += fmt::format("  {:.1f}% of peak", verdict.roofline->percent_of_peak);
+  if (verdict.roofline)
+    figures += fmt::format("  {:.1f}% of peak", verdict.roofline->percent_of_peak);
   return figures;
 }
 
@@ -329,9 +336,10 @@ int run_show(int64_t run_id, const std::string& workspace) {
       auto found = view.traces.find(id.get<int64_t>());
       if (found != view.traces.end()) beam.push_back({found->first, found->second.verdict});
     }
-    int made = static_cast<int>(std::count_if(entries.begin(), entries.end(), [&](const auto& entry) {
-      return entry.run_id == run_id && entry.iteration == checkpoint.iteration;
-    }));
+    int made =
+        static_cast<int>(std::count_if(entries.begin(), entries.end(), [&](const auto& entry) {
+          return entry.run_id == run_id && entry.iteration == checkpoint.iteration;
+        }));
     double best = beam.empty() ? 0 : search::rank_value(search::fastest(beam).verdict);
     double percent = 0;
     if (!beam.empty() && search::fastest(beam).verdict.roofline) {
@@ -401,22 +409,24 @@ int run_export(int64_t run_id, const std::string& workspace, const std::string& 
     std::string name = fmt::format("{}_c{}.cpp", ++rank, candidate.id);
     write_file_atomic(directory / "kernels" / name, candidate.source);
     if (rank == 1) write_file_atomic(directory / "best.cpp", candidate.source);
-    best.push_back(Json{{"file", "kernels/" + name}, {"candidate", candidate.id},
+    best.push_back(Json{{"file", "kernels/" + name},
+                        {"candidate", candidate.id},
                         {"verdict", kernel.verdict.to_json()}});
   }
   Json traces = Json::array();
   for (const auto& candidate : view.candidates) {
     const auto& trace = view.traces.at(candidate.id);
-    traces.push_back(Json{{"candidate", candidate.id},
-                          {"key", candidate.key},
-                          {"parent", candidate.parent ? Json(*candidate.parent) : Json(nullptr)},
-                          {"iteration", candidate.iteration},
-                          {"kind", store::kind_name(candidate.kind)},
-                          {"author", candidate.author},
-                          {"plan", candidate.plan},
-                          {"source_hash", candidate.source_hash},
-                          {"reused_from", trace.reused_from ? Json(*trace.reused_from) : Json(nullptr)},
-                          {"verdict", trace.verdict.to_json()}});
+    traces.push_back(
+        Json{{"candidate", candidate.id},
+             {"key", candidate.key},
+             {"parent", candidate.parent ? Json(*candidate.parent) : Json(nullptr)},
+             {"iteration", candidate.iteration},
+             {"kind", store::kind_name(candidate.kind)},
+             {"author", candidate.author},
+             {"plan", candidate.plan},
+             {"source_hash", candidate.source_hash},
+             {"reused_from", trace.reused_from ? Json(*trace.reused_from) : Json(nullptr)},
+             {"verdict", trace.verdict.to_json()}});
   }
   write_file_atomic(directory / "traces.json", traces.dump(2) + "\n");
   Json run{{"run", run_id}, {"state", view.run.state}, {"config", view.run.config}, {"best", best}};
@@ -427,14 +437,20 @@ int run_export(int64_t run_id, const std::string& workspace, const std::string& 
 }
 
 Json entry_json(const store::MemoryEntryRecord& entry) {
-  return Json{{"id", entry.id},           {"run", entry.run_id},
-              {"task", entry.task},       {"op_type", entry.op_type},
-              {"tags", entry.tags},       {"knobs", entry.knobs},
+  return Json{{"id", entry.id},
+              {"run", entry.run_id},
+              {"task", entry.task},
+              {"op_type", entry.op_type},
+              {"tags", entry.tags},
+              {"knobs", entry.knobs},
               {"slow_candidate", entry.slow_candidate},
               {"fast_candidate", entry.fast_candidate},
-              {"positive", entry.positive}, {"speedup", entry.speedup},
-              {"speedup_low", entry.speedup_low}, {"speedup_high", entry.speedup_high},
-              {"iteration", entry.iteration}, {"insight", entry.insight},
+              {"positive", entry.positive},
+              {"speedup", entry.speedup},
+              {"speedup_low", entry.speedup_low},
+              {"speedup_high", entry.speedup_high},
+              {"iteration", entry.iteration},
+              {"insight", entry.insight},
               {"created_at", entry.created_at}};
 }
 
@@ -471,7 +487,9 @@ int run_memory(const std::string& action, const std::string& argument, const std
     for (const auto& entry : store->memory_entries()) {
       if (task.empty() || entry.task == task) all.push_back(entry_json(entry));
     }
-    write_file_atomic(argument, Json{{"format", "accelopt-memory"}, {"version", 1}, {"entries", all}}.dump(2) + "\n");
+    write_file_atomic(
+        argument,
+        Json{{"format", "accelopt-memory"}, {"version", 1}, {"entries", all}}.dump(2) + "\n");
     std::cout << fmt::format("exported {} entries to {}\n", all.size(), argument);
     return 0;
   }
@@ -521,19 +539,25 @@ int run_memory(const std::string& action, const std::string& argument, const std
 
 void register_loop_commands(CLI::App& app, CommandTable& table) {
   auto optimize_arguments = std::make_shared<OptimizeArguments>();
-  auto* optimize = app.add_subcommand("optimize", "Optimize a task's kernel with the AccelOpt loop");
+  auto* optimize =
+      app.add_subcommand("optimize", "Optimize a task's kernel with the AccelOpt loop");
   optimize->add_option("--task", optimize_arguments->task_directory, "task directory")->required();
   optimize->add_option("--config", optimize_arguments->config, "TOML configuration file");
-  optimize->add_option("--preset", optimize_arguments->preset, "quick or paper")->capture_default_str();
-  optimize->add_option("--agents", optimize_arguments->agents,
-                       "tuner, llm or hybrid (default: llm when a model is configured, else tuner)");
-  optimize->add_option("--workload", optimize_arguments->workload, "workload (default: the task's default)");
+  optimize->add_option("--preset", optimize_arguments->preset, "quick or paper")
+      ->capture_default_str();
+  optimize->add_option(
+      "--agents", optimize_arguments->agents,
+      "tuner, llm or hybrid (default: llm when a model is configured, else tuner)");
+  optimize->add_option("--workload", optimize_arguments->workload,
+                       "workload (default: the task's default)");
   optimize->add_option("--workspace", optimize_arguments->workspace, "workspace directory")
       ->capture_default_str();
   optimize->add_option("--strategy", optimize_arguments->strategy, "beam or repeated-sampling");
   optimize->add_option("--iterations", optimize_arguments->iterations, "override the preset's T");
-  optimize->add_option("--max-evaluations", optimize_arguments->max_evaluations, "evaluation budget");
-  optimize->add_option("--max-wall-seconds", optimize_arguments->max_wall_seconds, "wall-time budget");
+  optimize->add_option("--max-evaluations", optimize_arguments->max_evaluations,
+                       "evaluation budget");
+  optimize->add_option("--max-wall-seconds", optimize_arguments->max_wall_seconds,
+                       "wall-time budget");
   optimize->add_option("--seed", optimize_arguments->seed, "the search's seed");
   optimize->add_option("--prompts", optimize_arguments->prompts,
                        "a folder of your own prompt templates (llm, hybrid)");
@@ -553,9 +577,11 @@ void register_loop_commands(CLI::App& app, CommandTable& table) {
 
   auto* runs = app.add_subcommand("runs", "List the runs of a workspace");
   runs->add_option("--workspace", *workspace, "workspace directory")->capture_default_str();
-  runs->callback([&table, workspace] { table.select([workspace] { return run_runs(*workspace); }); });
+  runs->callback(
+      [&table, workspace] { table.select([workspace] { return run_runs(*workspace); }); });
 
-  auto* show = app.add_subcommand("show", "The story of a run: iterations, best kernels, lineage, memory, cost");
+  auto* show = app.add_subcommand(
+      "show", "The story of a run: iterations, best kernels, lineage, memory, cost");
   show->add_option("RUN", *run_id, "run id")->required();
   show->add_option("--workspace", *workspace, "workspace directory")->capture_default_str();
   show->callback([&table, run_id, workspace] {
@@ -565,7 +591,8 @@ void register_loop_commands(CLI::App& app, CommandTable& table) {
   auto* export_command = app.add_subcommand("export", "Write a run's best kernels and its traces");
   export_command->add_option("RUN", *run_id, "run id")->required();
   export_command->add_option("--out", *out, "output directory")->required();
-  export_command->add_option("--workspace", *workspace, "workspace directory")->capture_default_str();
+  export_command->add_option("--workspace", *workspace, "workspace directory")
+      ->capture_default_str();
   export_command->callback([&table, run_id, workspace, out] {
     table.select([run_id, workspace, out] { return run_export(*run_id, *workspace, *out); });
   });
@@ -573,7 +600,8 @@ void register_loop_commands(CLI::App& app, CommandTable& table) {
   auto action = std::make_shared<std::string>();
   auto argument = std::make_shared<std::string>();
   auto task = std::make_shared<std::string>();
-  auto* memory = app.add_subcommand("memory", "The optimization memory: list|show ID|export FILE|import FILE|clear");
+  auto* memory = app.add_subcommand(
+      "memory", "The optimization memory: list|show ID|export FILE|import FILE|clear");
   memory->add_option("ACTION", *action, "list, show, export, import or clear")
       ->required()
       ->check(CLI::IsMember({"list", "show", "export", "import", "clear"}));

@@ -37,12 +37,10 @@ std::vector<size_t> select_rewrites(const std::vector<Rewrite>& rewrites,
     if (rewrites[index].speedup < options.negative_threshold) negative.push_back(index);
   }
   // Stable sorts keep the search's (deterministic) order among equal speedups.
-  std::stable_sort(positive.begin(), positive.end(), [&](size_t a, size_t b) {
-    return rewrites[a].speedup > rewrites[b].speedup;
-  });
-  std::stable_sort(negative.begin(), negative.end(), [&](size_t a, size_t b) {
-    return rewrites[a].speedup < rewrites[b].speedup;
-  });
+  std::stable_sort(positive.begin(), positive.end(),
+                   [&](size_t a, size_t b) { return rewrites[a].speedup > rewrites[b].speedup; });
+  std::stable_sort(negative.begin(), negative.end(),
+                   [&](size_t a, size_t b) { return rewrites[a].speedup < rewrites[b].speedup; });
   size_t limit = static_cast<size_t>(std::max(0, options.top_k));
   size_t take_positive = std::min(positive.size(), limit);
   size_t take_negative = 0;
@@ -85,9 +83,8 @@ agents::Insight insight_from_json(const Json& json) {
 }
 
 std::vector<store::MemoryEntryRecord> retrieve(const std::vector<store::MemoryEntryRecord>& all,
-                                               const task::Task& task,
-                                               const MemoryOptions& options, int64_t run_id,
-                                               int64_t horizon) {
+                                               const task::Task& task, const MemoryOptions& options,
+                                               int64_t run_id, int64_t horizon) {
   std::set<std::string> own_tags(task.tags.begin(), task.tags.end());
   auto in_scope = [&](const store::MemoryEntryRecord& entry) {
     if (entry.task == task.name) return true;

@@ -1,12 +1,12 @@
-// AccelOpt's optimization memory. After each iteration the search measures slow→fast rewrites (a beam
-// kernel and a child of it); the memory keeps the ones worth remembering:
+// AccelOpt's optimization memory. After each iteration the search measures slow→fast rewrites (a
+// beam kernel and a child of it); the memory keeps the ones worth remembering:
 //   positive  speedup above positive_threshold (1.04)
 //   negative  speedup below negative_threshold (1/1.15)
 // at most top_k new entries per iteration (half of them positive when both kinds exist), in a queue
 // of capacity exp_n per task (oldest out). Entries persist in the store with their provenance (run,
 // task, candidates, speedup with interval), so a later run can start from them: scope `task` reads
-// the task's own queue, `related` adds the queues of tasks of the same op_type or with a shared tag,
-// `all` every queue.
+// the task's own queue, `related` adds the queues of tasks of the same op_type or with a shared
+// tag, `all` every queue.
 #pragma once
 
 #include <cstdint>
@@ -48,13 +48,12 @@ std::vector<size_t> select_rewrites(const std::vector<Rewrite>& rewrites,
 Json insight_to_json(const agents::Insight& insight);
 agents::Insight insight_from_json(const Json& json);
 
-// The entries a planner sees for `task`: the queue (last exp_n) of each task in scope, counting only
-// entries visible to the run (id <= horizon, or made by `run_id` itself), own task first, then newest
-// first, at most retrieve_limit.
+// The entries a planner sees for `task`: the queue (last exp_n) of each task in scope, counting
+// only entries visible to the run (id <= horizon, or made by `run_id` itself), own task first, then
+// newest first, at most retrieve_limit.
 std::vector<store::MemoryEntryRecord> retrieve(const std::vector<store::MemoryEntryRecord>& all,
-                                               const task::Task& task,
-                                               const MemoryOptions& options, int64_t run_id,
-                                               int64_t horizon);
+                                               const task::Task& task, const MemoryOptions& options,
+                                               int64_t run_id, int64_t horizon);
 
 // The entry for an insight about a rewrite of `task`, with its provenance.
 store::MemoryEntryRecord make_entry(const agents::Insight& insight, const Rewrite& rewrite,

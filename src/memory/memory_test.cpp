@@ -70,9 +70,9 @@ TEST(Retrieve, ScopesQueuesAndHorizon) {
   std::vector<store::MemoryEntryRecord> all;
   int64_t id = 0;
   for (int index = 0; index < 5; ++index) all.push_back(entry(++id, 1, silu));  // ids 1..5
-  all.push_back(entry(++id, 1, gelu));                                         // 6
-  all.push_back(entry(++id, 1, matmul));                                       // 7
-  all.push_back(entry(++id, 1, softmax));                                      // 8
+  all.push_back(entry(++id, 1, gelu));                                          // 6
+  all.push_back(entry(++id, 1, matmul));                                        // 7
+  all.push_back(entry(++id, 1, softmax));                                       // 8
   all.push_back(entry(++id, 2, silu));  // 9: made by run 2 after run 3 began
   MemoryOptions options;
   options.exp_n = 3;

@@ -11,7 +11,8 @@ namespace accelopt::report {
 
 std::string progress_line(const search::SearchEvent& event) {
   return fmt::format(
-      "iteration {}/{}  candidates {} done, {} failed  evaluations {}  best {:.2f}x, {:.1f}% of peak  "
+      "iteration {}/{}  candidates {} done, {} failed  evaluations {}  best {:.2f}x, {:.1f}% of "
+      "peak  "
       "spend ${:.2f}",
       event.iteration, event.iterations, event.candidates_done, event.candidates_failed,
       event.evaluations, event.best_speedup, event.best_percent_of_peak, event.spend_usd);

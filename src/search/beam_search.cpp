@@ -147,7 +147,8 @@ class Run {
   std::vector<Attempt> iterate(int iteration, const std::vector<agents::Insight>& insights);
   std::vector<Attempt> refine(int iteration, const std::vector<Scored>& entering,
                               const std::vector<agents::Insight>& insights);
-  std::vector<store::MemoryEntryRecord> remember(int iteration, const std::vector<Attempt>& attempts);
+  std::vector<store::MemoryEntryRecord> remember(int iteration,
+                                                 const std::vector<Attempt>& attempts);
   std::vector<agents::Insight> insights();
   void checkpoint(int iteration, std::vector<store::MemoryEntryRecord>& entries);
   void restore(const store::Checkpoint& checkpoint);
@@ -167,7 +168,7 @@ class Run {
   Clock::time_point started_;
   double wall_before_ = 0;  // wall seconds spent by earlier processes of this run
 
-  mutable std::mutex mutex_;  // guards everything below
+  mutable std::mutex mutex_;                          // guards everything below
   std::map<std::string, int64_t> evaluated_by_hash_;  // normalized hash → candidate evaluated
   std::map<std::string, std::shared_future<platform::Verdict>> in_flight_;
   std::map<int64_t, store::CandidateRecord> candidates_;  // the run's, by id
@@ -287,7 +288,8 @@ std::optional<Attempt> Run::evaluate(store::CandidateRecord record, int64_t beam
       }
       double wall = wall_before_ + std::chrono::duration<double>(Clock::now() - started_).count();
       if (config_.max_wall_seconds && wall >= *config_.max_wall_seconds) {
-        stop_reason_ = fmt::format("the wall-time budget ({:.0f} s) is spent", *config_.max_wall_seconds);
+        stop_reason_ =
+            fmt::format("the wall-time budget ({:.0f} s) is spent", *config_.max_wall_seconds);
         return std::nullopt;
       }
       ++evaluations_;
@@ -377,7 +379,8 @@ std::vector<agents::Plan> Run::plans_for(int iteration, const std::set<std::stri
   if (stopped()) return {};
   // Ask for more plans than needed when some were tried on this kernel before, and drop those: a
   // kernel that stays in the beam explores further instead of repeating itself.
-  int asked = count + static_cast<int>(std::min<size_t>(tried.size(), static_cast<size_t>(2 * count)));
+  int asked =
+      count + static_cast<int>(std::min<size_t>(tried.size(), static_cast<size_t>(2 * count)));
   agents::KernelView view = view_of(parent.candidate, call_seed(config_.seed, iteration, place));
   view.verdict = parent.verdict;
   Json answer = cached(fmt::format("i{}/{}/plans", iteration, place), [&] {
@@ -392,7 +395,7 @@ std::vector<agents::Plan> Run::plans_for(int iteration, const std::set<std::stri
   for (const Json& json : answer) {
     agents::Plan plan = plan_from_json(json);
     if (!seen.insert(plan_signature(plan)).second) continue;  // a duplicate plan
-    if (tried.count(plan.text) > 0) continue;                  // tried on this kernel before
+    if (tried.count(plan.text) > 0) continue;                 // tried on this kernel before
     plans.push_back(std::move(plan));
     if (static_cast<int>(plans.size()) >= count) break;
   }
@@ -427,7 +430,8 @@ std::vector<Attempt> Run::attempts_for_plan(int iteration, const std::string& pl
     record.author = implementation.author.empty() ? plan.author : implementation.author;
     record.kind = kind;
     agents::Plan recorded = plan;
-    if (!implementation.parse_error.empty()) recorded.detail["parse_error"] = implementation.parse_error;
+    if (!implementation.parse_error.empty())
+      recorded.detail["parse_error"] = implementation.parse_error;
     std::optional<Attempt> attempt = evaluate(record, parent.candidate, recorded);
     for (int round = 1; attempt && !attempt->verdict.passed() && round <= config_.fix_rounds &&
                         context_.agents.fixer != nullptr && kind != store::CandidateKind::kTuner;
@@ -477,7 +481,8 @@ std::vector<Attempt> Run::iterate(int iteration, const std::vector<agents::Insig
     std::lock_guard lock(mutex_);
     for (size_t slot = 0; slot < parents.size(); ++slot) {
       // Repeated sampling draws afresh from the baseline each time: nothing counts as tried.
-      if (config_.strategy == Strategy::kBeam) tried[slot] = tried_on(parents[slot].candidate, iteration);
+      if (config_.strategy == Strategy::kBeam)
+        tried[slot] = tried_on(parents[slot].candidate, iteration);
     }
   }
   ThreadPool pool(config_.agent_concurrency);
@@ -509,12 +514,11 @@ std::vector<Attempt> Run::iterate(int iteration, const std::vector<agents::Insig
     waits.push_back(pool.submit([&, job] {
       auto [slot, index] = jobs[job];
       try {
-        results[job] = attempts_for_plan(iteration, fmt::format("b{}/p{}", slot, index),
-                                         parents[slot], plans[slot][index],
-                                         *context_.agents.executor, config_.implementations,
-                                         plans[slot][index].author == "tuner"
-                                             ? store::CandidateKind::kTuner
-                                             : store::CandidateKind::kExecutor);
+        results[job] = attempts_for_plan(
+            iteration, fmt::format("b{}/p{}", slot, index), parents[slot], plans[slot][index],
+            *context_.agents.executor, config_.implementations,
+            plans[slot][index].author == "tuner" ? store::CandidateKind::kTuner
+                                                 : store::CandidateKind::kExecutor);
       } catch (const llm::BudgetExceeded& error) {
         stop(fmt::format("the LLM budget is spent ({})", error.what()));
       } catch (const llm::LlmError& error) {
@@ -606,20 +610,19 @@ std::vector<store::MemoryEntryRecord> Run::remember(int iteration,
     const platform::Timing& fast = *attempt.verdict.timing;
     const platform::Timing& slow = *parent->verdict.timing;
     if (slow.speedup <= 0 || slow.speedup_low <= 0) continue;
-    rewrites.push_back(memory::Rewrite{attempt.beam_parent, attempt.candidate,
-                                       fast.speedup / slow.speedup,
-                                       fast.speedup_low / slow.speedup_high,
-                                       fast.speedup_high / slow.speedup_low});
+    rewrites.push_back(memory::Rewrite{
+        attempt.beam_parent, attempt.candidate, fast.speedup / slow.speedup,
+        fast.speedup_low / slow.speedup_high, fast.speedup_high / slow.speedup_low});
     sources.push_back(&attempt);
   }
   for (size_t index : memory::select_rewrites(rewrites, config_.memory)) {
     if (stopped() && context_.spend_usd) break;  // no LLM summaries past the budget
     const memory::Rewrite& rewrite = rewrites[index];
     const Attempt& attempt = *sources[index];
-    agents::Summarizer* summarizer = attempt.plan.author == "tuner" &&
-                                             context_.agents.refine_summarizer != nullptr
-                                         ? context_.agents.refine_summarizer
-                                         : context_.agents.summarizer;
+    agents::Summarizer* summarizer =
+        attempt.plan.author == "tuner" && context_.agents.refine_summarizer != nullptr
+            ? context_.agents.refine_summarizer
+            : context_.agents.summarizer;
     if (summarizer == nullptr) continue;
     agents::RewritePair pair;
     pair.slow = view_of(rewrite.slow_candidate, 0);
@@ -632,12 +635,12 @@ std::vector<store::MemoryEntryRecord> Run::remember(int iteration,
     pair.speedup_high = rewrite.speedup_high;
     Json answer;
     try {
-      answer = cached(
-          fmt::format("i{}/summary/{}-{}", iteration, rewrite.slow_candidate, rewrite.fast_candidate),
-          [&]() -> Json {
-            auto insight = summarizer->summarize(pair);
-            return insight ? memory::insight_to_json(*insight) : Json(nullptr);
-          });
+      answer = cached(fmt::format("i{}/summary/{}-{}", iteration, rewrite.slow_candidate,
+                                  rewrite.fast_candidate),
+                      [&]() -> Json {
+                        auto insight = summarizer->summarize(pair);
+                        return insight ? memory::insight_to_json(*insight) : Json(nullptr);
+                      });
     } catch (const llm::BudgetExceeded& error) {
       stop(fmt::format("the LLM budget is spent ({})", error.what()));
       break;
@@ -646,8 +649,8 @@ std::vector<store::MemoryEntryRecord> Run::remember(int iteration,
       continue;
     }
     if (answer.is_null()) continue;
-    entries.push_back(memory::make_entry(memory::insight_from_json(answer), rewrite,
-                                         *context_.task, run_id_, iteration));
+    entries.push_back(memory::make_entry(memory::insight_from_json(answer), rewrite, *context_.task,
+                                         run_id_, iteration));
   }
   return entries;
 }
@@ -746,9 +749,9 @@ RunSummary Run::go(bool resuming) {
       if (!attempt->reused) --evaluations_;
     }
     if (!attempt->verdict.passed()) {
-      std::string state = fmt::format("failed: the baseline does not pass ({}: {})",
-                                      platform::status_name(attempt->verdict.status),
-                                      attempt->verdict.message);
+      std::string state =
+          fmt::format("failed: the baseline does not pass ({}: {})",
+                      platform::status_name(attempt->verdict.status), attempt->verdict.message);
       context_.store->set_run_state(run_id_, state);
       emit(EventKind::kRunFinished, 0, state);
       return summary(state);
@@ -828,8 +831,8 @@ void check_context(const SearchContext& context) {
 }
 }  // namespace
 
-int64_t create_run(const SearchConfig& config, const std::string& workload,
-                   SearchContext& context, const Json& extra) {
+int64_t create_run(const SearchConfig& config, const std::string& workload, SearchContext& context,
+                   const Json& extra) {
   if (context.task == nullptr || context.store == nullptr) {
     throw InternalError("search: create_run needs a task and a store");
   }

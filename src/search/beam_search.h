@@ -4,23 +4,24 @@
 //   iteration(t):
 //     for each beam kernel b (repeated sampling: the baseline, B times):
 //       planner(b, memory) → N plans (exact duplicates dropped)
-//       for each plan p: executor → K kernels; each evaluated; a failure goes to the fixer for up to
-//       F rounds, every attempt a candidate of its own (parent: the attempt it repairs)
+//       for each plan p: executor → K kernels; each evaluated; a failure goes to the fixer for up
+//       to F rounds, every attempt a candidate of its own (parent: the attempt it repairs)
 //     select: newcomers enter the beam elitistly, beyond noise (selection.h)
 //     hybrid: each LLM kernel entering the beam gets hybrid_tuner_evals tuner moves, selected again
 //     memory: slow→fast rewrites beyond the thresholds, TopK, summarized into entries
 //     checkpoint: memory entries + beam, one transaction
 //
-// Pipeline: agent calls run on a pool of agent_concurrency threads; a kernel is evaluated as soon as
-// its answer arrives; evaluations are serialized (eval_concurrency) so timing has its core.
+// Pipeline: agent calls run on a pool of agent_concurrency threads; a kernel is evaluated as soon
+// as its answer arrives; evaluations are serialized (eval_concurrency) so timing has its core.
 //
-// Resume. Everything a run decides is a function of its settings, the seed and what the store holds:
-// each candidate has a key fixed by its place ("i3/b1/p4/k0/f1"), each agent answer is stored under
-// such a key, and each agent call gets a seed derived from (seed, iteration, place). A resumed run
-// restarts at the iteration after its last checkpoint; an evaluation whose key is stored is read back,
-// an answer whose key is stored is not asked again. So a run killed at any moment and resumed ends in
-// the state an uninterrupted run reaches (with agent_concurrency 1 exactly; with more, which of two
-// identical sources is evaluated and which reuses it can differ, not the verdicts).
+// Resume. Everything a run decides is a function of its settings, the seed and what the store
+// holds: each candidate has a key fixed by its place ("i3/b1/p4/k0/f1"), each agent answer is
+// stored under such a key, and each agent call gets a seed derived from (seed, iteration, place). A
+// resumed run restarts at the iteration after its last checkpoint; an evaluation whose key is
+// stored is read back, an answer whose key is stored is not asked again. So a run killed at any
+// moment and resumed ends in the state an uninterrupted run reaches (with agent_concurrency 1
+// exactly; with more, which of two identical sources is evaluated and which reuses it can differ,
+// not the verdicts).
 //
 // Budgets (max_evaluations, max_wall_seconds, the LLM budget) stop a run cleanly: no new evaluation
 // or agent call starts, the iteration in progress is finished with what it has, and the run ends
@@ -56,8 +57,8 @@ struct SearchContext {
   platform::Platform* platform = nullptr;
   store::Store* store = nullptr;
   AgentSet agents;
-  EventSink* events = nullptr;          // may be null
-  std::function<double()> spend_usd;    // the LLM spend so far; empty: no LLM
+  EventSink* events = nullptr;        // may be null
+  std::function<double()> spend_usd;  // the LLM spend so far; empty: no LLM
 };
 
 struct RunSummary {
@@ -77,8 +78,8 @@ RunSummary start_run(const SearchConfig& config, const std::string& workload,
 
 // The two halves of start_run, for callers that need the run's id before it runs (the LLM ledger
 // records calls under it): create_run records the run, run_created runs it.
-int64_t create_run(const SearchConfig& config, const std::string& workload,
-                   SearchContext& context, const Json& extra = Json::object());
+int64_t create_run(const SearchConfig& config, const std::string& workload, SearchContext& context,
+                   const Json& extra = Json::object());
 RunSummary run_created(int64_t run_id, SearchContext& context);
 
 // Continues `run_id` from its last checkpoint with the settings it was started with.

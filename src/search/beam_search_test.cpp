@@ -1,7 +1,8 @@
-// The loop on a fake platform (verdicts computed from the source, no compiler) with the tuner's agents
-// and scripted "LLM" agents: it improves the kernel, evaluates identical sources once, repairs
-// failures through the fixer, writes memory, stops at a budget, and a run crashed mid-iteration and
-// resumed ends exactly where an uninterrupted run ends, without evaluating anything twice.
+// The loop on a fake platform (verdicts computed from the source, no compiler) with the tuner's
+// agents and scripted "LLM" agents: it improves the kernel, evaluates identical sources once,
+// repairs failures through the fixer, writes memory, stops at a budget, and a run crashed
+// mid-iteration and resumed ends exactly where an uninterrupted run ends, without evaluating
+// anything twice.
 #include "search/beam_search.h"
 
 #include <gtest/gtest.h>
@@ -29,7 +30,8 @@ class CrashNow : public std::runtime_error {
   CrashNow() : std::runtime_error("injected crash") {}
 };
 
-// speedup = 1 + 0.15 (A - 1) - 0.1 ((B - 3)^2 - 4) + 0.4 (a "FAST" line), ±1 %; "BROKEN" fails to compile.
+// speedup = 1 + 0.15 (A - 1) - 0.1 ((B - 3)^2 - 4) + 0.4 (a "FAST" line), ±1 %; "BROKEN" fails to
+// compile.
 class FakePlatform : public platform::Platform {
  public:
   std::string name() const override { return "fake"; }
@@ -74,7 +76,8 @@ class ScriptedAgents : public agents::Planner, public agents::Executor, public a
                                     int count) override {
     std::vector<agents::Plan> plans;
     for (int index = 0; index < count; ++index) {
-      plans.push_back(agents::Plan{"plan " + std::to_string(index % 3), "llm:fake", Json::object()});
+      plans.push_back(
+          agents::Plan{"plan " + std::to_string(index % 3), "llm:fake", Json::object()});
     }
     return plans;
   }
@@ -212,7 +215,7 @@ TEST_F(SearchTest, HybridRefinesEachLlmKernelEnteringTheBeamWithTheTuner) {
     EXPECT_NE(candidate.key.find("/refine/"), std::string::npos);
   }
   EXPECT_EQ(refined, 2);  // the FAST kernel entered the beam; the tuner tried 2 moves on it
-  EXPECT_GT(summary.best_speedup, 1.4);  // FAST plus a better knob
+  EXPECT_GT(summary.best_speedup, 1.4);           // FAST plus a better knob
   EXPECT_FALSE(store->memory_entries().empty());  // the tuner summarized its own moves
 }
 
@@ -350,7 +353,8 @@ TEST_F(SearchTest, MemoryFromAnEarlierRunSteersTheNextOne) {
   size_t entries = store->memory_entries().size();
   ASSERT_GT(entries, 0u);
   RunSummary second = start_run(config_, "", context);
-  EXPECT_EQ(store->run(second.run_id)->config["memory_horizon"], store->memory_entries()[entries - 1].id);
+  EXPECT_EQ(store->run(second.run_id)->config["memory_horizon"],
+            store->memory_entries()[entries - 1].id);
   EXPECT_GE(second.best_speedup, first.best_speedup * 0.99);
 }
 

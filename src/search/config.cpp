@@ -161,8 +161,8 @@ void apply_config_file(SearchConfig& config, const std::filesystem::path& path) 
   try {
     root = toml::parse_file(path.string());
   } catch (const toml::parse_error& error) {
-    throw UserError(fmt::format("{}:{}: {}", path.string(), error.source().begin.line,
-                                error.description()));
+    throw UserError(
+        fmt::format("{}:{}: {}", path.string(), error.source().begin.line, error.description()));
   }
   if (const toml::table* search = root["search"].as_table()) {
     if (auto name = (*search)["preset"].value<std::string>()) config = preset(*name);
@@ -170,41 +170,64 @@ void apply_config_file(SearchConfig& config, const std::filesystem::path& path) 
       std::string key(raw_key.str());
       std::string full = "search." + key;
       if (key == "preset") continue;
-      if (key == "strategy") config.strategy = parse_strategy(string_value(node, path, full));
-      else if (key == "beam_width") config.beam_width = int_value(node, path, full);
-      else if (key == "plans") config.plans = int_value(node, path, full);
-      else if (key == "implementations") config.implementations = int_value(node, path, full);
-      else if (key == "iterations") config.iterations = int_value(node, path, full);
-      else if (key == "fix_rounds") config.fix_rounds = int_value(node, path, full);
-      else if (key == "seed") config.seed = static_cast<uint64_t>(int_value(node, path, full));
-      else if (key == "agent_concurrency") config.agent_concurrency = int_value(node, path, full);
-      else if (key == "hybrid_tuner_evals") config.hybrid_tuner_evals = int_value(node, path, full);
-      else if (key == "max_evaluations") config.max_evaluations = int_value(node, path, full);
-      else if (key == "max_wall_seconds") config.max_wall_seconds = number_value(node, path, full);
-      else if (key == "timing_target") config.timing.target_half_width = number_value(node, path, full);
-      else if (key == "timing_budget_seconds") config.timing.budget_seconds = number_value(node, path, full);
-      else if (key == "timing_min_pairs") config.timing.min_pairs = int_value(node, path, full);
-      else bad_key(path, full, "unknown key (see docs/search.md)");
+      if (key == "strategy")
+        config.strategy = parse_strategy(string_value(node, path, full));
+      else if (key == "beam_width")
+        config.beam_width = int_value(node, path, full);
+      else if (key == "plans")
+        config.plans = int_value(node, path, full);
+      else if (key == "implementations")
+        config.implementations = int_value(node, path, full);
+      else if (key == "iterations")
+        config.iterations = int_value(node, path, full);
+      else if (key == "fix_rounds")
+        config.fix_rounds = int_value(node, path, full);
+      else if (key == "seed")
+        config.seed = static_cast<uint64_t>(int_value(node, path, full));
+      else if (key == "agent_concurrency")
+        config.agent_concurrency = int_value(node, path, full);
+      else if (key == "hybrid_tuner_evals")
+        config.hybrid_tuner_evals = int_value(node, path, full);
+      else if (key == "max_evaluations")
+        config.max_evaluations = int_value(node, path, full);
+      else if (key == "max_wall_seconds")
+        config.max_wall_seconds = number_value(node, path, full);
+      else if (key == "timing_target")
+        config.timing.target_half_width = number_value(node, path, full);
+      else if (key == "timing_budget_seconds")
+        config.timing.budget_seconds = number_value(node, path, full);
+      else if (key == "timing_min_pairs")
+        config.timing.min_pairs = int_value(node, path, full);
+      else
+        bad_key(path, full, "unknown key (see docs/search.md)");
     }
   }
   if (const toml::table* memory = root["memory"].as_table()) {
     for (const auto& [raw_key, node] : *memory) {
       std::string key(raw_key.str());
       std::string full = "memory." + key;
-      if (key == "scope") config.memory.scope = memory::parse_scope(string_value(node, path, full));
-      else if (key == "top_k") config.memory.top_k = int_value(node, path, full);
-      else if (key == "exp_n") config.memory.exp_n = int_value(node, path, full);
-      else if (key == "retrieve_limit") config.memory.retrieve_limit = int_value(node, path, full);
-      else if (key == "positive_threshold") config.memory.positive_threshold = number_value(node, path, full);
-      else if (key == "negative_threshold") config.memory.negative_threshold = number_value(node, path, full);
-      else bad_key(path, full, "unknown key (see docs/search.md)");
+      if (key == "scope")
+        config.memory.scope = memory::parse_scope(string_value(node, path, full));
+      else if (key == "top_k")
+        config.memory.top_k = int_value(node, path, full);
+      else if (key == "exp_n")
+        config.memory.exp_n = int_value(node, path, full);
+      else if (key == "retrieve_limit")
+        config.memory.retrieve_limit = int_value(node, path, full);
+      else if (key == "positive_threshold")
+        config.memory.positive_threshold = number_value(node, path, full);
+      else if (key == "negative_threshold")
+        config.memory.negative_threshold = number_value(node, path, full);
+      else
+        bad_key(path, full, "unknown key (see docs/search.md)");
     }
   }
   if (config.beam_width < 1 || config.plans < 1 || config.implementations < 1 ||
       config.iterations < 0 || config.fix_rounds < 0) {
-    throw UserError(fmt::format("{}: search: beam_width, plans and implementations must be at least "
-                                "1; iterations and fix_rounds at least 0",
-                                path.string()));
+    throw UserError(
+        fmt::format("{}: search: beam_width, plans and implementations must be at least "
+                    "1; iterations and fix_rounds at least 0",
+                    path.string()));
   }
 }
 

@@ -28,9 +28,9 @@ struct SearchConfig {
   int fix_rounds = 2;       // F
   memory::MemoryOptions memory;
   uint64_t seed = 1;
-  int agent_concurrency = 4;  // agent calls in flight at once
-  int eval_concurrency = 1;   // evaluations at once (timing needs a quiet core: keep 1)
-  int hybrid_tuner_evals = 4; // tuner moves tried on each LLM kernel entering the beam
+  int agent_concurrency = 4;   // agent calls in flight at once
+  int eval_concurrency = 1;    // evaluations at once (timing needs a quiet core: keep 1)
+  int hybrid_tuner_evals = 4;  // tuner moves tried on each LLM kernel entering the beam
   std::optional<int64_t> max_evaluations;
   std::optional<double> max_wall_seconds;
   platform::TimingOptions timing;

@@ -1,7 +1,7 @@
-// Which kernels stay in the beam. Selection is elitist and aware of noise: a beam kernel leaves only
-// for a kernel faster beyond the confidence intervals. Two verdicts timed against the same anchor are
-// compared by their speedup intervals (a.low > b.high); timed against different anchors, by their
-// latency intervals (a.high < b.low).
+// Which kernels stay in the beam. Selection is elitist and aware of noise: a beam kernel leaves
+// only for a kernel faster beyond the confidence intervals. Two verdicts timed against the same
+// anchor are compared by their speedup intervals (a.low > b.high); timed against different anchors,
+// by their latency intervals (a.high < b.low).
 #pragma once
 
 #include <cstdint>
@@ -22,9 +22,9 @@ bool faster_beyond_noise(const platform::Verdict& a, const platform::Verdict& b)
 // The point estimate used to rank: the speedup over the anchor.
 double rank_value(const platform::Verdict& verdict);
 
-// The beam after offering `newcomers` to `beam` (capacity `width`). Newcomers are considered fastest
-// first (ties by candidate id): one fills a free place, or replaces the slowest beam kernel when it is
-// faster than that kernel beyond noise. The result is ordered fastest first.
+// The beam after offering `newcomers` to `beam` (capacity `width`). Newcomers are considered
+// fastest first (ties by candidate id): one fills a free place, or replaces the slowest beam kernel
+// when it is faster than that kernel beyond noise. The result is ordered fastest first.
 std::vector<Scored> update_beam(std::vector<Scored> beam, std::vector<Scored> newcomers, int width);
 
 // The fastest of `kernels` by rank_value (ties: the lowest id); kernels must not be empty.

@@ -6,7 +6,8 @@
 namespace accelopt::search {
 namespace {
 
-Scored kernel(int64_t id, double speedup, double half_width, const std::string& anchor = "baseline") {
+Scored kernel(int64_t id, double speedup, double half_width,
+              const std::string& anchor = "baseline") {
   Scored scored;
   scored.candidate = id;
   platform::Timing timing;
@@ -31,8 +32,10 @@ TEST(Selection, FasterBeyondNoiseUsesIntervals) {
   EXPECT_TRUE(faster_beyond_noise(kernel(1, 1.3, 0.02).verdict, kernel(2, 1.0, 0.02).verdict));
   EXPECT_FALSE(faster_beyond_noise(kernel(1, 1.03, 0.02).verdict, kernel(2, 1.0, 0.02).verdict));
   // Different anchors: latency intervals decide.
-  EXPECT_TRUE(faster_beyond_noise(kernel(1, 2.0, 0.05, "c7").verdict, kernel(2, 1.0, 0.05).verdict));
-  EXPECT_FALSE(faster_beyond_noise(kernel(1, 1.05, 0.05, "c7").verdict, kernel(2, 1.0, 0.05).verdict));
+  EXPECT_TRUE(
+      faster_beyond_noise(kernel(1, 2.0, 0.05, "c7").verdict, kernel(2, 1.0, 0.05).verdict));
+  EXPECT_FALSE(
+      faster_beyond_noise(kernel(1, 1.05, 0.05, "c7").verdict, kernel(2, 1.0, 0.05).verdict));
 }
 
 TEST(Selection, FillsFreePlacesFastestFirst) {

@@ -1,5 +1,5 @@
-// A fixed pool of threads for agent calls: jobs run in submission order as threads free up, so at most
-// `threads` model calls are in flight at once. (thread-safe)
+// A fixed pool of threads for agent calls: jobs run in submission order as threads free up, so at
+// most `threads` model calls are in flight at once. (thread-safe)
 #pragma once
 
 #include <condition_variable>

@@ -1,19 +1,19 @@
 // The schema, and why it is what it is.
 //
-// One SQLite file per workspace, in WAL mode with synchronous=FULL: a run writes while it goes on and
-// may be killed at any moment, and WAL makes each committed transaction durable and each torn one
-// invisible, so the file always holds exactly the units of work that finished. Readers (`accelopt
-// show` during a run) never block the writer.
+// One SQLite file per workspace, in WAL mode with synchronous=FULL: a run writes while it goes on
+// and may be killed at any moment, and WAL makes each committed transaction durable and each torn
+// one invisible, so the file always holds exactly the units of work that finished. Readers
+// (`accelopt show` during a run) never block the writer.
 //
-// The file is marked as ours by PRAGMA application_id ('ACOP') and carries its schema version in the
-// table schema_version (one row). Opening applies the pending migrations of kMigrations in order, each
-// in its own transaction with the version bump; a file with a newer version than this build knows, or
-// a non-empty SQLite file that is not ours, is refused with a message saying so. Migrations are only
-// ever appended: a released migration is never edited.
+// The file is marked as ours by PRAGMA application_id ('ACOP') and carries its schema version in
+// the table schema_version (one row). Opening applies the pending migrations of kMigrations in
+// order, each in its own transaction with the version bump; a file with a newer version than this
+// build knows, or a non-empty SQLite file that is not ours, is refused with a message saying so.
+// Migrations are only ever appended: a released migration is never edited.
 //
-// Statuses are stored by name (platform::status_name), candidate kinds by their fixed numbers, and the
-// records that other tools read (verdicts, plans, insights, checkpoints) as JSON text beside the
-// columns queries need.
+// Statuses are stored by name (platform::status_name), candidate kinds by their fixed numbers, and
+// the records that other tools read (verdicts, plans, insights, checkpoints) as JSON text beside
+// the columns queries need.
 #include "store/store.h"
 
 #include <fmt/format.h>
@@ -138,7 +138,9 @@ class Statement {
     sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT);
     return *this;
   }
-  Statement& bind(int index, const std::string& value) { return bind(index, std::string_view(value)); }
+  Statement& bind(int index, const std::string& value) {
+    return bind(index, std::string_view(value));
+  }
   Statement& bind(int index, const char* value) { return bind(index, std::string_view(value)); }
   Statement& bind(int index, std::optional<int64_t> value) {
     if (value) return bind(index, *value);
@@ -323,8 +325,12 @@ std::filesystem::path database_path(const std::filesystem::path& workspace) {
 Store::Store(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Store::~Store() = default;
 
-int Store::latest_schema_version() { return kLatestVersion; }
-int Store::schema_version() const { return impl_->version; }
+int Store::latest_schema_version() {
+  return kLatestVersion;
+}
+int Store::schema_version() const {
+  return impl_->version;
+}
 
 std::unique_ptr<Store> Store::open(const std::filesystem::path& path) {
   auto impl = std::make_unique<Impl>();
@@ -338,9 +344,9 @@ std::unique_ptr<Store> Store::open(const std::filesystem::path& path) {
                                   error.message()));
     }
   }
-  int rc = sqlite3_open_v2(path.c_str(), &impl->db,
-                           SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
-                           nullptr);
+  int rc =
+      sqlite3_open_v2(path.c_str(), &impl->db,
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr);
   if (rc != SQLITE_OK) {
     std::string message = impl->db != nullptr ? sqlite3_errmsg(impl->db) : "out of memory";
     throw UserError(fmt::format("opening the database {}: {}", path.string(), message));
@@ -353,7 +359,8 @@ std::unique_ptr<Store> Store::open(const std::filesystem::path& path) {
     application_id = static_cast<int32_t>(impl->single_integer("PRAGMA application_id"));
     table_count = impl->single_integer("SELECT count(*) FROM sqlite_master");
   } catch (const InternalError&) {
-    throw UserError(fmt::format("{}: not a SQLite database (is it another program's file?)", where));
+    throw UserError(
+        fmt::format("{}: not a SQLite database (is it another program's file?)", where));
   }
   if (table_count > 0 && application_id != kApplicationId) {
     throw UserError(fmt::format(
@@ -438,11 +445,12 @@ std::vector<RunRecord> Store::runs() const {
 
 void Store::upsert_task(const task::Task& task) {
   std::lock_guard lock(impl_->mutex);
-  Statement upsert(impl_->db,
-                   "INSERT INTO tasks (name, directory, op_type, tags, definition, updated_at) "
-                   "VALUES (?,?,?,?,?,?) ON CONFLICT(name) DO UPDATE SET directory=excluded.directory, "
-                   "op_type=excluded.op_type, tags=excluded.tags, definition=excluded.definition, "
-                   "updated_at=excluded.updated_at");
+  Statement upsert(
+      impl_->db,
+      "INSERT INTO tasks (name, directory, op_type, tags, definition, updated_at) "
+      "VALUES (?,?,?,?,?,?) ON CONFLICT(name) DO UPDATE SET directory=excluded.directory, "
+      "op_type=excluded.op_type, tags=excluded.tags, definition=excluded.definition, "
+      "updated_at=excluded.updated_at");
   upsert.bind(1, task.name)
       .bind(2, task.directory.string())
       .bind(3, task.op_type)
@@ -542,9 +550,10 @@ std::optional<TraceRecord> Store::trace(int64_t candidate_id) const {
 
 std::vector<TraceRecord> Store::traces(int64_t run_id) const {
   std::lock_guard lock(impl_->mutex);
-  Statement select(impl_->db,
-                   "SELECT t.candidate_id, t.reused_from, t.verdict FROM traces t JOIN candidates c "
-                   "ON c.id = t.candidate_id WHERE c.run_id=? ORDER BY t.candidate_id");
+  Statement select(
+      impl_->db,
+      "SELECT t.candidate_id, t.reused_from, t.verdict FROM traces t JOIN candidates c "
+      "ON c.id = t.candidate_id WHERE c.run_id=? ORDER BY t.candidate_id");
   select.bind(1, run_id);
   std::vector<TraceRecord> result;
   while (select.step()) result.push_back(read_trace(select));

@@ -1,10 +1,10 @@
-// The kernel database: every run, task, candidate, trace, model call, memory entry and checkpoint of a
-// workspace, in one SQLite file (default ./.accelopt/accelopt.db). The schema and its migrations are
-// described in store.cpp. ":memory:" opens a private in-memory database (tests).
+// The kernel database: every run, task, candidate, trace, model call, memory entry and checkpoint
+// of a workspace, in one SQLite file (default ./.accelopt/accelopt.db). The schema and its
+// migrations are described in store.cpp. ":memory:" opens a private in-memory database (tests).
 //
-// Every method is thread-safe: one connection, one mutex. Each method that records a finished unit of
-// work (an evaluation, an iteration, a model call) is one transaction, so a run killed at any moment
-// (kill -9 included) leaves the database as it was after its last finished unit.
+// Every method is thread-safe: one connection, one mutex. Each method that records a finished unit
+// of work (an evaluation, an iteration, a model call) is one transaction, so a run killed at any
+// moment (kill -9 included) leaves the database as it was after its last finished unit.
 #pragma once
 
 #include <cstdint>
@@ -115,7 +115,7 @@ class Store {
   std::optional<Checkpoint> last_checkpoint(int64_t run_id) const;
   std::vector<Checkpoint> checkpoints(int64_t run_id) const;
 
-  int64_t add_memory_entry(MemoryEntryRecord& entry);  // sets entry.id
+  int64_t add_memory_entry(MemoryEntryRecord& entry);     // sets entry.id
   std::vector<MemoryEntryRecord> memory_entries() const;  // oldest first
   std::optional<MemoryEntryRecord> memory_entry(int64_t id) const;
   int64_t max_memory_id() const;

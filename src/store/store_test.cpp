@@ -1,5 +1,6 @@
-// What the kernel database promises: a versioned schema that refuses foreign and newer files, records
-// that read back as written, and units of work that survive a SIGKILL of the writer whole or not at all.
+// What the kernel database promises: a versioned schema that refuses foreign and newer files,
+// records that read back as written, and units of work that survive a SIGKILL of the writer whole
+// or not at all.
 #include "store/store.h"
 
 #include <gtest/gtest.h>

@@ -22,8 +22,8 @@ struct Knob {
 // The knobs of `source` in file order. A repeated name keeps its first declaration.
 std::vector<Knob> parse_knobs(const std::string& source);
 
-// `source` with knob `name` set to `value`. Throws UserError when there is no such knob or `value` is
-// not one of its allowed values.
+// `source` with knob `name` set to `value`. Throws UserError when there is no such knob or `value`
+// is not one of its allowed values.
 std::string set_knob(const std::string& source, const std::string& name, int value);
 
 }  // namespace accelopt::tuner

@@ -1,5 +1,5 @@
-// The knob form of docs/knobs.md, exactly: what is a knob, what is not, and an edit that changes only
-// the current value.
+// The knob form of docs/knobs.md, exactly: what is a knob, what is not, and an edit that changes
+// only the current value.
 #include "tuner/knobs.h"
 
 #include <gtest/gtest.h>
@@ -44,7 +44,8 @@ TEST(Knobs, IgnoresLinesThatAreNotTheForm) {
   // No space before // is allowed by ` *`; a CRLF file reads the same.
   EXPECT_EQ(parse_knobs("constexpr int TILE = 4;// knob: 2 4\r\n").size(), 1u);
   // A repeated name keeps its first declaration.
-  auto twice = parse_knobs("constexpr int A = 1;  // knob: 1 2\nconstexpr int A = 2;  // knob: 1 2\n");
+  auto twice =
+      parse_knobs("constexpr int A = 1;  // knob: 1 2\nconstexpr int A = 2;  // knob: 1 2\n");
   ASSERT_EQ(twice.size(), 1u);
   EXPECT_EQ(twice[0].value, 1);
 }

@@ -150,12 +150,13 @@ std::vector<agents::Plan> TunerPlanner::propose(const agents::KernelView& kernel
     agents::Plan plan;
     plan.author = "tuner";
     plan.text = fmt::format("Set {}.", describe_moves(moves));
-    plan.detail = Json{{"moves", moves},
-                       {"task", kernel.task != nullptr ? kernel.task->name : ""},
-                       {"op_type", kernel.task != nullptr ? kernel.task->op_type : ""},
-                       {"tags", kernel.task != nullptr ? kernel.task->tags : std::vector<std::string>{}},
-                       {"prior", {{"tries", prior_tries}, {"faster", prior_faster}}},
-                       {"draw", proposal.score}};
+    plan.detail =
+        Json{{"moves", moves},
+             {"task", kernel.task != nullptr ? kernel.task->name : ""},
+             {"op_type", kernel.task != nullptr ? kernel.task->op_type : ""},
+             {"tags", kernel.task != nullptr ? kernel.task->tags : std::vector<std::string>{}},
+             {"prior", {{"tries", prior_tries}, {"faster", prior_faster}}},
+             {"draw", proposal.score}};
     plans.push_back(std::move(plan));
   }
   return plans;
@@ -192,18 +193,19 @@ std::optional<agents::Insight> TunerSummarizer::summarize(const agents::RewriteP
   std::string op_type = detail.value("op_type", "");
   std::string moves = describe_moves(detail["moves"]);
   agents::Insight insight;
-  insight.title =
-      fmt::format("{} on {} kernels: {:.2f}× [{:.2f}, {:.2f}], {} of {} tries faster", moves,
-                  op_type.empty() ? "these" : op_type, pair.speedup, pair.speedup_low,
-                  pair.speedup_high, faster, tries);
+  insight.title = fmt::format("{} on {} kernels: {:.2f}× [{:.2f}, {:.2f}], {} of {} tries faster",
+                              moves, op_type.empty() ? "these" : op_type, pair.speedup,
+                              pair.speedup_low, pair.speedup_high, faster, tries);
   insight.description =
       pair.speedup > 1
-          ? fmt::format("Changing {} made a {} kernel faster ({:.2f}×). Try the same knob move on "
-                        "kernels of this kind first.",
-                        moves, op_type, pair.speedup)
-          : fmt::format("Changing {} made a {} kernel slower ({:.2f}×). Avoid this move on kernels "
-                        "of this kind.",
-                        moves, op_type, pair.speedup);
+          ? fmt::format(
+                "Changing {} made a {} kernel faster ({:.2f}×). Try the same knob move on "
+                "kernels of this kind first.",
+                moves, op_type, pair.speedup)
+          : fmt::format(
+                "Changing {} made a {} kernel slower ({:.2f}×). Avoid this move on kernels "
+                "of this kind.",
+                moves, op_type, pair.speedup);
   std::vector<std::string> before, after;
   for (const Json& move : detail["moves"]) {
     std::string knob = move.value("knob", "");

@@ -22,8 +22,7 @@ namespace accelopt::tuner {
 class TunerPlanner : public agents::Planner {
  public:
   std::vector<agents::Plan> propose(const agents::KernelView& kernel,
-                                    const std::vector<agents::Insight>& memory,
-                                    int count) override;
+                                    const std::vector<agents::Insight>& memory, int count) override;
 };
 
 class TunerExecutor : public agents::Executor {

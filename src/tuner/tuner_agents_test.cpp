@@ -1,5 +1,5 @@
-// The tuner's agents: neighbouring moves only, bandit priors from memory, determinism from the seed,
-// edits that apply the plan, and insights with statistics.
+// The tuner's agents: neighbouring moves only, bandit priors from memory, determinism from the
+// seed, edits that apply the plan, and insights with statistics.
 #include "tuner/tuner_agents.h"
 
 #include <gtest/gtest.h>
@@ -76,7 +76,8 @@ TEST(TunerPlanner, ProposesNeighbouringMovesThenPairs) {
   EXPECT_EQ(more[3].detail["moves"].size(), 2u);
   EXPECT_EQ(more[4].detail["moves"].size(), 2u);
   std::set<int> jumps;  // TILE 64 → 16 or 256, UNROLL 1 → 4
-  for (size_t index = 5; index < 8; ++index) jumps.insert(more[index].detail["moves"][0]["to"].get<int>());
+  for (size_t index = 5; index < 8; ++index)
+    jumps.insert(more[index].detail["moves"][0]["to"].get<int>());
   EXPECT_EQ(jumps, (std::set<int>{16, 256, 4}));
 }
 
@@ -86,11 +87,14 @@ TEST(TunerPlanner, DeterministicBySeedAndSteeredByMemory) {
   TunerPlanner planner;
   auto first = planner.propose(view, {}, 3);
   auto second = planner.propose(view, {}, 3);
-  for (size_t index = 0; index < first.size(); ++index) EXPECT_EQ(first[index].text, second[index].text);
+  for (size_t index = 0; index < first.size(); ++index)
+    EXPECT_EQ(first[index].text, second[index].text);
 
   std::vector<agents::Insight> memory;
-  for (int index = 0; index < 30; ++index) memory.push_back(tuner_insight("TILE", 64, 128, 1.3, "matmul"));
-  for (int index = 0; index < 30; ++index) memory.push_back(tuner_insight("UNROLL", 1, 2, 0.7, "matmul"));
+  for (int index = 0; index < 30; ++index)
+    memory.push_back(tuner_insight("TILE", 64, 128, 1.3, "matmul"));
+  for (int index = 0; index < 30; ++index)
+    memory.push_back(tuner_insight("UNROLL", 1, 2, 0.7, "matmul"));
   int tile_up_first = 0;
   for (uint64_t seed = 0; seed < 20; ++seed) {
     view.seed = seed;
