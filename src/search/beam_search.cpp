@@ -280,6 +280,11 @@ std::optional<Attempt> Run::evaluate(store::CandidateRecord record, int64_t beam
       reused_from = found->second;
     } else if (auto flying = in_flight_.find(record.normalized_hash); flying != in_flight_.end()) {
       pending = flying->second;
+    } else if (record.kind == store::CandidateKind::kBaseline) {
+      // The baseline is measured whatever the budgets: a run needs it.
+      ++evaluations_;
+      mine = true;
+      in_flight_[record.normalized_hash] = promise.get_future().share();
     } else {
       if (!stop_reason_.empty()) return std::nullopt;
       if (config_.max_evaluations && evaluations_ >= *config_.max_evaluations) {
@@ -742,6 +747,7 @@ RunSummary Run::go(bool resuming) {
     plan.text = "the task's baseline";
     plan.author = "baseline";
     auto attempt = evaluate(record, 0, plan);
+    if (!attempt) throw InternalError("the baseline was not evaluated");
     {
       std::lock_guard lock(mutex_);  // the baseline is not a candidate of the search
       --done_;

@@ -335,6 +335,53 @@ TEST_F(SearchTest, ResumeAfterACrashReachesTheUninterruptedState) {
   }
 }
 
+// The "LLM" agents across a crash: answers recorded before it are read back, not asked again.
+TEST_F(SearchTest, ResumeDoesNotRepeatARecordedAgentCall) {
+  TempDir workspace;
+  auto path = store::database_path(workspace.path());
+  config_.iterations = 2;
+  config_.beam_width = 2;
+  int calls_before = 0;
+  {
+    auto store = store::Store::open(path);
+    FakePlatform platform;
+    platform.crash_at = 4;  // baseline, FAST, BROKEN; the fix's evaluation crashes
+    ScriptedAgents llm;
+    SearchContext context = tuner_context(*store, platform);
+    context.agents.planner = &llm;
+    context.agents.executor = &llm;
+    context.agents.fixer = &llm;
+    EXPECT_THROW(start_run(config_, "", context), CrashNow);
+    EXPECT_EQ(llm.fixes, 1);
+    calls_before = platform.calls.load() - 1;
+  }
+  auto store = store::Store::open(path);
+  FakePlatform platform;
+  ScriptedAgents llm;
+  SearchContext context = tuner_context(*store, platform);
+  context.agents.planner = &llm;
+  context.agents.executor = &llm;
+  context.agents.fixer = &llm;
+  RunSummary summary = resume_run(1, context);
+  EXPECT_EQ(summary.state, "finished");
+  EXPECT_EQ(calls_before, 3);
+  // The fix of iteration 1 was recorded before the crash: the resumed run does not ask for it
+  // again; iteration 2's BROKEN kernel gets its own fix.
+  EXPECT_EQ(llm.fixes, 1);
+  EXPECT_EQ(store->candidate_by_key(1, "i1/b0/p1/k0/f1")->kind, store::CandidateKind::kFixer);
+}
+
+TEST_F(SearchTest, StopsCleanlyAtTheWallTimeBudget) {
+  auto store = store::Store::open(":memory:");
+  FakePlatform platform;
+  SearchContext context = tuner_context(*store, platform);
+  config_.max_wall_seconds = 0;
+  RunSummary summary = start_run(config_, "", context);
+  EXPECT_EQ(summary.state, "stopped: the wall-time budget (0 s) is spent");
+  EXPECT_EQ(summary.evaluations, 0);
+  EXPECT_EQ(summary.iterations_done, 1);
+}
+
 TEST_F(SearchTest, ResumeRefusesAFinishedOrUnknownRun) {
   auto store = store::Store::open(":memory:");
   FakePlatform platform;
