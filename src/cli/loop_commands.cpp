@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -32,7 +33,7 @@ namespace {
 constexpr const char* kDefaultWorkspace = ".accelopt";
 
 struct OptimizeArguments {
-  std::string task_directory;
+  std::vector<std::string> task_directories;
   std::string config;
   std::string preset = "quick";
   std::string agents;  // tuner | llm | hybrid; empty: llm when a model is configured, else tuner
@@ -145,15 +146,20 @@ void print_summary(const search::RunSummary& summary) {
 }
 
 int run_optimize(const OptimizeArguments& arguments) {
-  task::Task task = task::load_task(arguments.task_directory);
+  std::vector<task::Task> tasks;  // all loaded first: a typo fails before any run starts
+  for (const std::string& directory : arguments.task_directories) {
+    tasks.push_back(task::load_task(directory));
+  }
   search::SearchConfig config = search::preset(arguments.preset);
   if (!arguments.config.empty()) search::apply_config_file(config, arguments.config);
   if (!arguments.strategy.empty()) {
-    config.strategy = arguments.strategy == "repeated-sampling"
-                          ? search::Strategy::kRepeatedSampling
-                          : (arguments.strategy == "beam"
-                                 ? search::Strategy::kBeam
-                                 : throw UserError("--strategy: choose beam or repeated-sampling"));
+    if (arguments.strategy == "repeated-sampling") {
+      config.strategy = search::Strategy::kRepeatedSampling;
+    } else if (arguments.strategy == "beam") {
+      config.strategy = search::Strategy::kBeam;
+    } else {
+      throw UserError("--strategy: choose beam or repeated-sampling");
+    }
   }
   if (arguments.iterations >= 0) config.iterations = arguments.iterations;
   if (arguments.max_evaluations >= 0) config.max_evaluations = arguments.max_evaluations;
@@ -172,30 +178,59 @@ int run_optimize(const OptimizeArguments& arguments) {
   auto store = open_workspace(arguments.workspace);
   auto platform = make_platform();
   report::ProgressPrinter progress(std::cerr, report::is_smart_terminal(STDERR_FILENO));
-  search::SearchContext context;
-  context.task = &task;
-  context.platform = platform.get();
-  context.store = store.get();
-  context.events = &progress;
-  Json extra{{"agents", mode},
-             {"config_file", absolute_or_empty(arguments.config)},
-             {"prompts", absolute_or_empty(arguments.prompts)}};
-  int64_t run_id = search::create_run(config, arguments.workload, context, extra);
-  std::unique_ptr<Agents> agents;
-  try {
-    agents = make_agents(mode, arguments.config, arguments.prompts, *store, run_id);
-  } catch (const UserError& error) {
-    store->set_run_state(run_id, std::string("failed: ") + error.what());
-    throw;
+  std::vector<std::pair<std::string, search::RunSummary>> summaries;
+  int code = 0;
+  for (const task::Task& task : tasks) {
+    search::SearchContext context;
+    context.task = &task;
+    context.platform = platform.get();
+    context.store = store.get();
+    context.events = &progress;
+    Json extra{{"agents", mode},
+               {"config_file", absolute_or_empty(arguments.config)},
+               {"prompts", absolute_or_empty(arguments.prompts)}};
+    int64_t run_id = search::create_run(config, arguments.workload, context, extra);
+    std::unique_ptr<Agents> agents;
+    try {
+      agents = make_agents(mode, arguments.config, arguments.prompts, *store, run_id);
+    } catch (const UserError& error) {
+      store->set_run_state(run_id, std::string("failed: ") + error.what());
+      throw;
+    }
+    context.agents = agents->set;
+    if (agents->models) {
+      llm::ModelSet* models = agents->models.get();
+      context.spend_usd = [models] { return models->budget().spent().usd; };
+    }
+    if (tasks.size() > 1) std::cerr << fmt::format("== {} ==\n", task.name);
+    search::RunSummary summary = search::run_created(run_id, context);
+    if (summary.state.rfind("failed", 0) == 0) code = 1;
+    summaries.emplace_back(task.name, summary);
   }
-  context.agents = agents->set;
-  if (agents->models) {
-    llm::ModelSet* models = agents->models.get();
-    context.spend_usd = [models] { return models->budget().spent().usd; };
+  if (summaries.size() == 1) {
+    print_summary(summaries[0].second);
+    return code;
   }
-  search::RunSummary summary = search::run_created(run_id, context);
-  print_summary(summary);
-  return summary.state.rfind("failed", 0) == 0 ? 1 : 0;
+  // Several tasks: one table, percentage of peak before and after, and the geometric means.
+  std::cout << fmt::format("\n{:<24} {:>5} {:>10} {:>10} {:>9}  {}\n", "task", "run", "baseline %",
+                           "best %", "speedup", "state");
+  double log_before = 0, log_after = 0;
+  int counted = 0;
+  for (const auto& [name, summary] : summaries) {
+    std::cout << fmt::format("{:<24} {:>5} {:>9.1f}% {:>9.1f}% {:>8.2f}x  {}\n", name,
+                             summary.run_id, summary.baseline_percent_of_peak,
+                             summary.best_percent_of_peak, summary.best_speedup, summary.state);
+    if (summary.baseline_percent_of_peak > 0 && summary.best_percent_of_peak > 0) {
+      log_before += std::log(summary.baseline_percent_of_peak);
+      log_after += std::log(summary.best_percent_of_peak);
+      ++counted;
+    }
+  }
+  if (counted > 0) {
+    std::cout << fmt::format("{:<24} {:>5} {:>9.1f}% {:>9.1f}%\n", "geometric mean", "",
+                             std::exp(log_before / counted), std::exp(log_after / counted));
+  }
+  return code;
 }
 
 int run_resume(int64_t run_id, const std::string& workspace) {
@@ -541,7 +576,10 @@ void register_loop_commands(CLI::App& app, CommandTable& table) {
   auto optimize_arguments = std::make_shared<OptimizeArguments>();
   auto* optimize =
       app.add_subcommand("optimize", "Optimize a task's kernel with the AccelOpt loop");
-  optimize->add_option("--task", optimize_arguments->task_directory, "task directory")->required();
+  optimize
+      ->add_option("--task", optimize_arguments->task_directories,
+                   "task directory (repeat, or give several, for one run each)")
+      ->required();
   optimize->add_option("--config", optimize_arguments->config, "TOML configuration file");
   optimize->add_option("--preset", optimize_arguments->preset, "quick or paper")
       ->capture_default_str();
