@@ -68,7 +68,7 @@ int run_machine_probe(bool force, bool json) {
   std::cout << fmt::format("fma peak   {:.1f} GFLOP/s (FP32, one core, {})\n", peaks.fma_gflops,
                            peaks.isa);
   std::cout << fmt::format("vector     {:.1f} GFLOP/s (FP32 adds, no FMA)\n", peaks.vector_gflops);
-  std::cout << "bandwidth  working set -> GB/s (triad)\n";
+  std::cout << "bandwidth  working set -> GB/s (best of a triad and a read-only stream)\n";
   for (const auto& point : peaks.bandwidth) {
     double size = point.working_set_bytes;
     std::string label = size >= (1 << 20) ? fmt::format("{:.0f} MiB", size / (1 << 20))

@@ -56,6 +56,7 @@ Json Verdict::to_json() const {
                       {"candidate_calls_per_turn", timing->candidate_calls_per_turn},
                       {"anchor_calls_per_turn", timing->anchor_calls_per_turn},
                       {"converged", timing->converged},
+                      {"kernel_seconds", timing->kernel_seconds},
                       {"ratios", timing->ratios}};
   }
   if (roofline) {
@@ -111,6 +112,7 @@ Verdict Verdict::from_json(const Json& json) {
     timing.candidate_calls_per_turn = t.value("candidate_calls_per_turn", 0);
     timing.anchor_calls_per_turn = t.value("anchor_calls_per_turn", 0);
     timing.converged = t.value("converged", false);
+    timing.kernel_seconds = t.value("kernel_seconds", 0.0);
     timing.ratios = t.value("ratios", std::vector<double>{});
     verdict.timing = timing;
   }

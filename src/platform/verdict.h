@@ -46,6 +46,7 @@ struct Timing {
   int pairs = 0;
   int candidate_calls_per_turn = 0, anchor_calls_per_turn = 0;
   bool converged = false;      // the interval reached its target before the budget ended
+  double kernel_seconds = 0;   // wall time inside timed turns, both sides, warm-up included
   std::vector<double> ratios;  // candidate/anchor per pair, raw
 };
 

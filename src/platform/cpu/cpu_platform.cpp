@@ -298,12 +298,14 @@ Verdict CpuPlatform::evaluate(const EvalRequest& request) {
   const TimingOptions& timing_options = request.timing;
   candidate.pause();
   anchor.pause();
+  double timed_seconds = 0;
   // One turn: wake one side, run k calls, put it back to sleep. The other side stays stopped.
   auto turn = [&](Runner& runner, int calls, std::string& failure,
                   Status& failure_status) -> double {
     runner.resume();
     CallResult call = runner.call(calls, call_timeout * calls);
     runner.pause();
+    timed_seconds += call.seconds;
     if (call.outcome != CallOutcome::kDone) {
       failure = call.message;
       failure_status = outcome_status(call.outcome);
@@ -397,6 +399,7 @@ Verdict CpuPlatform::evaluate(const EvalRequest& request) {
 
   MedianInterval ratio = median_interval(timing.ratios);
   timing.pairs = static_cast<int>(timing.ratios.size());
+  timing.kernel_seconds = timed_seconds;
   timing.anchor_latency_seconds = median(anchor_times);
   timing.candidate_median_seconds = median(candidate_times);
   timing.speedup = 1 / ratio.median;

@@ -1,0 +1,61 @@
+// How much of an evaluation is the harness itself? For a few kernels, evaluates each several times
+// and prints the whole evaluation's wall time against the compile time plus the time spent inside
+// timed kernel turns; what remains is overhead (reference, process starts, checks, input rotation).
+// The first evaluation of each kernel compiles cold; later ones hit the compile cache.
+//
+//   build/benchmarks/harness_overhead [repetitions]
+#include <fmt/format.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <iostream>
+#include <vector>
+
+#include "common/files.h"
+#include "platform/cpu/cpu_platform.h"
+#include "platform/statistics.h"
+#include "task/task.h"
+
+int main(int argc, char** argv) {
+  using namespace accelopt;
+  int repetitions = argc > 1 ? std::max(2, std::atoi(argv[1])) : 4;
+  TempDir cache("accelopt-overhead-cache");
+  ::setenv("ACCELOPT_CACHE_DIR", cache.path().c_str(), 1);  // a cold compile and reference cache
+  std::filesystem::path root = ACCELOPT_SOURCE_DIR;
+  struct Case {
+    std::string task, workload;
+  };
+  std::vector<Case> cases = {{"tests/data/tasks/axpy", "small"},
+                             {"tests/data/tasks/axpy", "default"},
+                             {"bench/cpu/silu", "small"},
+                             {"bench/cpu/matmul", "small"},
+                             {"bench/cpu/matmul", "cpu"}};
+  platform::cpu::CpuPlatformOptions options;
+  options.compiler.cpus = platform::cpu::compile_cpus();
+  platform::cpu::CpuPlatform cpu(options, platform::cpu::load_or_probe_machine(false, &std::cerr));
+  std::cout << fmt::format("{:<22} {:<8} {:>4} {:>9} {:>9} {:>9} {:>10} {:>9}\n", "task", "workload", "run",
+                           "wall s", "compile s", "kernel s", "overhead s", "overhead");
+  for (const Case& c : cases) {
+    task::Task task = task::load_task(root / c.task);
+    std::vector<double> overheads;
+    for (int run = 0; run < repetitions; ++run) {
+      platform::EvalRequest request;
+      request.task = &task;
+      request.workload = c.workload;
+      request.source = read_file(task.baseline_path());
+      request.timing.budget_seconds = 5;
+      platform::Verdict verdict = cpu.evaluate(request);
+      double kernel = verdict.timing ? verdict.timing->kernel_seconds : 0;
+      double compile = verdict.compile_cached ? 0 : verdict.compile_seconds;
+      double overhead = verdict.wall_seconds - compile - kernel;
+      if (run > 0) overheads.push_back(overhead);
+      std::cout << fmt::format("{:<22} {:<8} {:>4} {:>9.3f} {:>9.3f} {:>9.3f} {:>10.3f} {:>8.1f}%{}\n",
+                               task.name, c.workload, run + 1, verdict.wall_seconds, compile, kernel,
+                               overhead, 100 * overhead / verdict.wall_seconds,
+                               verdict.passed() ? "" : "  " + verdict.message);
+    }
+    std::cout << fmt::format("{:<22} {:<8} median overhead with warm caches: {:.3f} s\n\n", task.name,
+                             c.workload, platform::median(overheads));
+  }
+  return 0;
+}
