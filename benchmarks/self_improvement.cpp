@@ -1,0 +1,235 @@
+// Does the memory make the tuner better? Runs the built-in tuner on each bench/cpu task with a
+// fixed evaluation budget, twice:
+//   cold  an empty memory;
+//   warm  a memory holding the entries the cold runs of the OTHER tasks made (leave-one-out),
+//         retrieved with scope `all` (or `related`), so the tuner's bandit starts from their
+//         evidence.
+// Per task it prints % of peak of the baseline, the final % of peak of each run (the best kernel of
+// the final beam: noise-aware), and the evaluations (the baseline's included) until the best
+// % of peak seen so far first reached 95 % of that run's final figure; then the geometric means of
+// the percentages and the arithmetic means of the evaluations.
+//
+//   build/benchmarks/self_improvement [--tasks silu,adamw] [--workload small] [--evaluations 24]
+//                                     [--preset quick] [--seed 1] [--scope all|related]
+//
+// The default workload is `small` so that the whole suite finishes in reasonable time; small shapes
+// are dominated by overheads, so the figures that mean something are those of `--workload cpu`.
+// Each run uses its own in-memory database; the compile cache is the usual one.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "memory/memory.h"
+#include "platform/cpu/cpu_platform.h"
+#include "platform/cpu/machine.h"
+#include "search/beam_search.h"
+#include "search/config.h"
+#include "store/store.h"
+#include "task/task.h"
+#include "tuner/tuner_agents.h"
+
+namespace {
+using namespace accelopt;
+
+struct Options {
+  std::vector<std::string> tasks;
+  std::string workload = "small";
+  int64_t evaluations = 24;
+  std::string preset = "quick";
+  uint64_t seed = 1;
+  std::string scope = "all";
+};
+
+struct Outcome {
+  double baseline = 0, final = 0;  // % of peak
+  int64_t evaluations = 0;         // real evaluations run
+  int64_t to_95 = 0;               // evaluations until 95 % of `final`
+  std::string state;
+  std::vector<store::MemoryEntryRecord> entries;  // the memory this run made
+};
+
+std::vector<std::string> split(const std::string& text) {
+  std::vector<std::string> parts;
+  std::stringstream stream(text);
+  for (std::string part; std::getline(stream, part, ',');) {
+    if (!part.empty()) parts.push_back(part);
+  }
+  return parts;
+}
+
+Options parse(int argc, char** argv) {
+  Options options;
+  for (int i = 1; i < argc; ++i) {
+    std::string flag = argv[i];
+    if (i + 1 >= argc)
+      throw UserError(fmt::format("{}: give a value (see the file's comment)", flag));
+    std::string value = argv[++i];
+    if (flag == "--tasks") {
+      options.tasks = split(value);
+    } else if (flag == "--workload") {
+      options.workload = value;
+    } else if (flag == "--evaluations") {
+      options.evaluations = std::max<int64_t>(2, std::stoll(value));
+    } else if (flag == "--preset") {
+      options.preset = value;
+    } else if (flag == "--seed") {
+      options.seed = std::stoull(value);
+    } else if (flag == "--scope") {
+      options.scope = value;
+    } else {
+      throw UserError(fmt::format("unknown option {}", flag));
+    }
+  }
+  return options;
+}
+
+// One tuner run of `task` in a fresh in-memory database holding `warm` as its memory.
+Outcome run_once(const task::Task& task, const Options& options, platform::Platform& platform,
+                 const std::vector<store::MemoryEntryRecord>& warm) {
+  auto store = store::Store::open(":memory:");
+  for (store::MemoryEntryRecord entry : warm) {
+    entry.run_id = 0;  // imported: made by no run of this database
+    store->add_memory_entry(entry);
+  }
+  search::SearchConfig config = search::preset(options.preset);
+  config.seed = options.seed;
+  config.max_evaluations = options.evaluations;
+  config.iterations = static_cast<int>(options.evaluations);  // the budget, not T, ends the run
+  config.memory.scope = memory::parse_scope(options.scope);
+  config.memory.retrieve_limit = 256;  // the bandit weighs every entry by relatedness itself
+  tuner::TunerPlanner planner;
+  tuner::TunerExecutor executor;
+  tuner::TunerSummarizer summarizer;
+  search::SearchContext context;
+  context.task = &task;
+  context.platform = &platform;
+  context.store = store.get();
+  context.agents.planner = &planner;
+  context.agents.executor = &executor;
+  context.agents.summarizer = &summarizer;
+  search::RunSummary summary =
+      search::start_run(config, options.workload, context, Json{{"agents", "tuner"}});
+
+  Outcome outcome;
+  outcome.baseline = summary.baseline_percent_of_peak;
+  outcome.final = summary.best_percent_of_peak;
+  outcome.evaluations = summary.evaluations;
+  outcome.state = summary.state;
+  // The trajectory: candidates in the order they were recorded; reused verdicts cost nothing.
+  std::map<int64_t, store::TraceRecord> traces;
+  for (auto& trace : store->traces(summary.run_id)) traces[trace.candidate_id] = trace;
+  auto candidates = store->candidates(summary.run_id);
+  std::sort(candidates.begin(), candidates.end(),
+            [](const auto& a, const auto& b) { return a.id < b.id; });
+  int64_t count = 0;
+  double best = 0;
+  for (const auto& candidate : candidates) {
+    auto found = traces.find(candidate.id);
+    if (found == traces.end()) continue;
+    if (!found->second.reused_from) ++count;
+    const platform::Verdict& verdict = found->second.verdict;
+    if (verdict.passed() && verdict.roofline)
+      best = std::max(best, verdict.roofline->percent_of_peak);
+    if (outcome.to_95 == 0 && best >= 0.95 * outcome.final && best > 0) outcome.to_95 = count;
+  }
+  for (auto& entry : store->memory_entries()) {
+    if (entry.run_id == summary.run_id) outcome.entries.push_back(entry);
+  }
+  return outcome;
+}
+
+double geometric_mean(const std::vector<double>& values) {
+  double sum = 0;
+  int counted = 0;
+  for (double value : values) {
+    if (value > 0) {
+      sum += std::log(value);
+      ++counted;
+    }
+  }
+  return counted > 0 ? std::exp(sum / counted) : 0;
+}
+
+int run(int argc, char** argv) {
+  Options options = parse(argc, argv);
+  std::filesystem::path bench = std::filesystem::path(ACCELOPT_SOURCE_DIR) / "bench" / "cpu";
+  if (options.tasks.empty()) {
+    for (const auto& entry : std::filesystem::directory_iterator(bench)) {
+      if (std::filesystem::exists(entry.path() / "definition.json"))
+        options.tasks.push_back(entry.path().filename().string());
+    }
+    std::sort(options.tasks.begin(), options.tasks.end());
+  }
+  std::vector<task::Task> tasks;
+  for (const std::string& name : options.tasks) tasks.push_back(task::load_task(bench / name));
+
+  platform::cpu::CpuPlatformOptions platform_options;
+  platform_options.compiler.cpus = platform::cpu::compile_cpus();
+  platform::cpu::CpuPlatform platform(platform_options,
+                                      platform::cpu::load_or_probe_machine(false, &std::cerr));
+
+  std::vector<Outcome> cold, warm;
+  for (const task::Task& task : tasks) {
+    cold.push_back(run_once(task, options, platform, {}));
+    std::cerr << fmt::format("cold {:<24} {:.1f}% -> {:.1f}% in {} evaluations, {} entries ({})\n",
+                             task.name, cold.back().baseline, cold.back().final,
+                             cold.back().evaluations, cold.back().entries.size(),
+                             cold.back().state);
+  }
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    std::vector<store::MemoryEntryRecord> others;  // leave-one-out
+    for (size_t j = 0; j < tasks.size(); ++j) {
+      if (j != i) others.insert(others.end(), cold[j].entries.begin(), cold[j].entries.end());
+    }
+    warm.push_back(run_once(tasks[i], options, platform, others));
+    std::cerr << fmt::format("warm {:<24} {:.1f}% -> {:.1f}% in {} evaluations, {} entries given\n",
+                             tasks[i].name, warm.back().baseline, warm.back().final,
+                             warm.back().evaluations, others.size());
+  }
+
+  std::cout << fmt::format(
+      "\nworkload {}, preset {}, {} evaluations per run, seed {}, warm memory scope {}\n",
+      options.workload, options.preset, options.evaluations, options.seed, options.scope);
+  std::cout << fmt::format("{:<24} {:>10} {:>9} {:>9} {:>9} {:>9}\n", "task", "baseline %",
+                           "cold %", "cold @95", "warm %", "warm @95");
+  std::vector<double> baselines, cold_finals, warm_finals;
+  double cold_evals = 0, warm_evals = 0;
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    std::cout << fmt::format("{:<24} {:>9.1f}% {:>8.1f}% {:>9} {:>8.1f}% {:>9}\n", tasks[i].name,
+                             cold[i].baseline, cold[i].final, cold[i].to_95, warm[i].final,
+                             warm[i].to_95);
+    baselines.push_back(cold[i].baseline);
+    cold_finals.push_back(cold[i].final);
+    warm_finals.push_back(warm[i].final);
+    cold_evals += static_cast<double>(cold[i].to_95);
+    warm_evals += static_cast<double>(warm[i].to_95);
+  }
+  double n = static_cast<double>(tasks.size());
+  std::cout << fmt::format("{:<24} {:>9.1f}% {:>8.1f}% {:>9.1f} {:>8.1f}% {:>9.1f}\n",
+                           "geomean % / mean evals", geometric_mean(baselines),
+                           geometric_mean(cold_finals), cold_evals / n, geometric_mean(warm_finals),
+                           warm_evals / n);
+  std::cout
+      << "(baseline %: the cold run's measurement; @95: evaluations, the baseline's included,\n"
+         " until the best % of peak so far reached 95 % of that run's final figure)\n";
+  return 0;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& error) {
+    std::cerr << "self_improvement: " << error.what() << "\n";
+    return 2;
+  }
+}
