@@ -18,7 +18,9 @@ struct CpuPlatformOptions {
   std::chrono::milliseconds call_timeout{10000};  // at least this for one call
   std::chrono::milliseconds reference_timeout{600000};
   uint64_t memory_bytes = 4ull << 30;  // address space beyond the tensors
-  double physics_margin = 1.5;  // faster than peak time / margin is impossible: REJECTED_PHYSICS
+  // Faster than peak time / margin is impossible: REJECTED_PHYSICS. The margin is wide because a
+  // probe taken while the machine is busy reads low; work-skipping kernels are far faster still.
+  double physics_margin = 2.0;
   bool profile = true;
 };
 
