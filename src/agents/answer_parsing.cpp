@@ -6,6 +6,8 @@
 #include <set>
 #include <sstream>
 
+#include "platform/cpu/source_check.h"
+
 namespace accelopt::agents {
 namespace {
 
@@ -66,55 +68,6 @@ std::vector<CodeBlock> fenced_blocks(const std::string& text) {
     i = end;
   }
   return blocks;
-}
-
-// `code` with comments and string/char literals blanked out, so that names inside them don't count.
-std::string blank_comments_and_literals(const std::string& code) {
-  std::string out = code;
-  enum class State { kCode, kLine, kBlock, kString, kChar } state = State::kCode;
-  for (size_t i = 0; i < code.size(); ++i) {
-    char c = code[i], next = i + 1 < code.size() ? code[i + 1] : '\0';
-    switch (state) {
-      case State::kCode:
-        if (c == '/' && next == '/')
-          state = State::kLine, out[i] = ' ';
-        else if (c == '/' && next == '*')
-          state = State::kBlock, out[i] = ' ';
-        else if (c == '"')
-          state = State::kString;
-        else if (c == '\'')
-          state = State::kChar;
-        break;
-      case State::kLine:
-        if (c == '\n')
-          state = State::kCode;
-        else
-          out[i] = ' ';
-        break;
-      case State::kBlock:
-        if (c == '*' && next == '/') {
-          out[i] = out[i + 1] = ' ';
-          ++i;
-          state = State::kCode;
-        } else if (c != '\n') {
-          out[i] = ' ';
-        }
-        break;
-      case State::kString:
-      case State::kChar:
-        if (c == '\\' && next != '\0') {
-          out[i] = ' ';
-          if (next != '\n') out[i + 1] = ' ';
-          ++i;
-        } else if ((state == State::kString && c == '"') || (state == State::kChar && c == '\'')) {
-          state = State::kCode;
-        } else if (c != '\n') {
-          out[i] = ' ';
-        }
-        break;
-    }
-  }
-  return out;
 }
 
 bool is_identifier_char(char c) {
@@ -266,7 +219,7 @@ std::string strip_thinking(const std::string& text) {
 }
 
 bool defines_function(const std::string& code, const std::string& name) {
-  std::string text = blank_comments_and_literals(code);
+  std::string text = platform::cpu::strip_comments_and_literals(code);
   for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
     if (at > 0 && is_identifier_char(text[at - 1])) continue;
     size_t i = at + name.size();
