@@ -33,8 +33,9 @@ int main(int argc, char** argv) {
   platform::cpu::CpuPlatformOptions options;
   options.compiler.cpus = platform::cpu::compile_cpus();
   platform::cpu::CpuPlatform cpu(options, platform::cpu::load_or_probe_machine(false, &std::cerr));
-  std::cout << fmt::format("{:<22} {:<8} {:>4} {:>9} {:>9} {:>9} {:>10} {:>9}\n", "task", "workload", "run",
-                           "wall s", "compile s", "kernel s", "overhead s", "overhead");
+  std::cout << fmt::format("{:<22} {:<8} {:>4} {:>9} {:>9} {:>9} {:>10} {:>9}\n", "task",
+                           "workload", "run", "wall s", "compile s", "kernel s", "overhead s",
+                           "overhead");
   for (const Case& c : cases) {
     task::Task task = task::load_task(root / c.task);
     std::vector<double> overheads;
@@ -44,18 +45,18 @@ int main(int argc, char** argv) {
       request.workload = c.workload;
       request.source = read_file(task.baseline_path());
       request.timing.budget_seconds = 5;
-      platform::Verdict verdict = cpu.evaluate(request);
+      kernel::Verdict verdict = cpu.evaluate(request);
       double kernel = verdict.timing ? verdict.timing->kernel_seconds : 0;
       double compile = verdict.compile_cached ? 0 : verdict.compile_seconds;
       double overhead = verdict.wall_seconds - compile - kernel;
       if (run > 0) overheads.push_back(overhead);
-      std::cout << fmt::format("{:<22} {:<8} {:>4} {:>9.3f} {:>9.3f} {:>9.3f} {:>10.3f} {:>8.1f}%{}\n",
-                               task.name, c.workload, run + 1, verdict.wall_seconds, compile, kernel,
-                               overhead, 100 * overhead / verdict.wall_seconds,
-                               verdict.passed() ? "" : "  " + verdict.message);
+      std::cout << fmt::format(
+          "{:<22} {:<8} {:>4} {:>9.3f} {:>9.3f} {:>9.3f} {:>10.3f} {:>8.1f}%{}\n", task.name,
+          c.workload, run + 1, verdict.wall_seconds, compile, kernel, overhead,
+          100 * overhead / verdict.wall_seconds, verdict.passed() ? "" : "  " + verdict.message);
     }
-    std::cout << fmt::format("{:<22} {:<8} median overhead with warm caches: {:.3f} s\n\n", task.name,
-                             c.workload, platform::median(overheads));
+    std::cout << fmt::format("{:<22} {:<8} median overhead with warm caches: {:.3f} s\n\n",
+                             task.name, c.workload, platform::median(overheads));
   }
   return 0;
 }

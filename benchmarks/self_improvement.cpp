@@ -136,7 +136,7 @@ Outcome run_once(const task::Task& task, const Options& options, platform::Platf
     auto found = traces.find(candidate.id);
     if (found == traces.end()) continue;
     if (!found->second.reused_from) ++count;
-    const platform::Verdict& verdict = found->second.verdict;
+    const kernel::Verdict& verdict = found->second.verdict;
     if (verdict.passed() && verdict.roofline)
       best = std::max(best, verdict.roofline->percent_of_peak);
     if (outcome.to_95 == 0 && best >= 0.95 * outcome.final && best > 0) outcome.to_95 = count;

@@ -255,9 +255,9 @@ bool defines_function(const std::string& code, const std::string& name) {
   return false;
 }
 
-Implementation extract_kernel(const std::string& answer, const std::string& entry_point,
-                              bool truncated) {
-  Implementation result;
+roles::Implementation extract_kernel(const std::string& answer, const std::string& entry_point,
+                                     bool truncated) {
+  roles::Implementation result;
   std::string text = strip_thinking(answer);
   std::vector<CodeBlock> blocks = fenced_blocks(text);
   const CodeBlock* chosen = nullptr;
@@ -354,11 +354,11 @@ double plan_similarity(const std::string& a, const std::string& b) {
   return all == 0 ? 1 : static_cast<double>(common) / static_cast<double>(all);
 }
 
-std::vector<Plan> drop_near_duplicates(std::vector<Plan> plans, double threshold) {
-  std::vector<Plan> kept;
-  for (Plan& plan : plans) {
+std::vector<roles::Plan> drop_near_duplicates(std::vector<roles::Plan> plans, double threshold) {
+  std::vector<roles::Plan> kept;
+  for (roles::Plan& plan : plans) {
     if (trim(plan.text).empty()) continue;
-    bool duplicate = std::any_of(kept.begin(), kept.end(), [&](const Plan& other) {
+    bool duplicate = std::any_of(kept.begin(), kept.end(), [&](const roles::Plan& other) {
       return plan_similarity(plan.text, other.text) >= threshold;
     });
     if (!duplicate) kept.push_back(std::move(plan));
@@ -393,7 +393,7 @@ SummaryAnswer parse_summary(const std::string& answer) {
       result.no_optimization = true;
       return result;
     }
-    Insight insight;
+    roles::Insight insight;
     insight.title = json_text(*json, {"title", "name"});
     insight.description = json_text(*json, {"description", "insight", "summary", "explanation"});
     insight.before_snippet = snippet(json_text(*json, {"before", "before_snippet", "slow"}));
@@ -426,7 +426,7 @@ SummaryAnswer parse_summary(const std::string& answer) {
     if (!current.empty()) sections[current] += line + "\n";
   }
   if (!trim(sections["title"]).empty() && !trim(sections["description"]).empty()) {
-    Insight insight;
+    roles::Insight insight;
     insight.title = trim(sections["title"]);
     insight.description = trim(sections["description"]);
     insight.before_snippet = snippet(sections["before"]);

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "agents/agents.h"
+#include "roles/roles.h"
 
 namespace accelopt::agents {
 
@@ -16,8 +16,8 @@ namespace accelopt::agents {
 // fences, the code between the prose. Adds `#include "accelopt_task.h"` when missing. Without a
 // definition of the entry point, `source` is empty and `parse_error` says what was found.
 // `truncated`: the answer was cut at the token limit (mentioned in the error).
-Implementation extract_kernel(const std::string& answer, const std::string& entry_point,
-                              bool truncated = false);
+roles::Implementation extract_kernel(const std::string& answer, const std::string& entry_point,
+                                     bool truncated = false);
 
 // Whether `code` defines (not only declares or calls) a function named `name`.
 bool defines_function(const std::string& code, const std::string& name);
@@ -38,12 +38,13 @@ double plan_similarity(const std::string& a, const std::string& b);
 
 // `plans` in order, without empty ones and without any whose similarity to a kept one reaches
 // `threshold`.
-std::vector<Plan> drop_near_duplicates(std::vector<Plan> plans, double threshold);
+std::vector<roles::Plan> drop_near_duplicates(std::vector<roles::Plan> plans, double threshold);
 
 struct SummaryAnswer {
-  std::optional<Insight> insight;  // title, description, snippets; speedups left to the caller
-  bool no_optimization = false;    // the model said there is nothing to keep
-  std::string error;               // neither: why the answer could not be read
+  std::optional<roles::Insight>
+      insight;                   // title, description, snippets; speedups left to the caller
+  bool no_optimization = false;  // the model said there is nothing to keep
+  std::string error;             // neither: why the answer could not be read
 };
 
 // Reads a summarizer answer: a JSON object {title, description, before, after} (fenced or bare,

@@ -18,7 +18,7 @@ extern "C" void kernel(const float* __restrict x, float* __restrict out) {
 TEST(ExtractKernel, TakesTheFencedBlockAndDropsTheProse) {
   std::string answer = std::string("Here is the faster kernel:\n\n```cpp\n") + kKernel +
                        "```\n\nIt vectorizes the loop.";
-  Implementation result = extract_kernel(answer, "kernel");
+  roles::Implementation result = extract_kernel(answer, "kernel");
   EXPECT_EQ(result.parse_error, "");
   EXPECT_EQ(result.source, kKernel);
 }
@@ -26,7 +26,7 @@ TEST(ExtractKernel, TakesTheFencedBlockAndDropsTheProse) {
 TEST(ExtractKernel, AcceptsCxxAndUntaggedAndTildeFences) {
   for (const std::string fence : {"```c++", "```", "~~~cpp", "```C++", "``` cpp"}) {
     std::string close = fence.starts_with("~") ? "~~~" : "```";
-    Implementation result = extract_kernel(fence + "\n" + kKernel + close + "\n", "kernel");
+    roles::Implementation result = extract_kernel(fence + "\n" + kKernel + close + "\n", "kernel");
     EXPECT_EQ(result.source, kKernel) << fence;
   }
 }
@@ -38,7 +38,7 @@ TEST(ExtractKernel, AmongSeveralBlocksPicksTheOneDefiningTheEntryPoint) {
       "out);\n```\n"
       "Full kernel:\n```cpp\n" +
       std::string(kKernel) + "```\nA test:\n```cpp\nint main() { kernel(a, b); }\n```\n";
-  Implementation result = extract_kernel(answer, "kernel");
+  roles::Implementation result = extract_kernel(answer, "kernel");
   EXPECT_EQ(result.source, kKernel);
 }
 
@@ -52,7 +52,7 @@ TEST(ExtractKernel, PrefersTheCompleteBlockOverAFragmentDefiningTheEntryPoint) {
 TEST(ExtractKernel, ReadsBareCodeBetweenProse) {
   std::string answer = std::string("Sure! The kernel below fuses the passes.\n\n") + kKernel +
                        "\nThis should be about twice as fast.\n";
-  Implementation result = extract_kernel(answer, "kernel");
+  roles::Implementation result = extract_kernel(answer, "kernel");
   EXPECT_EQ(result.parse_error, "");
   EXPECT_EQ(result.source, kKernel);
 }
@@ -60,12 +60,12 @@ TEST(ExtractKernel, ReadsBareCodeBetweenProse) {
 TEST(ExtractKernel, AddsTheTaskHeaderWhenMissing) {
   std::string answer =
       "```cpp\nextern \"C\" void kernel(const float* x, float* out) { out[0] = x[0]; }\n```";
-  Implementation result = extract_kernel(answer, "kernel");
+  roles::Implementation result = extract_kernel(answer, "kernel");
   EXPECT_TRUE(result.source.starts_with("#include \"accelopt_task.h\"\n")) << result.source;
 }
 
 TEST(ExtractKernel, WithoutTheEntryPointIsAParseFailure) {
-  Implementation result = extract_kernel(
+  roles::Implementation result = extract_kernel(
       "```cpp\nextern \"C\" void my_kernel(const float* x, float* out) { }\n```", "kernel");
   EXPECT_EQ(result.source, "");
   EXPECT_NE(result.parse_error.find("none of the answer's 1 code block(s) defines the entry point "
@@ -81,7 +81,7 @@ TEST(ExtractKernel, WithoutTheEntryPointIsAParseFailure) {
 }
 
 TEST(ExtractKernel, NamesTheTokenLimitWhenTheAnswerWasCut) {
-  Implementation result = extract_kernel(
+  roles::Implementation result = extract_kernel(
       "```cpp\n#include \"accelopt_task.h\"\nextern \"C\" void kernel(", "kernel", true);
   EXPECT_EQ(result.source, "");
   EXPECT_NE(result.parse_error.find("token limit"), std::string::npos) << result.parse_error;
@@ -151,7 +151,7 @@ TEST(PlanDedup, DropsNearIdenticalPlansAndKeepsDistinctOnes) {
   std::string b = "Block the matmul for L2: keep a 256x128 panel of rhs in cache.";
   EXPECT_DOUBLE_EQ(plan_similarity(a, a_again), 1.0);
   EXPECT_LT(plan_similarity(a, b), 0.1);
-  std::vector<Plan> kept =
+  std::vector<roles::Plan> kept =
       drop_near_duplicates({{a, "llm:m"}, {a_again, "llm:m"}, {b, "llm:m"}, {"   ", "llm:m"}}, 0.9);
   ASSERT_EQ(kept.size(), 2u);
   EXPECT_EQ(kept[0].text, a);

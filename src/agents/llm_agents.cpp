@@ -45,7 +45,7 @@ class LlmAgent {
 
  protected:
   // The variables every template of this agent gets: platform, machine, options, task.
-  Json common_variables(const KernelView& kernel) const {
+  Json common_variables(const roles::KernelView& kernel) const {
     if (kernel.task == nullptr) {
       throw InternalError("the " + role_ + " was given a kernel without its task");
     }
@@ -76,8 +76,9 @@ class LlmAgent {
     }
   }
 
-  Implementation read_kernel(const llm::ChatResponse& response, const task::Task& task) const {
-    Implementation implementation =
+  roles::Implementation read_kernel(const llm::ChatResponse& response,
+                                    const task::Task& task) const {
+    roles::Implementation implementation =
         extract_kernel(response.content, task.entry_point, response.truncated);
     implementation.author = author(response);
     return implementation;
@@ -90,19 +91,19 @@ class LlmAgent {
   const Json machine_;
 };
 
-class LlmPlanner final : public Planner, LlmAgent {
+class LlmPlanner final : public roles::Planner, LlmAgent {
  public:
   LlmPlanner(llm::ModelSet& models, LlmAgentOptions options)
       : LlmAgent(models, std::move(options), "planner") {}
 
-  std::vector<Plan> propose(const KernelView& kernel, const std::vector<Insight>& memory,
-                            int count) override {
+  std::vector<roles::Plan> propose(const roles::KernelView& kernel,
+                                   const std::vector<roles::Insight>& memory, int count) override {
     if (count <= 0) return {};
     Json variables = common_variables(kernel);
     variables["kernel"] = kernel_variables(kernel);
     variables["memory"] = memory_variables(memory);
     variables["plan_count"] = count;
-    std::vector<Plan> plans;
+    std::vector<roles::Plan> plans;
     if (options_.plans_in_one_call) {
       llm::ChatResponse response = ask(variables);
       int index = 0;
@@ -110,11 +111,11 @@ class LlmPlanner final : public Planner, LlmAgent {
         plans.push_back({std::move(text), author(response), {{"index", index++}}});
       }
     } else {
-      plans = run_concurrently<Plan>(count, [&](int index) {
+      plans = run_concurrently<roles::Plan>(count, [&](int index) {
         Json mine = variables;
         mine["plan_index"] = index + 1;
         llm::ChatResponse response = ask(mine);
-        return Plan{clean_plan(response.content), author(response), {{"index", index}}};
+        return roles::Plan{clean_plan(response.content), author(response), {{"index", index}}};
       });
     }
     plans = drop_near_duplicates(std::move(plans), options_.dedup_similarity);
@@ -123,20 +124,20 @@ class LlmPlanner final : public Planner, LlmAgent {
   }
 };
 
-class LlmExecutor final : public Executor, LlmAgent {
+class LlmExecutor final : public roles::Executor, LlmAgent {
  public:
   LlmExecutor(llm::ModelSet& models, LlmAgentOptions options)
       : LlmAgent(models, std::move(options), "executor") {}
 
-  std::vector<Implementation> implement(const KernelView& kernel, const Plan& plan,
-                                        int count) override {
+  std::vector<roles::Implementation> implement(const roles::KernelView& kernel,
+                                               const roles::Plan& plan, int count) override {
     if (count <= 0) return {};
     Json variables = common_variables(kernel);
     variables["kernel"] = kernel_variables(kernel);
     variables["plan"] = {{"text", plan.text}, {"author", plan.author}};
     variables["attempt_count"] = count;
     variables["attempt_count_many"] = count > 1;
-    return run_concurrently<Implementation>(count, [&](int index) {
+    return run_concurrently<roles::Implementation>(count, [&](int index) {
       Json mine = variables;
       mine["attempt_index"] = index + 1;
       return read_kernel(ask(mine), *kernel.task);
@@ -144,12 +145,13 @@ class LlmExecutor final : public Executor, LlmAgent {
   }
 };
 
-class LlmFixer final : public Fixer, LlmAgent {
+class LlmFixer final : public roles::Fixer, LlmAgent {
  public:
   LlmFixer(llm::ModelSet& models, LlmAgentOptions options)
       : LlmAgent(models, std::move(options), "fixer") {}
 
-  std::optional<Implementation> fix(const KernelView& failed, const Plan& plan) override {
+  std::optional<roles::Implementation> fix(const roles::KernelView& failed,
+                                           const roles::Plan& plan) override {
     if (!failed.verdict || failed.verdict->passed()) return std::nullopt;  // nothing to repair
     Json variables = common_variables(failed);
     variables["kernel"] = kernel_variables(failed);
@@ -159,13 +161,13 @@ class LlmFixer final : public Fixer, LlmAgent {
   }
 };
 
-class LlmSummarizer final : public Summarizer, LlmAgent {
+class LlmSummarizer final : public roles::Summarizer, LlmAgent {
  public:
   LlmSummarizer(llm::ModelSet& models, LlmAgentOptions options)
       : LlmAgent(models, std::move(options), "summarizer") {}
 
-  std::optional<Insight> summarize(const RewritePair& pair) override {
-    KernelView context = pair.fast.task != nullptr ? pair.fast : pair.slow;
+  std::optional<roles::Insight> summarize(const roles::RewritePair& pair) override {
+    roles::KernelView context = pair.fast.task != nullptr ? pair.fast : pair.slow;
     Json variables = common_variables(context);
     variables["slow"] = kernel_variables(pair.slow);
     variables["fast"] = kernel_variables(pair.fast);
@@ -182,7 +184,7 @@ class LlmSummarizer final : public Summarizer, LlmAgent {
     llm::ChatResponse response = ask(variables);
     SummaryAnswer answer = parse_summary(response.content);
     if (!answer.insight) return std::nullopt;  // "no optimization found", or unreadable
-    Insight insight = std::move(*answer.insight);
+    roles::Insight insight = std::move(*answer.insight);
     insight.speedup = pair.speedup;
     insight.speedup_low = pair.speedup_low;
     insight.speedup_high = pair.speedup_high;
@@ -194,19 +196,20 @@ class LlmSummarizer final : public Summarizer, LlmAgent {
 
 }  // namespace
 
-std::unique_ptr<Planner> make_llm_planner(llm::ModelSet& models, LlmAgentOptions options) {
+std::unique_ptr<roles::Planner> make_llm_planner(llm::ModelSet& models, LlmAgentOptions options) {
   return std::make_unique<LlmPlanner>(models, std::move(options));
 }
 
-std::unique_ptr<Executor> make_llm_executor(llm::ModelSet& models, LlmAgentOptions options) {
+std::unique_ptr<roles::Executor> make_llm_executor(llm::ModelSet& models, LlmAgentOptions options) {
   return std::make_unique<LlmExecutor>(models, std::move(options));
 }
 
-std::unique_ptr<Fixer> make_llm_fixer(llm::ModelSet& models, LlmAgentOptions options) {
+std::unique_ptr<roles::Fixer> make_llm_fixer(llm::ModelSet& models, LlmAgentOptions options) {
   return std::make_unique<LlmFixer>(models, std::move(options));
 }
 
-std::unique_ptr<Summarizer> make_llm_summarizer(llm::ModelSet& models, LlmAgentOptions options) {
+std::unique_ptr<roles::Summarizer> make_llm_summarizer(llm::ModelSet& models,
+                                                       LlmAgentOptions options) {
   return std::make_unique<LlmSummarizer>(models, std::move(options));
 }
 

@@ -12,8 +12,8 @@
 #include <memory>
 #include <string>
 
-#include "agents/agents.h"
 #include "common/json.h"
+#include "roles/roles.h"
 
 namespace accelopt::llm {
 class ModelSet;
@@ -33,10 +33,12 @@ struct LlmAgentOptions {
   size_t max_log_chars = 6000;     // the fixer's log is cut to this (head and tail kept)
 };
 
-std::unique_ptr<Planner> make_llm_planner(llm::ModelSet& models, LlmAgentOptions options = {});
-std::unique_ptr<Executor> make_llm_executor(llm::ModelSet& models, LlmAgentOptions options = {});
-std::unique_ptr<Fixer> make_llm_fixer(llm::ModelSet& models, LlmAgentOptions options = {});
-std::unique_ptr<Summarizer> make_llm_summarizer(llm::ModelSet& models,
-                                                LlmAgentOptions options = {});
+std::unique_ptr<roles::Planner> make_llm_planner(llm::ModelSet& models,
+                                                 LlmAgentOptions options = {});
+std::unique_ptr<roles::Executor> make_llm_executor(llm::ModelSet& models,
+                                                   LlmAgentOptions options = {});
+std::unique_ptr<roles::Fixer> make_llm_fixer(llm::ModelSet& models, LlmAgentOptions options = {});
+std::unique_ptr<roles::Summarizer> make_llm_summarizer(llm::ModelSet& models,
+                                                       LlmAgentOptions options = {});
 
 }  // namespace accelopt::agents

@@ -111,7 +111,7 @@ class LlmAgents : public ::testing::Test {
     baseline_ = {&task_, "", read_file(task_.baseline_path()), std::nullopt};
   }
   task::Task task_;
-  KernelView baseline_;
+  roles::KernelView baseline_;
 };
 
 TEST_F(LlmAgents, PlannerMakesIndependentCallsAndDropsNearDuplicates) {
@@ -126,8 +126,8 @@ TEST_F(LlmAgents, PlannerMakesIndependentCallsAndDropsNearDuplicates) {
   });
   auto models = models_for(server.url());
   auto planner = make_llm_planner(*models, agent_options());
-  Insight insight{"Fuse passes", "One pass.", "", "", 1.4, 1.3, 1.5, true};
-  std::vector<Plan> plans = planner->propose(baseline_, {insight}, 3);
+  roles::Insight insight{"Fuse passes", "One pass.", "", "", 1.4, 1.3, 1.5, true};
+  std::vector<roles::Plan> plans = planner->propose(baseline_, {insight}, 3);
   ASSERT_EQ(plans.size(), 2u);
   EXPECT_EQ(plans[0].author, "llm:served-model");
   std::vector<Call> calls = server.calls();
@@ -156,7 +156,7 @@ TEST_F(LlmAgents, PlannerCanAskForAllPlansInOneCall) {
   auto models = models_for(server.url());
   LlmAgentOptions options = agent_options();
   options.plans_in_one_call = true;
-  std::vector<Plan> plans = make_llm_planner(*models, options)->propose(baseline_, {}, 3);
+  std::vector<roles::Plan> plans = make_llm_planner(*models, options)->propose(baseline_, {}, 3);
   ASSERT_EQ(plans.size(), 3u);
   EXPECT_EQ(plans[0].text, "## Plan 1: Polynomial exp\nVectorize the exponential.");
   EXPECT_EQ(plans[1].text, "## Plan 3: Fuse\nOne loop computes the quotient directly.");
@@ -170,11 +170,12 @@ TEST_F(LlmAgents, ExecutorReturnsWholeKernelsAndParseFailuresAsValues) {
     return n == 0 ? fenced(kFast) : "I would rather not.";
   });
   auto models = models_for(server.url(), "temperature = 0.7\n");
-  std::vector<Implementation> kernels = make_llm_executor(*models, agent_options())
-                                            ->implement(baseline_, {"PLAN: vectorize", "llm:x"}, 2);
+  std::vector<roles::Implementation> kernels =
+      make_llm_executor(*models, agent_options())
+          ->implement(baseline_, {"PLAN: vectorize", "llm:x"}, 2);
   ASSERT_EQ(kernels.size(), 2u);
   int good = 0, bad = 0;
-  for (const Implementation& kernel : kernels) {
+  for (const roles::Implementation& kernel : kernels) {
     if (kernel.source == kFast) ++good;
     if (kernel.source.empty() && !kernel.parse_error.empty()) ++bad;
     EXPECT_EQ(kernel.author, "llm:served-model");
@@ -193,18 +194,18 @@ TEST_F(LlmAgents, FixerSeesTheFailureAndReturnsTheRepairedKernel) {
   });
   auto models = models_for(server.url());
   auto fixer = make_llm_fixer(*models, agent_options());
-  KernelView failed = baseline_;
+  roles::KernelView failed = baseline_;
   failed.source = "broken source";
-  platform::Verdict verdict;
-  verdict.status = platform::Status::kCompileError;
+  kernel::Verdict verdict;
+  verdict.status = kernel::Status::kCompileError;
   verdict.message = "the kernel does not compile";
   verdict.log = "kernel.cpp:4:3: error: expected ';' before '}' token";
   failed.verdict = verdict;
-  std::optional<Implementation> fixed = fixer->fix(failed, {"PLAN: vectorize", "llm:x"});
+  std::optional<roles::Implementation> fixed = fixer->fix(failed, {"PLAN: vectorize", "llm:x"});
   ASSERT_TRUE(fixed);
   EXPECT_EQ(fixed->source, kFast);
 
-  failed.verdict->status = platform::Status::kPassed;  // nothing to repair: no call
+  failed.verdict->status = kernel::Status::kPassed;  // nothing to repair: no call
   EXPECT_FALSE(fixer->fix(failed, {"PLAN", ""}));
   EXPECT_EQ(server.calls().size(), 1u);
 }
@@ -223,12 +224,12 @@ TEST_F(LlmAgents, SummarizerReturnsInsightsWithTheMeasuredSpeedupOrNothing) {
   });
   auto models = models_for(server.url());
   auto summarizer = make_llm_summarizer(*models, agent_options());
-  RewritePair pair;
+  roles::RewritePair pair;
   pair.slow = baseline_;
   pair.fast = {&task_, "", kFast, std::nullopt};
   pair.plan = {"PLAN: vectorize", "llm:x"};
   pair.speedup = 1.8, pair.speedup_low = 1.7, pair.speedup_high = 1.9;
-  std::optional<Insight> insight = summarizer->summarize(pair);
+  std::optional<roles::Insight> insight = summarizer->summarize(pair);
   ASSERT_TRUE(insight);
   EXPECT_EQ(insight->title, "Polynomial exp");
   EXPECT_EQ(insight->after_snippet, "d = poly(x);");

@@ -149,17 +149,17 @@ Json task_variables(const task::Task& task, const std::string& workload_name) {
           {"reference", reference}};
 }
 
-std::string profile_summary(const platform::Verdict& verdict, const std::string& source) {
+std::string profile_summary(const kernel::Verdict& verdict, const std::string& source) {
   std::ostringstream out;
-  out << "- Status: " << platform::status_name(verdict.status) << "\n";
+  out << "- Status: " << kernel::status_name(verdict.status) << "\n";
   if (verdict.timing) {
-    const platform::Timing& timing = *verdict.timing;
+    const kernel::Timing& timing = *verdict.timing;
     out << "- Latency: " << format(timing.latency_seconds * 1e3, 4) << " ms (95% interval "
         << format(timing.latency_low * 1e3, 4) << "–" << format(timing.latency_high * 1e3, 4)
         << " ms); " << format(timing.speedup, 3) << "x the speed of the " << timing.anchor << "\n";
   }
   if (verdict.roofline) {
-    const platform::RooflineScore& score = *verdict.roofline;
+    const kernel::RooflineScore& score = *verdict.roofline;
     out << "- " << format(score.percent_of_peak, 3) << "% of this machine's peak for the task ("
         << score.bound << " bound); " << format(score.gflops, 4) << " GFLOP/s, "
         << format(score.gbytes_per_second, 4) << " GB/s; of each ceiling: FMA "
@@ -200,7 +200,7 @@ std::string profile_summary(const platform::Verdict& verdict, const std::string&
   return text;
 }
 
-Json kernel_variables(const KernelView& kernel) {
+Json kernel_variables(const roles::KernelView& kernel) {
   Json knobs = knob_variables(kernel.source);
   Json out = {{"source", kernel.source},
               {"knobs", knobs},
@@ -208,8 +208,8 @@ Json kernel_variables(const KernelView& kernel) {
               {"has_verdict", kernel.verdict.has_value()},
               {"has_profile", kernel.verdict.has_value()}};
   if (!kernel.verdict) return out;
-  const platform::Verdict& verdict = *kernel.verdict;
-  out["status"] = std::string(platform::status_name(verdict.status));
+  const kernel::Verdict& verdict = *kernel.verdict;
+  out["status"] = std::string(kernel::status_name(verdict.status));
   out["passed"] = verdict.passed();
   out["message"] = verdict.message;
   out["profile_summary"] = profile_summary(verdict, kernel.source);
@@ -225,10 +225,10 @@ Json kernel_variables(const KernelView& kernel) {
   return out;
 }
 
-Json memory_variables(const std::vector<Insight>& insights) {
+Json memory_variables(const std::vector<roles::Insight>& insights) {
   Json entries = Json::array();
   Json positive = Json::array(), negative = Json::array();
-  for (const Insight& insight : insights) {
+  for (const roles::Insight& insight : insights) {
     Json entry = {{"title", insight.title},
                   {"description", insight.description},
                   {"before", insight.before_snippet},
@@ -249,8 +249,8 @@ Json memory_variables(const std::vector<Insight>& insights) {
           {"negative", negative}};
 }
 
-Json failure_variables(const platform::Verdict& verdict, size_t max_log_chars) {
-  return {{"status", std::string(platform::status_name(verdict.status))},
+Json failure_variables(const kernel::Verdict& verdict, size_t max_log_chars) {
+  return {{"status", std::string(kernel::status_name(verdict.status))},
           {"message", verdict.message},
           {"log", trim_middle(verdict.log, max_log_chars)}};
 }

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "agents/agents.h"
 #include "common/json.h"
+#include "roles/roles.h"
 
 namespace accelopt::agents {
 
@@ -16,13 +16,13 @@ Json task_variables(const task::Task& task, const std::string& workload);
 
 // `kernel` (and `slow`/`fast` for the summarizer): source, knobs, status, profile numbers and a
 // plain-text profile summary (latency, % of peak, bound, loops left scalar, instruction mix).
-Json kernel_variables(const KernelView& kernel);
+Json kernel_variables(const roles::KernelView& kernel);
 
 // `memory`: the insights, positive and negative, with their measured speedups.
-Json memory_variables(const std::vector<Insight>& insights);
+Json memory_variables(const std::vector<roles::Insight>& insights);
 
 // `failure`: status, message and the log cut to at most `max_log_chars` (head and tail kept).
-Json failure_variables(const platform::Verdict& verdict, size_t max_log_chars);
+Json failure_variables(const kernel::Verdict& verdict, size_t max_log_chars);
 
 // `machine`: this CPU's vector ISA, lanes, FMA, cache sizes (from the running machine).
 Json this_machine_variables();
@@ -31,6 +31,6 @@ Json this_machine_variables();
 std::string trim_middle(const std::string& text, size_t max_chars);
 
 // The profile summary, in the words the planner reads.
-std::string profile_summary(const platform::Verdict& verdict, const std::string& source);
+std::string profile_summary(const kernel::Verdict& verdict, const std::string& source);
 
 }  // namespace accelopt::agents

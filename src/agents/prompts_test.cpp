@@ -19,16 +19,16 @@ namespace fs = std::filesystem;
 const fs::path kSourceDir = ACCELOPT_SOURCE_DIR;
 const fs::path kBuiltin = kSourceDir / "prompts";
 
-platform::Verdict measured_verdict() {
-  platform::Verdict verdict;
-  platform::Timing timing;
+kernel::Verdict measured_verdict() {
+  kernel::Verdict verdict;
+  kernel::Timing timing;
   timing.anchor = "baseline";
   timing.speedup = 1.25;
   timing.latency_seconds = 0.0042;
   timing.latency_low = 0.0041;
   timing.latency_high = 0.0043;
   verdict.timing = timing;
-  platform::RooflineScore score;
+  kernel::RooflineScore score;
   score.percent_of_peak = 17.5;
   score.bound = "memory";
   score.gflops = 12;
@@ -44,13 +44,13 @@ platform::Verdict measured_verdict() {
 }
 
 // The variables the agents build, for one task (as llm_agents.cpp assembles them).
-Json all_variables(const task::Task& task, const KernelView& kernel) {
-  Insight good{
+Json all_variables(const task::Task& task, const roles::KernelView& kernel) {
+  roles::Insight good{
       "Fuse passes", "One pass over memory instead of two.", "a();\nb();", "ab();", 1.4, 1.3, 1.5,
       true};
-  Insight bad{"Huge tiles", "Tiles beyond L2 thrash.", "", "", 0.7, 0.65, 0.75, false};
-  platform::Verdict failed;
-  failed.status = platform::Status::kCompileError;
+  roles::Insight bad{"Huge tiles", "Tiles beyond L2 thrash.", "", "", 0.7, 0.65, 0.75, false};
+  kernel::Verdict failed;
+  failed.status = kernel::Status::kCompileError;
   failed.message = "the kernel does not compile";
   failed.log = "kernel.cpp:3:1: error: expected ';' before '}' token";
   return {{"role", "planner"},
@@ -87,7 +87,7 @@ TEST(Prompts, EveryRoleRendersForEveryBenchTask) {
   ASSERT_GE(tasks.size(), 10u);
   for (const fs::path& directory : tasks) {
     task::Task task = task::load_task(directory);
-    KernelView kernel{&task, "", read_file(task.baseline_path()), measured_verdict()};
+    roles::KernelView kernel{&task, "", read_file(task.baseline_path()), measured_verdict()};
     Json variables = all_variables(task, kernel);
     for (const std::string role : {"planner", "executor", "fixer", "summarizer"}) {
       std::string system = prompts.render(role + ".system", variables);
@@ -113,7 +113,7 @@ TEST(Prompts, EveryRoleRendersForEveryBenchTask) {
 
 TEST(Prompts, ThePlannerSeesProfileMemoryAndKnobs) {
   task::Task task = task::load_task(kSourceDir / "bench" / "cpu" / "silu");
-  KernelView kernel{&task, "", read_file(task.baseline_path()), measured_verdict()};
+  roles::KernelView kernel{&task, "", read_file(task.baseline_path()), measured_verdict()};
   std::string user =
       PromptLibrary({}, kBuiltin).render("planner.user", all_variables(task, kernel));
   EXPECT_NE(user.find("4.2 ms"), std::string::npos) << user;
@@ -133,7 +133,7 @@ TEST(Prompts, ThePlannerSeesProfileMemoryAndKnobs) {
 
 TEST(Prompts, OptionsSwitchTheWording) {
   task::Task task = task::load_task(kSourceDir / "bench" / "cpu" / "silu");
-  KernelView kernel{&task, "small", read_file(task.baseline_path()), std::nullopt};
+  roles::KernelView kernel{&task, "small", read_file(task.baseline_path()), std::nullopt};
   Json variables = all_variables(task, kernel);
   PromptLibrary prompts({}, kBuiltin);
   EXPECT_EQ(prompts.render("planner.system", variables).find("not the values of constants"),
@@ -160,7 +160,7 @@ TEST(Prompts, AUserFolderOverridesFileByFile) {
   EXPECT_EQ(prompts.source_of("planner.system"), kBuiltin / "planner.system.mustache");
 
   task::Task task = task::load_task(kSourceDir / "bench" / "cpu" / "silu");
-  KernelView kernel{&task, "", "// k", std::nullopt};
+  roles::KernelView kernel{&task, "", "// k", std::nullopt};
   Json variables = all_variables(task, kernel);
   EXPECT_EQ(prompts.render("planner.user", variables), "MINE silu note for activation");
   EXPECT_TRUE(prompts.render("executor.user", variables).starts_with("TASK=silu"));

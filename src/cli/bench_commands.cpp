@@ -1,5 +1,5 @@
-// accelopt bench (the suite, side by side with the library a user would pick) and accelopt task dump
-// (a task's data as .npy files, for checking its meaning elsewhere).
+// accelopt bench (the suite, side by side with the library a user would pick) and accelopt task
+// dump (a task's data as .npy files, for checking its meaning elsewhere).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -33,7 +33,7 @@ struct BenchArguments {
 struct BenchRow {
   std::string task, kernel;
   bool library = false;
-  platform::Verdict verdict;
+  kernel::Verdict verdict;
 };
 
 std::filesystem::path default_suite() {
@@ -42,7 +42,8 @@ std::filesystem::path default_suite() {
   std::filesystem::path built_from = std::filesystem::path(ACCELOPT_SOURCE_DIR) / "bench/cpu";
   if (std::filesystem::is_directory(built_from)) return built_from;
 #endif
-  throw UserError("cannot find the benchmark suite: run from the accelopt folder or pass --suite DIR");
+  throw UserError(
+      "cannot find the benchmark suite: run from the accelopt folder or pass --suite DIR");
 }
 
 std::vector<std::string> split_list(const std::string& text) {
@@ -56,14 +57,16 @@ std::vector<std::string> split_list(const std::string& text) {
 }
 
 // A kernel for `task` in FROM: FROM/<task>.cpp, FROM/<task>/kernel.cpp or FROM/<task>/best.cpp.
-std::optional<std::filesystem::path> kernel_in(const std::filesystem::path& from, const std::string& task) {
-  for (const auto& candidate : {from / (task + ".cpp"), from / task / "kernel.cpp", from / task / "best.cpp"}) {
+std::optional<std::filesystem::path> kernel_in(const std::filesystem::path& from,
+                                               const std::string& task) {
+  for (const auto& candidate :
+       {from / (task + ".cpp"), from / task / "kernel.cpp", from / task / "best.cpp"}) {
     if (std::filesystem::exists(candidate)) return candidate;
   }
   return std::nullopt;
 }
 
-std::string cell_latency(const platform::Verdict& verdict) {
+std::string cell_latency(const kernel::Verdict& verdict) {
   if (!verdict.timing) return "-";
   const auto& t = *verdict.timing;
   return fmt::format("{:.4g} [{:.4g}, {:.4g}]", t.latency_seconds * 1e3, t.latency_low * 1e3,
@@ -76,12 +79,12 @@ void print_table(const std::vector<BenchRow>& rows, std::ostream& out) {
   double log_sum = 0;
   int counted = 0, passed = 0, tasks = 0;
   for (const BenchRow& row : rows) {
-    const platform::Verdict& v = row.verdict;
+    const kernel::Verdict& v = row.verdict;
     std::string percent = v.roofline ? fmt::format("{:.1f}", v.roofline->percent_of_peak) : "-";
     std::string bound = v.roofline ? v.roofline->bound : "-";
     std::string speedup = v.timing ? fmt::format("{:.2f}x", v.timing->speedup) : "-";
     out << fmt::format("{:<24} {:<16} {:<20} {:>28} {:>8} {:>7} {:>9}\n", row.task, row.kernel,
-                       platform::status_name(v.status), cell_latency(v), percent, bound, speedup);
+                       kernel::status_name(v.status), cell_latency(v), percent, bound, speedup);
     if (!v.passed() && !v.message.empty()) out << "    " << v.message << "\n";
     if (row.library) continue;
     ++tasks;
@@ -91,28 +94,31 @@ void print_table(const std::vector<BenchRow>& rows, std::ostream& out) {
       ++passed;
     }
   }
-  out << fmt::format("\n{} of {} task kernels passed; geometric mean of % of peak: {}\n", passed, tasks,
-                     counted ? fmt::format("{:.1f} %", std::exp(log_sum / counted)) : "-");
+  out << fmt::format("\n{} of {} task kernels passed; geometric mean of % of peak: {}\n", passed,
+                     tasks, counted ? fmt::format("{:.1f} %", std::exp(log_sum / counted)) : "-");
 }
 
 void print_csv(const std::vector<BenchRow>& rows, std::ostream& out) {
-  out << "task,kernel,status,latency_ms,latency_low_ms,latency_high_ms,percent_of_peak,bound,speedup\n";
+  out << "task,kernel,status,latency_ms,latency_low_ms,latency_high_ms,percent_of_peak,bound,"
+         "speedup\n";
   for (const BenchRow& row : rows) {
-    const platform::Verdict& v = row.verdict;
-    out << fmt::format("{},{},{},{},{},{},{},{},{}\n", row.task, row.kernel, platform::status_name(v.status),
-                       v.timing ? v.timing->latency_seconds * 1e3 : 0, v.timing ? v.timing->latency_low * 1e3 : 0,
-                       v.timing ? v.timing->latency_high * 1e3 : 0,
-                       v.roofline ? v.roofline->percent_of_peak : 0, v.roofline ? v.roofline->bound : "",
-                       v.timing ? v.timing->speedup : 0);
+    const kernel::Verdict& v = row.verdict;
+    out << fmt::format(
+        "{},{},{},{},{},{},{},{},{}\n", row.task, row.kernel, kernel::status_name(v.status),
+        v.timing ? v.timing->latency_seconds * 1e3 : 0, v.timing ? v.timing->latency_low * 1e3 : 0,
+        v.timing ? v.timing->latency_high * 1e3 : 0, v.roofline ? v.roofline->percent_of_peak : 0,
+        v.roofline ? v.roofline->bound : "", v.timing ? v.timing->speedup : 0);
   }
 }
 
 int run_bench(const BenchArguments& arguments) {
-  std::filesystem::path suite = arguments.suite.empty() ? default_suite() : std::filesystem::path(arguments.suite);
+  std::filesystem::path suite =
+      arguments.suite.empty() ? default_suite() : std::filesystem::path(arguments.suite);
   std::vector<std::string> names = split_list(arguments.tasks);
   if (names.empty()) {
     for (const auto& entry : std::filesystem::directory_iterator(suite)) {
-      if (std::filesystem::exists(entry.path() / "definition.json")) names.push_back(entry.path().filename());
+      if (std::filesystem::exists(entry.path() / "definition.json"))
+        names.push_back(entry.path().filename());
     }
     std::sort(names.begin(), names.end());
   }
@@ -134,11 +140,15 @@ int run_bench(const BenchArguments& arguments) {
     std::vector<Entry> entries;
     std::optional<std::filesystem::path> chosen;
     if (!arguments.kernels.empty()) chosen = kernel_in(arguments.kernels, name);
-    entries.push_back({chosen ? chosen->filename().string() : "baseline", chosen.value_or(task.baseline_path()), false});
-    if (chosen) entries.front().label = "from " + std::filesystem::path(arguments.kernels).filename().string();
+    entries.push_back({chosen ? chosen->filename().string() : "baseline",
+                       chosen.value_or(task.baseline_path()), false});
+    if (chosen)
+      entries.front().label =
+          "from " + std::filesystem::path(arguments.kernels).filename().string();
     if (!arguments.no_library && std::filesystem::is_directory(task.directory / "library")) {
       for (const auto& entry : std::filesystem::directory_iterator(task.directory / "library")) {
-        if (entry.path().extension() == ".cpp") entries.push_back({entry.path().stem().string(), entry.path(), true});
+        if (entry.path().extension() == ".cpp")
+          entries.push_back({entry.path().stem().string(), entry.path(), true});
       }
     }
     for (const Entry& entry : entries) {
@@ -159,16 +169,20 @@ int run_bench(const BenchArguments& arguments) {
         }
       }
       BenchRow row{name, entry.label, entry.library, cpu.evaluate(request)};
-      const platform::Verdict& v = row.verdict;
-      std::cerr << fmt::format("      {} {}\n", platform::status_name(v.status),
-                               v.roofline ? fmt::format("{:.1f} % of peak", v.roofline->percent_of_peak) : v.message);
+      const kernel::Verdict& v = row.verdict;
+      std::cerr << fmt::format(
+          "      {} {}\n", kernel::status_name(v.status),
+          v.roofline ? fmt::format("{:.1f} % of peak", v.roofline->percent_of_peak) : v.message);
       rows.push_back(std::move(row));
     }
   }
   if (arguments.json) {
     Json json = Json::array();
     for (const BenchRow& row : rows) {
-      json.push_back({{"task", row.task}, {"kernel", row.kernel}, {"library", row.library}, {"verdict", row.verdict.to_json()}});
+      json.push_back({{"task", row.task},
+                      {"kernel", row.kernel},
+                      {"library", row.library},
+                      {"verdict", row.verdict.to_json()}});
     }
     std::cout << json.dump(2) << "\n";
   } else if (arguments.csv) {
@@ -196,29 +210,32 @@ int run_task_dump(const DumpArguments& arguments) {
   platform::cpu::ReferenceCase data = cpu.reference_cases(task, workload, {arguments.seed}).front();
   std::filesystem::path out = arguments.out;
   std::filesystem::create_directories(out);
-  Json index = {{"task", task.name},
-                {"workload", workload.name},
-                {"seed", arguments.seed},
-                {"generator", "splitmix64 + Box-Muller, accelopt inputs v1"},
-                {"axes", workload.axes},
-                {"inputs", Json::array()},
-                {"outputs", Json::array()}};
-  auto write = [&](const task::TensorSpec& tensor, const std::vector<float>& values, const char* kind,
-                   const std::string& file) {
+  Json index = {
+      {"task", task.name},       {"workload", workload.name},
+      {"seed", arguments.seed},  {"generator", "splitmix64 + Box-Muller, accelopt inputs v1"},
+      {"axes", workload.axes},   {"inputs", Json::array()},
+      {"outputs", Json::array()}};
+  auto write = [&](const task::TensorSpec& tensor, const std::vector<float>& values,
+                   const char* kind, const std::string& file) {
     std::vector<int64_t> shape;
     for (const std::string& axis : tensor.shape) shape.push_back(workload.axes.at(axis));
-    task::write_npy(out / file, std::string(task::dtype_numpy_descr(tensor.dtype)), shape, values.data(),
-                    values.size() * sizeof(float));
-    index[kind].push_back({{"name", tensor.name}, {"file", file}, {"dtype", task::dtype_name(tensor.dtype)}, {"shape", shape}});
+    task::write_npy(out / file, std::string(task::dtype_numpy_descr(tensor.dtype)), shape,
+                    values.data(), values.size() * sizeof(float));
+    index[kind].push_back({{"name", tensor.name},
+                           {"file", file},
+                           {"dtype", task::dtype_name(tensor.dtype)},
+                           {"shape", shape}});
   };
-  for (size_t i = 0; i < task.inputs.size(); ++i) write(task.inputs[i], data.inputs[i], "inputs", task.inputs[i].name + ".npy");
+  for (size_t i = 0; i < task.inputs.size(); ++i)
+    write(task.inputs[i], data.inputs[i], "inputs", task.inputs[i].name + ".npy");
   for (size_t o = 0; o < task.outputs.size(); ++o) {
-    write(task.outputs[o], data.outputs[o], "outputs", "reference_" + task.outputs[o].name + ".npy");
+    write(task.outputs[o], data.outputs[o], "outputs",
+          "reference_" + task.outputs[o].name + ".npy");
   }
   write_file_atomic(out / "index.json", index.dump(2) + "\n");
   std::cout << fmt::format("wrote {} inputs and {} reference outputs of {} / {} (seed {}) to {}\n",
-                           task.inputs.size(), task.outputs.size(), task.name, workload.name, arguments.seed,
-                           out.string());
+                           task.inputs.size(), task.outputs.size(), task.name, workload.name,
+                           arguments.seed, out.string());
   return 0;
 }
 
@@ -226,28 +243,39 @@ int run_task_dump(const DumpArguments& arguments) {
 
 void register_bench_commands(CLI::App& app, CommandTable& table) {
   auto bench_arguments = std::make_shared<BenchArguments>();
-  CLI::App* bench = app.add_subcommand("bench", "Evaluate the benchmark suite: status, latency, % of peak");
+  CLI::App* bench =
+      app.add_subcommand("bench", "Evaluate the benchmark suite: status, latency, % of peak");
   bench->add_option("--suite", bench_arguments->suite, "folder of tasks (default: bench/cpu)");
   bench->add_option("--tasks", bench_arguments->tasks, "comma-separated task names (default: all)");
   bench->add_option("--kernels", bench_arguments->kernels,
-                    "folder of kernels to evaluate instead of the baselines: FROM/<task>.cpp or FROM/<task>/best.cpp");
-  bench->add_option("--workload", bench_arguments->workload, "workload name (default: each task's default)");
-  bench->add_option("--budget", bench_arguments->budget, "timing budget per kernel, seconds")->capture_default_str();
-  bench->add_option("--target", bench_arguments->target, "target half-width of the 95% interval")->capture_default_str();
+                    "folder of kernels to evaluate instead of the baselines: FROM/<task>.cpp or "
+                    "FROM/<task>/best.cpp");
+  bench->add_option("--workload", bench_arguments->workload,
+                    "workload name (default: each task's default)");
+  bench->add_option("--budget", bench_arguments->budget, "timing budget per kernel, seconds")
+      ->capture_default_str();
+  bench->add_option("--target", bench_arguments->target, "target half-width of the 95% interval")
+      ->capture_default_str();
   bench->add_flag("--no-library", bench_arguments->no_library, "skip the library rows (oneDNN)");
   bench->add_flag("--json", bench_arguments->json, "print JSON");
   bench->add_flag("--csv", bench_arguments->csv, "print CSV");
-  bench->callback([&table, bench_arguments] { table.select([bench_arguments] { return run_bench(*bench_arguments); }); });
+  bench->callback([&table, bench_arguments] {
+    table.select([bench_arguments] { return run_bench(*bench_arguments); });
+  });
 
   CLI::App* task = app.add_subcommand("task", "Work with task definitions");
   task->require_subcommand(1);
   auto dump_arguments = std::make_shared<DumpArguments>();
-  CLI::App* dump = task->add_subcommand("dump", "Write a task's inputs and reference outputs as .npy files");
+  CLI::App* dump =
+      task->add_subcommand("dump", "Write a task's inputs and reference outputs as .npy files");
   dump->add_option("--task", dump_arguments->task_directory, "task directory")->required();
-  dump->add_option("--workload", dump_arguments->workload, "workload name (default: the task's default)");
+  dump->add_option("--workload", dump_arguments->workload,
+                   "workload name (default: the task's default)");
   dump->add_option("--seed", dump_arguments->seed, "input seed")->capture_default_str();
   dump->add_option("--out", dump_arguments->out, "output folder")->required();
-  dump->callback([&table, dump_arguments] { table.select([dump_arguments] { return run_task_dump(*dump_arguments); }); });
+  dump->callback([&table, dump_arguments] {
+    table.select([dump_arguments] { return run_task_dump(*dump_arguments); });
+  });
 }
 
 }  // namespace accelopt::cli

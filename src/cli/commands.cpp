@@ -47,7 +47,7 @@ int run_eval(const EvalArguments& arguments) {
   request.measure_time = !arguments.no_time;
   request.timing.target_half_width = arguments.target;
   request.timing.budget_seconds = arguments.budget;
-  platform::Verdict verdict = cpu.evaluate(request);
+  kernel::Verdict verdict = cpu.evaluate(request);
   if (arguments.json) {
     std::cout << verdict.to_json().dump(2) << "\n";
   } else {

@@ -65,10 +65,10 @@ struct Agents {
   tuner::TunerSummarizer tuner_summarizer;
   std::unique_ptr<store::StoreLedger> ledger;
   std::unique_ptr<llm::ModelSet> models;
-  std::unique_ptr<agents::Planner> llm_planner;
-  std::unique_ptr<agents::Executor> llm_executor;
-  std::unique_ptr<agents::Fixer> llm_fixer;
-  std::unique_ptr<agents::Summarizer> llm_summarizer;
+  std::unique_ptr<roles::Planner> llm_planner;
+  std::unique_ptr<roles::Executor> llm_executor;
+  std::unique_ptr<roles::Fixer> llm_fixer;
+  std::unique_ptr<roles::Summarizer> llm_summarizer;
   search::AgentSet set;
 };
 
@@ -331,8 +331,8 @@ std::string describe_candidate(const RunView& view, int64_t id) {
                      plan);
 }
 
-std::string verdict_figures(const platform::Verdict& verdict) {
-  if (!verdict.passed()) return std::string(platform::status_name(verdict.status));
+std::string verdict_figures(const kernel::Verdict& verdict) {
+  if (!verdict.passed()) return std::string(kernel::status_name(verdict.status));
   std::string figures;
   if (verdict.timing) {
     figures = fmt::format("{:.2f}x [{:.2f}, {:.2f}]", verdict.timing->speedup,

@@ -56,7 +56,7 @@ std::vector<size_t> select_rewrites(const std::vector<Rewrite>& rewrites,
   return chosen;
 }
 
-Json insight_to_json(const agents::Insight& insight) {
+Json insight_to_json(const roles::Insight& insight) {
   return Json{{"title", insight.title},
               {"description", insight.description},
               {"before_snippet", insight.before_snippet},
@@ -68,8 +68,8 @@ Json insight_to_json(const agents::Insight& insight) {
               {"detail", insight.detail}};
 }
 
-agents::Insight insight_from_json(const Json& json) {
-  agents::Insight insight;
+roles::Insight insight_from_json(const Json& json) {
+  roles::Insight insight;
   insight.title = json.value("title", "");
   insight.description = json.value("description", "");
   insight.before_snippet = json.value("before_snippet", "");
@@ -127,7 +127,7 @@ std::vector<store::MemoryEntryRecord> retrieve(const std::vector<store::MemoryEn
   return result;
 }
 
-store::MemoryEntryRecord make_entry(const agents::Insight& insight, const Rewrite& rewrite,
+store::MemoryEntryRecord make_entry(const roles::Insight& insight, const Rewrite& rewrite,
                                     const task::Task& task, int64_t run_id, int iteration) {
   store::MemoryEntryRecord entry;
   entry.run_id = run_id;
@@ -144,7 +144,7 @@ store::MemoryEntryRecord make_entry(const agents::Insight& insight, const Rewrit
   entry.speedup_high = rewrite.speedup_high;
   entry.positive = rewrite.speedup >= 1;
   entry.iteration = iteration;
-  agents::Insight stored = insight;
+  roles::Insight stored = insight;
   stored.speedup = rewrite.speedup;  // the harness's figure, not the agent's
   stored.speedup_low = rewrite.speedup_low;
   stored.speedup_high = rewrite.speedup_high;

@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "agents/agents.h"
+#include "roles/roles.h"
 #include "store/store.h"
 #include "task/task.h"
 
@@ -45,8 +45,8 @@ struct Rewrite {
 std::vector<size_t> select_rewrites(const std::vector<Rewrite>& rewrites,
                                     const MemoryOptions& options);
 
-Json insight_to_json(const agents::Insight& insight);
-agents::Insight insight_from_json(const Json& json);
+Json insight_to_json(const roles::Insight& insight);
+roles::Insight insight_from_json(const Json& json);
 
 // The entries a planner sees for `task`: the queue (last exp_n) of each task in scope, counting
 // only entries visible to the run (id <= horizon, or made by `run_id` itself), own task first, then
@@ -56,7 +56,7 @@ std::vector<store::MemoryEntryRecord> retrieve(const std::vector<store::MemoryEn
                                                int64_t run_id, int64_t horizon);
 
 // The entry for an insight about a rewrite of `task`, with its provenance.
-store::MemoryEntryRecord make_entry(const agents::Insight& insight, const Rewrite& rewrite,
+store::MemoryEntryRecord make_entry(const roles::Insight& insight, const Rewrite& rewrite,
                                     const task::Task& task, int64_t run_id, int iteration);
 
 }  // namespace accelopt::memory

@@ -55,7 +55,7 @@ task::Task make_task(const std::string& name, const std::string& op_type,
 }
 
 store::MemoryEntryRecord entry(int64_t id, int64_t run, const task::Task& task) {
-  agents::Insight insight;
+  roles::Insight insight;
   insight.title = "entry " + std::to_string(id);
   auto record = make_entry(insight, Rewrite{1, 2, 1.2, 1.1, 1.3}, task, run, 1);
   record.id = id;
@@ -98,7 +98,7 @@ TEST(Retrieve, ScopesQueuesAndHorizon) {
 
 TEST(Memory, EntryKeepsTheHarnessSpeedupAndRoundTrips) {
   auto silu = make_task("silu", "elementwise", {"activation"});
-  agents::Insight insight;
+  roles::Insight insight;
   insight.title = "unroll";
   insight.speedup = 3;  // what the agent claimed
   insight.detail = Json{{"moves", {{{"knob", "UNROLL"}, {"from", 1}, {"to", 2}}}}};

@@ -6,10 +6,17 @@
 #include <string>
 #include <vector>
 
-#include "platform/verdict.h"
+#include "kernel/verdict.h"
 #include "task/task.h"
 
 namespace accelopt::platform {
+
+// A platform answers in the kernel vocabulary.
+using kernel::Correctness;
+using kernel::RooflineScore;
+using kernel::Status;
+using kernel::Timing;
+using kernel::Verdict;
 
 struct TimingOptions {
   double target_half_width = 0.02;  // stop when the 95 % interval of the ratio is within ±2 %

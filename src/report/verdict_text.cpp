@@ -4,8 +4,8 @@
 
 namespace accelopt::report {
 
-void print_verdict(std::ostream& out, const platform::Verdict& verdict, bool verbose) {
-  out << fmt::format("{:<10} {}\n", "status", platform::status_name(verdict.status));
+void print_verdict(std::ostream& out, const kernel::Verdict& verdict, bool verbose) {
+  out << fmt::format("{:<10} {}\n", "status", kernel::status_name(verdict.status));
   out << fmt::format("{:<10} {}\n", "message", verdict.message);
   out << fmt::format("{:<10} {} / {}\n", "task", verdict.task, verdict.workload);
   const auto& c = verdict.correctness;

@@ -3,10 +3,10 @@
 
 #include <ostream>
 
-#include "platform/verdict.h"
+#include "kernel/verdict.h"
 
 namespace accelopt::report {
 
-void print_verdict(std::ostream& out, const platform::Verdict& verdict, bool verbose);
+void print_verdict(std::ostream& out, const kernel::Verdict& verdict, bool verbose);
 
 }  // namespace accelopt::report

@@ -37,30 +37,30 @@ uint64_t call_seed(uint64_t seed, int iteration, const std::string& place) {
   return value;
 }
 
-Json plan_to_json(const agents::Plan& plan) {
+Json plan_to_json(const roles::Plan& plan) {
   return Json{{"text", plan.text}, {"author", plan.author}, {"detail", plan.detail}};
 }
-agents::Plan plan_from_json(const Json& json) {
-  agents::Plan plan;
+roles::Plan plan_from_json(const Json& json) {
+  roles::Plan plan;
   plan.text = json.value("text", "");
   plan.author = json.value("author", "");
   plan.detail = json.value("detail", Json::object());
   return plan;
 }
-Json implementation_to_json(const agents::Implementation& implementation) {
+Json implementation_to_json(const roles::Implementation& implementation) {
   return Json{{"source", implementation.source},
               {"parse_error", implementation.parse_error},
               {"author", implementation.author}};
 }
-agents::Implementation implementation_from_json(const Json& json) {
-  agents::Implementation implementation;
+roles::Implementation implementation_from_json(const Json& json) {
+  roles::Implementation implementation;
   implementation.source = json.value("source", "");
   implementation.parse_error = json.value("parse_error", "");
   implementation.author = json.value("author", "");
   return implementation;
 }
 
-std::string plan_signature(const agents::Plan& plan) {
+std::string plan_signature(const roles::Plan& plan) {
   std::string text;
   bool space = false;
   for (char c : plan.text) {
@@ -101,9 +101,9 @@ class Gate {
 // One evaluated attempt, as the iteration sees it.
 struct Attempt {
   int64_t candidate = 0;
-  platform::Verdict verdict;
+  kernel::Verdict verdict;
   int64_t beam_parent = 0;  // the beam kernel the plan was made for
-  agents::Plan plan;
+  roles::Plan plan;
   std::string source;
   std::string author;
   bool reused = false;
@@ -126,37 +126,36 @@ class Run {
  private:
   // --- evaluation -----------------------------------------------------------------------------
   std::optional<Attempt> evaluate(store::CandidateRecord record, int64_t beam_parent,
-                                  const agents::Plan& plan);
-  platform::Verdict run_platform(const std::string& source);
+                                  const roles::Plan& plan);
+  kernel::Verdict run_platform(const std::string& source);
   // --- agents, with answers kept in the store ---------------------------------------------------
   template <typename Compute>
   Json cached(const std::string& key, Compute compute);
   // Plans already tried on a kernel (by text) in earlier iterations. (caller must hold mutex_)
   std::set<std::string> tried_on(int64_t kernel, int iteration) const;
-  std::vector<agents::Plan> plans_for(int iteration, const std::set<std::string>& tried,
-                                      const Scored& parent,
-                                      const std::vector<agents::Insight>& insights,
-                                      agents::Planner& planner, int count,
-                                      const std::string& place);
+  std::vector<roles::Plan> plans_for(int iteration, const std::set<std::string>& tried,
+                                     const Scored& parent,
+                                     const std::vector<roles::Insight>& insights,
+                                     roles::Planner& planner, int count, const std::string& place);
   std::vector<Attempt> attempts_for_plan(int iteration, const std::string& place,
-                                         const Scored& parent, const agents::Plan& plan,
-                                         agents::Executor& executor, int implementations,
+                                         const Scored& parent, const roles::Plan& plan,
+                                         roles::Executor& executor, int implementations,
                                          store::CandidateKind kind);
-  agents::KernelView view_of(int64_t candidate, uint64_t seed);
+  roles::KernelView view_of(int64_t candidate, uint64_t seed);
   // --- the loop ---------------------------------------------------------------------------------
-  std::vector<Attempt> iterate(int iteration, const std::vector<agents::Insight>& insights);
+  std::vector<Attempt> iterate(int iteration, const std::vector<roles::Insight>& insights);
   std::vector<Attempt> refine(int iteration, const std::vector<Scored>& entering,
-                              const std::vector<agents::Insight>& insights);
+                              const std::vector<roles::Insight>& insights);
   std::vector<store::MemoryEntryRecord> remember(int iteration,
                                                  const std::vector<Attempt>& attempts);
-  std::vector<agents::Insight> insights();
+  std::vector<roles::Insight> insights();
   void checkpoint(int iteration, std::vector<store::MemoryEntryRecord>& entries);
   void restore(const store::Checkpoint& checkpoint);
   void stop(const std::string& reason);
   bool stopped() const;
   void emit(EventKind kind, int iteration, const std::string& message = {},
             const std::string& status = {});
-  void note_result(const platform::Verdict& verdict);
+  void note_result(const kernel::Verdict& verdict);
   RunSummary summary(const std::string& state) const;
 
   SearchConfig config_;
@@ -170,7 +169,7 @@ class Run {
 
   mutable std::mutex mutex_;                          // guards everything below
   std::map<std::string, int64_t> evaluated_by_hash_;  // normalized hash → candidate evaluated
-  std::map<std::string, std::shared_future<platform::Verdict>> in_flight_;
+  std::map<std::string, std::shared_future<kernel::Verdict>> in_flight_;
   std::map<int64_t, store::CandidateRecord> candidates_;  // the run's, by id
   std::string stop_reason_;
   int done_ = 0, failed_ = 0;
@@ -217,7 +216,7 @@ void Run::emit(EventKind kind, int iteration, const std::string& message,
   context_.events->on_event(event);
 }
 
-void Run::note_result(const platform::Verdict& verdict) {  // caller must hold mutex_
+void Run::note_result(const kernel::Verdict& verdict) {  // caller must hold mutex_
   ++done_;
   if (!verdict.passed()) {
     ++failed_;
@@ -229,7 +228,7 @@ void Run::note_result(const platform::Verdict& verdict) {  // caller must hold m
   }
 }
 
-platform::Verdict Run::run_platform(const std::string& source) {
+kernel::Verdict Run::run_platform(const std::string& source) {
   platform::EvalRequest request;
   request.task = context_.task;
   request.workload = workload_;
@@ -237,7 +236,7 @@ platform::Verdict Run::run_platform(const std::string& source) {
   request.timing = config_.timing;
   gate_.acquire();
   try {
-    platform::Verdict verdict = context_.platform->evaluate(request);
+    kernel::Verdict verdict = context_.platform->evaluate(request);
     gate_.release();
     return verdict;
   } catch (...) {
@@ -247,7 +246,7 @@ platform::Verdict Run::run_platform(const std::string& source) {
 }
 
 std::optional<Attempt> Run::evaluate(store::CandidateRecord record, int64_t beam_parent,
-                                     const agents::Plan& plan) {
+                                     const roles::Plan& plan) {
   Attempt attempt;
   attempt.beam_parent = beam_parent;
   attempt.plan = plan;
@@ -270,8 +269,8 @@ std::optional<Attempt> Run::evaluate(store::CandidateRecord record, int64_t beam
   record.normalized_hash = record.source.empty() ? "" : normalized_hash(record.source);
 
   std::optional<int64_t> reused_from;
-  std::shared_future<platform::Verdict> pending;
-  std::promise<platform::Verdict> promise;
+  std::shared_future<kernel::Verdict> pending;
+  std::promise<kernel::Verdict> promise;
   bool mine = false;
   if (!record.source.empty()) {
     std::unique_lock lock(mutex_);
@@ -303,9 +302,9 @@ std::optional<Attempt> Run::evaluate(store::CandidateRecord record, int64_t beam
     }
   }
 
-  platform::Verdict verdict;
+  kernel::Verdict verdict;
   if (record.source.empty()) {
-    verdict.status = platform::Status::kRejectedSource;
+    verdict.status = kernel::Status::kRejectedSource;
     verdict.message = "The agent's answer held no kernel: " +
                       plan.detail.value("parse_error", std::string("no source"));
     verdict.task = context_.task->name;
@@ -342,7 +341,7 @@ std::optional<Attempt> Run::evaluate(store::CandidateRecord record, int64_t beam
   }
   if (mine) promise.set_value(verdict);
   emit(EventKind::kCandidateFinished, record.iteration, {},
-       std::string(platform::status_name(verdict.status)));
+       std::string(kernel::status_name(verdict.status)));
   return attempt;
 }
 
@@ -354,8 +353,8 @@ Json Run::cached(const std::string& key, Compute compute) {
   return answer;
 }
 
-agents::KernelView Run::view_of(int64_t candidate, uint64_t seed) {
-  agents::KernelView view;
+roles::KernelView Run::view_of(int64_t candidate, uint64_t seed) {
+  roles::KernelView view;
   view.task = context_.task;
   view.workload = workload_;
   view.seed = seed;
@@ -376,29 +375,29 @@ std::set<std::string> Run::tried_on(int64_t kernel, int iteration) const {
   return tried;
 }
 
-std::vector<agents::Plan> Run::plans_for(int iteration, const std::set<std::string>& tried,
-                                         const Scored& parent,
-                                         const std::vector<agents::Insight>& insights,
-                                         agents::Planner& planner, int count,
-                                         const std::string& place) {
+std::vector<roles::Plan> Run::plans_for(int iteration, const std::set<std::string>& tried,
+                                        const Scored& parent,
+                                        const std::vector<roles::Insight>& insights,
+                                        roles::Planner& planner, int count,
+                                        const std::string& place) {
   if (stopped()) return {};
   // Ask for more plans than needed when some were tried on this kernel before, and drop those: a
   // kernel that stays in the beam explores further instead of repeating itself.
   int asked =
       count + static_cast<int>(std::min<size_t>(tried.size(), static_cast<size_t>(2 * count)));
-  agents::KernelView view = view_of(parent.candidate, call_seed(config_.seed, iteration, place));
+  roles::KernelView view = view_of(parent.candidate, call_seed(config_.seed, iteration, place));
   view.verdict = parent.verdict;
   Json answer = cached(fmt::format("i{}/{}/plans", iteration, place), [&] {
     Json plans = Json::array();
-    for (const agents::Plan& plan : planner.propose(view, insights, asked)) {
+    for (const roles::Plan& plan : planner.propose(view, insights, asked)) {
       plans.push_back(plan_to_json(plan));
     }
     return plans;
   });
-  std::vector<agents::Plan> plans;
+  std::vector<roles::Plan> plans;
   std::set<std::string> seen;
   for (const Json& json : answer) {
-    agents::Plan plan = plan_from_json(json);
+    roles::Plan plan = plan_from_json(json);
     if (!seen.insert(plan_signature(plan)).second) continue;  // a duplicate plan
     if (tried.count(plan.text) > 0) continue;                 // tried on this kernel before
     plans.push_back(std::move(plan));
@@ -408,12 +407,12 @@ std::vector<agents::Plan> Run::plans_for(int iteration, const std::set<std::stri
 }
 
 std::vector<Attempt> Run::attempts_for_plan(int iteration, const std::string& place,
-                                            const Scored& parent, const agents::Plan& plan,
-                                            agents::Executor& executor, int implementations,
+                                            const Scored& parent, const roles::Plan& plan,
+                                            roles::Executor& executor, int implementations,
                                             store::CandidateKind kind) {
   std::vector<Attempt> finals;
   if (stopped()) return finals;
-  agents::KernelView view =
+  roles::KernelView view =
       view_of(parent.candidate, call_seed(config_.seed, iteration, place + "/impl"));
   view.verdict = parent.verdict;
   Json answer = cached(fmt::format("i{}/{}/impl", iteration, place), [&] {
@@ -425,7 +424,7 @@ std::vector<Attempt> Run::attempts_for_plan(int iteration, const std::string& pl
   });
   for (size_t index = 0; index < answer.size() && static_cast<int>(index) < implementations;
        ++index) {
-    agents::Implementation implementation = implementation_from_json(answer[index]);
+    roles::Implementation implementation = implementation_from_json(answer[index]);
     std::string key = fmt::format("i{}/{}/k{}", iteration, place, index);
     store::CandidateRecord record;
     record.key = key;
@@ -434,7 +433,7 @@ std::vector<Attempt> Run::attempts_for_plan(int iteration, const std::string& pl
     record.iteration = iteration;
     record.author = implementation.author.empty() ? plan.author : implementation.author;
     record.kind = kind;
-    agents::Plan recorded = plan;
+    roles::Plan recorded = plan;
     if (!implementation.parse_error.empty())
       recorded.detail["parse_error"] = implementation.parse_error;
     std::optional<Attempt> attempt = evaluate(record, parent.candidate, recorded);
@@ -442,7 +441,7 @@ std::vector<Attempt> Run::attempts_for_plan(int iteration, const std::string& pl
                         context_.agents.fixer != nullptr && kind != store::CandidateKind::kTuner;
          ++round) {
       if (stopped()) break;
-      agents::KernelView failed = view;
+      roles::KernelView failed = view;
       failed.source = attempt->source;
       failed.verdict = attempt->verdict;
       failed.seed = call_seed(config_.seed, iteration, key + "/fix" + std::to_string(round));
@@ -451,7 +450,7 @@ std::vector<Attempt> Run::attempts_for_plan(int iteration, const std::string& pl
         return repaired ? implementation_to_json(*repaired) : Json(nullptr);
       });
       if (fixed.is_null()) break;
-      agents::Implementation repaired = implementation_from_json(fixed);
+      roles::Implementation repaired = implementation_from_json(fixed);
       store::CandidateRecord fix_record;
       fix_record.key = fmt::format("{}/f{}", key, round);
       fix_record.source = repaired.source;
@@ -459,7 +458,7 @@ std::vector<Attempt> Run::attempts_for_plan(int iteration, const std::string& pl
       fix_record.iteration = iteration;
       fix_record.author = repaired.author.empty() ? plan.author : repaired.author;
       fix_record.kind = store::CandidateKind::kFixer;
-      agents::Plan fix_plan = plan;
+      roles::Plan fix_plan = plan;
       if (!repaired.parse_error.empty()) fix_plan.detail["parse_error"] = repaired.parse_error;
       auto next = evaluate(fix_record, parent.candidate, fix_plan);
       if (!next) break;
@@ -470,7 +469,7 @@ std::vector<Attempt> Run::attempts_for_plan(int iteration, const std::string& pl
   return finals;
 }
 
-std::vector<Attempt> Run::iterate(int iteration, const std::vector<agents::Insight>& insights) {
+std::vector<Attempt> Run::iterate(int iteration, const std::vector<roles::Insight>& insights) {
   std::vector<Scored> parents;
   if (config_.strategy == Strategy::kBeam) {
     parents = beam_;
@@ -478,7 +477,7 @@ std::vector<Attempt> Run::iterate(int iteration, const std::vector<agents::Insig
     parents.assign(static_cast<size_t>(config_.beam_width), baseline_);
   }
   bool use_memory = config_.strategy == Strategy::kBeam;
-  const std::vector<agents::Insight> no_insights;
+  const std::vector<roles::Insight> no_insights;
   const auto& given = use_memory ? insights : no_insights;
 
   std::vector<std::set<std::string>> tried(parents.size());
@@ -492,7 +491,7 @@ std::vector<Attempt> Run::iterate(int iteration, const std::vector<agents::Insig
   }
   ThreadPool pool(config_.agent_concurrency);
   // Plans for every beam kernel, concurrently.
-  std::vector<std::vector<agents::Plan>> plans(parents.size());
+  std::vector<std::vector<roles::Plan>> plans(parents.size());
   std::vector<std::future<void>> waits;
   for (size_t slot = 0; slot < parents.size(); ++slot) {
     waits.push_back(pool.submit([&, slot] {
@@ -551,7 +550,7 @@ std::vector<Attempt> Run::iterate(int iteration, const std::vector<agents::Insig
 }
 
 std::vector<Attempt> Run::refine(int iteration, const std::vector<Scored>& entering,
-                                 const std::vector<agents::Insight>& insights) {
+                                 const std::vector<roles::Insight>& insights) {
   std::vector<Attempt> all;
   if (context_.agents.refine_planner == nullptr || context_.agents.refine_executor == nullptr ||
       config_.hybrid_tuner_evals <= 0) {
@@ -582,13 +581,13 @@ std::vector<Attempt> Run::refine(int iteration, const std::vector<Scored>& enter
   return all;
 }
 
-std::vector<agents::Insight> Run::insights() {
+std::vector<roles::Insight> Run::insights() {
   if (config_.strategy != Strategy::kBeam) return {};
   auto entries = memory::retrieve(context_.store->memory_entries(), *context_.task, config_.memory,
                                   run_id_, horizon_);
-  std::vector<agents::Insight> result;
+  std::vector<roles::Insight> result;
   for (const auto& entry : entries) {
-    agents::Insight insight = memory::insight_from_json(entry.insight);
+    roles::Insight insight = memory::insight_from_json(entry.insight);
     insight.detail["task"] = entry.task;
     if (!insight.detail.contains("op_type")) insight.detail["op_type"] = entry.op_type;
     result.push_back(std::move(insight));
@@ -612,8 +611,8 @@ std::vector<store::MemoryEntryRecord> Run::remember(int iteration,
              .second) {
       continue;
     }
-    const platform::Timing& fast = *attempt.verdict.timing;
-    const platform::Timing& slow = *parent->verdict.timing;
+    const kernel::Timing& fast = *attempt.verdict.timing;
+    const kernel::Timing& slow = *parent->verdict.timing;
     if (slow.speedup <= 0 || slow.speedup_low <= 0) continue;
     rewrites.push_back(memory::Rewrite{
         attempt.beam_parent, attempt.candidate, fast.speedup / slow.speedup,
@@ -624,12 +623,12 @@ std::vector<store::MemoryEntryRecord> Run::remember(int iteration,
     if (stopped() && context_.spend_usd) break;  // no LLM summaries past the budget
     const memory::Rewrite& rewrite = rewrites[index];
     const Attempt& attempt = *sources[index];
-    agents::Summarizer* summarizer =
+    roles::Summarizer* summarizer =
         attempt.plan.author == "tuner" && context_.agents.refine_summarizer != nullptr
             ? context_.agents.refine_summarizer
             : context_.agents.summarizer;
     if (summarizer == nullptr) continue;
-    agents::RewritePair pair;
+    roles::RewritePair pair;
     pair.slow = view_of(rewrite.slow_candidate, 0);
     pair.slow.verdict = context_.store->trace(rewrite.slow_candidate)->verdict;
     pair.fast = view_of(rewrite.fast_candidate, 0);
@@ -743,7 +742,7 @@ RunSummary Run::go(bool resuming) {
     record.iteration = 0;
     record.author = "baseline";
     record.kind = store::CandidateKind::kBaseline;
-    agents::Plan plan;
+    roles::Plan plan;
     plan.text = "the task's baseline";
     plan.author = "baseline";
     auto attempt = evaluate(record, 0, plan);
@@ -757,7 +756,7 @@ RunSummary Run::go(bool resuming) {
     if (!attempt->verdict.passed()) {
       std::string state =
           fmt::format("failed: the baseline does not pass ({}: {})",
-                      platform::status_name(attempt->verdict.status), attempt->verdict.message);
+                      kernel::status_name(attempt->verdict.status), attempt->verdict.message);
       context_.store->set_run_state(run_id_, state);
       emit(EventKind::kRunFinished, 0, state);
       return summary(state);

@@ -32,8 +32,8 @@
 #include <memory>
 #include <string>
 
-#include "agents/agents.h"
 #include "platform/platform.h"
+#include "roles/roles.h"
 #include "search/config.h"
 #include "search/events.h"
 #include "store/store.h"
@@ -42,14 +42,14 @@
 namespace accelopt::search {
 
 struct AgentSet {
-  agents::Planner* planner = nullptr;
-  agents::Executor* executor = nullptr;
-  agents::Fixer* fixer = nullptr;            // null: failures are not repaired
-  agents::Summarizer* summarizer = nullptr;  // null: no memory entries
+  roles::Planner* planner = nullptr;
+  roles::Executor* executor = nullptr;
+  roles::Fixer* fixer = nullptr;            // null: failures are not repaired
+  roles::Summarizer* summarizer = nullptr;  // null: no memory entries
   // Hybrid mode: the tuner refines each LLM kernel entering the beam and summarizes its own moves.
-  agents::Planner* refine_planner = nullptr;
-  agents::Executor* refine_executor = nullptr;
-  agents::Summarizer* refine_summarizer = nullptr;
+  roles::Planner* refine_planner = nullptr;
+  roles::Executor* refine_executor = nullptr;
+  roles::Summarizer* refine_summarizer = nullptr;
 };
 
 struct SearchContext {

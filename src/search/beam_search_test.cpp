@@ -35,13 +35,13 @@ class CrashNow : public std::runtime_error {
 class FakePlatform : public platform::Platform {
  public:
   std::string name() const override { return "fake"; }
-  platform::Verdict evaluate(const platform::EvalRequest& request) override {
+  kernel::Verdict evaluate(const platform::EvalRequest& request) override {
     int call = ++calls;
     if (crash_at > 0 && call == crash_at) throw CrashNow();
-    platform::Verdict verdict;
+    kernel::Verdict verdict;
     verdict.task = request.task->name;
     if (request.source.find("BROKEN") != std::string::npos) {
-      verdict.status = platform::Status::kCompileError;
+      verdict.status = kernel::Status::kCompileError;
       verdict.message = "error: BROKEN";
       return verdict;
     }
@@ -52,14 +52,14 @@ class FakePlatform : public platform::Platform {
     }
     double speedup = 1 + 0.15 * (a - 1) - 0.1 * ((b - 3) * (b - 3) - 4);
     if (request.source.find("FAST") != std::string::npos) speedup += 0.4;
-    platform::Timing timing;
+    kernel::Timing timing;
     timing.anchor = "baseline";
     timing.speedup = speedup;
     timing.speedup_low = speedup * 0.99;
     timing.speedup_high = speedup * 1.01;
     timing.latency_seconds = 1e-3 / speedup;
     verdict.timing = timing;
-    platform::RooflineScore roofline;
+    kernel::RooflineScore roofline;
     roofline.percent_of_peak = 10 * speedup;
     verdict.roofline = roofline;
     return verdict;
@@ -70,30 +70,29 @@ class FakePlatform : public platform::Platform {
 
 // An "LLM" that answers plans with a FAST kernel, a BROKEN one (the fixer removes BROKEN), and a
 // duplicate of the first that differs only in spacing and comments.
-class ScriptedAgents : public agents::Planner, public agents::Executor, public agents::Fixer {
+class ScriptedAgents : public roles::Planner, public roles::Executor, public roles::Fixer {
  public:
-  std::vector<agents::Plan> propose(const agents::KernelView&, const std::vector<agents::Insight>&,
-                                    int count) override {
-    std::vector<agents::Plan> plans;
+  std::vector<roles::Plan> propose(const roles::KernelView&, const std::vector<roles::Insight>&,
+                                   int count) override {
+    std::vector<roles::Plan> plans;
     for (int index = 0; index < count; ++index) {
-      plans.push_back(
-          agents::Plan{"plan " + std::to_string(index % 3), "llm:fake", Json::object()});
+      plans.push_back(roles::Plan{"plan " + std::to_string(index % 3), "llm:fake", Json::object()});
     }
     return plans;
   }
-  std::vector<agents::Implementation> implement(const agents::KernelView& kernel,
-                                                const agents::Plan& plan, int) override {
+  std::vector<roles::Implementation> implement(const roles::KernelView& kernel,
+                                               const roles::Plan& plan, int) override {
     std::string source = kernel.source;
     if (plan.text == "plan 0") source += "int FAST = 1;\n";
     if (plan.text == "plan 1") source += "BROKEN\n";
     if (plan.text == "plan 2") source += "int  FAST=1;  // the same kernel, other spacing\n";
-    return {agents::Implementation{source, "", "llm:fake"}};
+    return {roles::Implementation{source, "", "llm:fake"}};
   }
-  std::optional<agents::Implementation> fix(const agents::KernelView& failed,
-                                            const agents::Plan&) override {
+  std::optional<roles::Implementation> fix(const roles::KernelView& failed,
+                                           const roles::Plan&) override {
     ++fixes;
     std::string source = std::regex_replace(failed.source, std::regex("BROKEN\n"), "");
-    return agents::Implementation{source, "", "llm:fake"};
+    return roles::Implementation{source, "", "llm:fake"};
   }
   int fixes = 0;
 };
@@ -184,7 +183,7 @@ TEST_F(SearchTest, FixerRepairsAndDuplicatesAreEvaluatedOnce) {
   ASSERT_EQ(candidates.size(), 5u);
   EXPECT_EQ(candidates[3].kind, store::CandidateKind::kFixer);
   EXPECT_EQ(candidates[3].parent, candidates[2].id);
-  EXPECT_EQ(store->trace(candidates[2].id)->verdict.status, platform::Status::kCompileError);
+  EXPECT_EQ(store->trace(candidates[2].id)->verdict.status, kernel::Status::kCompileError);
   EXPECT_TRUE(store->trace(candidates[3].id)->verdict.passed());
   EXPECT_EQ(store->trace(candidates[4].id)->reused_from, candidates[1].id);
   // The fix gives back the baseline's source: reused too. Real evaluations: baseline, FAST, BROKEN.
@@ -232,10 +231,10 @@ TEST_F(SearchTest, StopsCleanlyAtTheEvaluationBudget) {
 }
 
 // An executor that spends an LLM budget: the third call is refused.
-class BudgetedExecutor : public agents::Executor {
+class BudgetedExecutor : public roles::Executor {
  public:
-  std::vector<agents::Implementation> implement(const agents::KernelView& kernel,
-                                                const agents::Plan& plan, int count) override {
+  std::vector<roles::Implementation> implement(const roles::KernelView& kernel,
+                                               const roles::Plan& plan, int count) override {
     if (++calls > 2) throw llm::BudgetExceeded(llm::BudgetCap::kUsd, "the run's $0.01 is spent");
     return inner.implement(kernel, plan, count);
   }
@@ -281,7 +280,7 @@ Json run_state(store::Store& store, int64_t run) {
                                        {"key", candidate.key},
                                        {"source", candidate.source_hash},
                                        {"parent", candidate.parent ? *candidate.parent : 0},
-                                       {"status", platform::status_name(trace->verdict.status)},
+                                       {"status", kernel::status_name(trace->verdict.status)},
                                        {"reused", trace->reused_from.has_value()}});
   }
   for (const auto& entry : store.memory_entries()) {

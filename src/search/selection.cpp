@@ -4,13 +4,13 @@
 
 namespace accelopt::search {
 
-bool faster_beyond_noise(const platform::Verdict& a, const platform::Verdict& b) {
+bool faster_beyond_noise(const kernel::Verdict& a, const kernel::Verdict& b) {
   if (!a.timing || !b.timing) return a.timing.has_value() && !b.timing.has_value();
   if (a.timing->anchor == b.timing->anchor) return a.timing->speedup_low > b.timing->speedup_high;
   return a.timing->latency_high < b.timing->latency_low;
 }
 
-double rank_value(const platform::Verdict& verdict) {
+double rank_value(const kernel::Verdict& verdict) {
   return verdict.timing ? verdict.timing->speedup : 0;
 }
 

@@ -8,19 +8,19 @@
 #include <string>
 #include <vector>
 
-#include "platform/verdict.h"
+#include "kernel/verdict.h"
 
 namespace accelopt::search {
 
 struct Scored {
   int64_t candidate = 0;
-  platform::Verdict verdict;  // PASSED, with timing
+  kernel::Verdict verdict;  // PASSED, with timing
 };
 
 // True when `a` is faster than `b` beyond noise.
-bool faster_beyond_noise(const platform::Verdict& a, const platform::Verdict& b);
+bool faster_beyond_noise(const kernel::Verdict& a, const kernel::Verdict& b);
 // The point estimate used to rank: the speedup over the anchor.
-double rank_value(const platform::Verdict& verdict);
+double rank_value(const kernel::Verdict& verdict);
 
 // The beam after offering `newcomers` to `beam` (capacity `width`). Newcomers are considered
 // fastest first (ties by candidate id): one fills a free place, or replaces the slowest beam kernel

@@ -10,7 +10,7 @@ Scored kernel(int64_t id, double speedup, double half_width,
               const std::string& anchor = "baseline") {
   Scored scored;
   scored.candidate = id;
-  platform::Timing timing;
+  kernel::Timing timing;
   timing.anchor = anchor;
   timing.speedup = speedup;
   timing.speedup_low = speedup * (1 - half_width);

@@ -11,7 +11,7 @@
 // build knows, or a non-empty SQLite file that is not ours, is refused with a message saying so.
 // Migrations are only ever appended: a released migration is never edited.
 //
-// Statuses are stored by name (platform::status_name), candidate kinds by their fixed numbers, and
+// Statuses are stored by name (kernel::status_name), candidate kinds by their fixed numbers, and
 // the records that other tools read (verdicts, plans, insights, checkpoints) as JSON text beside
 // the columns queries need.
 #include "store/store.h"
@@ -460,7 +460,7 @@ void Store::upsert_task(const task::Task& task) {
       .run();
 }
 
-int64_t Store::record_evaluation(CandidateRecord candidate, const platform::Verdict& verdict,
+int64_t Store::record_evaluation(CandidateRecord candidate, const kernel::Verdict& verdict,
                                  std::optional<int64_t> reused_from) {
   std::lock_guard lock(impl_->mutex);
   return impl_->transaction([&]() -> int64_t {
@@ -490,7 +490,7 @@ int64_t Store::record_evaluation(CandidateRecord candidate, const platform::Verd
     Statement trace(impl_->db,
                     "INSERT INTO traces (candidate_id, status, speedup, percent_of_peak, "
                     "latency_seconds, reused_from, verdict, created_at) VALUES (?,?,?,?,?,?,?,?)");
-    trace.bind(1, id).bind(2, platform::status_name(verdict.status));
+    trace.bind(1, id).bind(2, kernel::status_name(verdict.status));
     if (verdict.timing) {
       trace.bind(3, verdict.timing->speedup).bind(5, verdict.timing->latency_seconds);
     }
@@ -534,7 +534,7 @@ TraceRecord read_trace(const Statement& row) {
   TraceRecord record;
   record.candidate_id = row.integer(0);
   record.reused_from = row.optional_integer(1);
-  record.verdict = platform::Verdict::from_json(Json::parse(row.text(2)));
+  record.verdict = kernel::Verdict::from_json(Json::parse(row.text(2)));
   return record;
 }
 }  // namespace

@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "common/json.h"
+#include "kernel/verdict.h"
 #include "llm/ledger.h"
-#include "platform/verdict.h"
 
 namespace accelopt::task {
 struct Task;
@@ -51,7 +51,7 @@ struct CandidateRecord {
 
 struct TraceRecord {
   int64_t candidate_id = 0;
-  platform::Verdict verdict;
+  kernel::Verdict verdict;
   std::optional<int64_t> reused_from;  // the candidate whose evaluation this copies (same source)
 };
 
@@ -64,7 +64,7 @@ struct MemoryEntryRecord {
   bool positive = true;
   double speedup = 1, speedup_low = 1, speedup_high = 1;
   int iteration = 0;
-  Json insight = Json::object();  // agents::Insight as JSON
+  Json insight = Json::object();  // roles::Insight as JSON
   std::string created_at;
 };
 
@@ -96,7 +96,7 @@ class Store {
 
   // The candidate and its trace in one transaction; returns the candidate's id. A candidate whose
   // (run, key) is already stored is left as it is and its id returned.
-  int64_t record_evaluation(CandidateRecord candidate, const platform::Verdict& verdict,
+  int64_t record_evaluation(CandidateRecord candidate, const kernel::Verdict& verdict,
                             std::optional<int64_t> reused_from = std::nullopt);
   std::optional<CandidateRecord> candidate(int64_t id) const;
   std::optional<CandidateRecord> candidate_by_key(int64_t run_id, const std::string& key) const;

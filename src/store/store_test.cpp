@@ -18,10 +18,10 @@
 namespace accelopt::store {
 namespace {
 
-platform::Verdict passed_verdict(double speedup) {
-  platform::Verdict verdict;
-  verdict.status = platform::Status::kPassed;
-  platform::Timing timing;
+kernel::Verdict passed_verdict(double speedup) {
+  kernel::Verdict verdict;
+  verdict.status = kernel::Status::kPassed;
+  kernel::Timing timing;
   timing.anchor = "baseline";
   timing.speedup = speedup;
   timing.speedup_low = speedup * 0.98;

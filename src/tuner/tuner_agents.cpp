@@ -66,13 +66,13 @@ std::string describe_moves(const Json& moves) {
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
-std::vector<agents::Plan> TunerPlanner::propose(const agents::KernelView& kernel,
-                                                const std::vector<agents::Insight>& memory,
-                                                int count) {
+std::vector<roles::Plan> TunerPlanner::propose(const roles::KernelView& kernel,
+                                               const std::vector<roles::Insight>& memory,
+                                               int count) {
   std::vector<Knob> knobs = parse_knobs(kernel.source);
   if (knobs.empty() || count <= 0) return {};
   ThompsonBandit bandit(kernel.seed);
-  for (const agents::Insight& insight : memory) {
+  for (const roles::Insight& insight : memory) {
     if (!insight.detail.contains("moves")) continue;
     double weight = relatedness(insight.detail, kernel.task);
     bool faster = insight.speedup > 1;
@@ -132,13 +132,13 @@ std::vector<agents::Plan> TunerPlanner::propose(const agents::KernelView& kernel
     }
   }
 
-  std::vector<agents::Plan> plans;
+  std::vector<roles::Plan> plans;
   for (const Proposal& proposal : chosen) {
     Json moves = moves_json(proposal.moves);
     // The prior evidence for exactly these moves on this op_type: the most-tried matching insight
     // (insights carry cumulative counts, so the largest is the latest).
     int prior_tries = 0, prior_faster = 0;
-    for (const agents::Insight& insight : memory) {
+    for (const roles::Insight& insight : memory) {
       const Json& detail = insight.detail;
       if (!detail.contains("moves") || detail["moves"] != moves) continue;
       if (kernel.task != nullptr && detail.value("op_type", "") != kernel.task->op_type) continue;
@@ -147,7 +147,7 @@ std::vector<agents::Plan> TunerPlanner::propose(const agents::KernelView& kernel
         prior_faster = detail.value("faster", 0);
       }
     }
-    agents::Plan plan;
+    roles::Plan plan;
     plan.author = "tuner";
     plan.text = fmt::format("Set {}.", describe_moves(moves));
     plan.detail =
@@ -162,10 +162,10 @@ std::vector<agents::Plan> TunerPlanner::propose(const agents::KernelView& kernel
   return plans;
 }
 
-std::vector<agents::Implementation> TunerExecutor::implement(const agents::KernelView& kernel,
-                                                             const agents::Plan& plan, int count) {
+std::vector<roles::Implementation> TunerExecutor::implement(const roles::KernelView& kernel,
+                                                            const roles::Plan& plan, int count) {
   if (count <= 0) return {};
-  agents::Implementation implementation;
+  roles::Implementation implementation;
   implementation.author = "tuner";
   if (!plan.detail.contains("moves") || plan.detail["moves"].empty()) {
     implementation.parse_error = "the tuner can only apply plans that move knobs";
@@ -183,7 +183,7 @@ std::vector<agents::Implementation> TunerExecutor::implement(const agents::Kerne
   return {implementation};
 }
 
-std::optional<agents::Insight> TunerSummarizer::summarize(const agents::RewritePair& pair) {
+std::optional<roles::Insight> TunerSummarizer::summarize(const roles::RewritePair& pair) {
   const Json& detail = pair.plan.detail;
   if (pair.plan.author != "tuner" || !detail.contains("moves") || detail["moves"].empty()) {
     return std::nullopt;
@@ -192,7 +192,7 @@ std::optional<agents::Insight> TunerSummarizer::summarize(const agents::RewriteP
   int faster = detail.value("/prior/faster"_json_pointer, 0) + (pair.speedup > 1 ? 1 : 0);
   std::string op_type = detail.value("op_type", "");
   std::string moves = describe_moves(detail["moves"]);
-  agents::Insight insight;
+  roles::Insight insight;
   insight.title = fmt::format("{} on {} kernels: {:.2f}× [{:.2f}, {:.2f}], {} of {} tries faster",
                               moves, op_type.empty() ? "these" : op_type, pair.speedup,
                               pair.speedup_low, pair.speedup_high, faster, tries);

@@ -15,26 +15,26 @@
 // Everything is a function of the inputs and KernelView::seed: deterministic.
 #pragma once
 
-#include "agents/agents.h"
+#include "roles/roles.h"
 
 namespace accelopt::tuner {
 
-class TunerPlanner : public agents::Planner {
+class TunerPlanner : public roles::Planner {
  public:
-  std::vector<agents::Plan> propose(const agents::KernelView& kernel,
-                                    const std::vector<agents::Insight>& memory, int count) override;
+  std::vector<roles::Plan> propose(const roles::KernelView& kernel,
+                                   const std::vector<roles::Insight>& memory, int count) override;
 };
 
-class TunerExecutor : public agents::Executor {
+class TunerExecutor : public roles::Executor {
  public:
-  std::vector<agents::Implementation> implement(const agents::KernelView& kernel,
-                                                const agents::Plan& plan, int count) override;
+  std::vector<roles::Implementation> implement(const roles::KernelView& kernel,
+                                               const roles::Plan& plan, int count) override;
 };
 
-class TunerSummarizer : public agents::Summarizer {
+class TunerSummarizer : public roles::Summarizer {
  public:
   // nullopt for a plan the tuner did not make.
-  std::optional<agents::Insight> summarize(const agents::RewritePair& pair) override;
+  std::optional<roles::Insight> summarize(const roles::RewritePair& pair) override;
 };
 
 // "TILE_N 64 → 128" or "TILE_N 64 → 128, K_UNROLL 2 → 4".

@@ -25,9 +25,9 @@ task::Task matmul_task() {
   return task;
 }
 
-agents::Insight tuner_insight(const std::string& knob, int from, int to, double speedup,
-                              const std::string& op_type) {
-  agents::Insight insight;
+roles::Insight tuner_insight(const std::string& knob, int from, int to, double speedup,
+                             const std::string& op_type) {
+  roles::Insight insight;
   insight.speedup = speedup;
   insight.positive = speedup > 1;
   insight.detail = Json{{"moves", {{{"knob", knob}, {"from", from}, {"to", to}}}},
@@ -54,7 +54,7 @@ TEST(Bandit, EvidenceMovesTheBeliefAndDrawsAreSeeded) {
 
 TEST(TunerPlanner, ProposesNeighbouringMovesThenPairs) {
   task::Task task = matmul_task();
-  agents::KernelView view{&task, "small", kSource, std::nullopt, 1};
+  roles::KernelView view{&task, "small", kSource, std::nullopt, 1};
   TunerPlanner planner;
   auto plans = planner.propose(view, {}, 3);
   ASSERT_EQ(plans.size(), 3u);  // TILE up/down, UNROLL up (UNROLL=1 cannot go down)
@@ -83,14 +83,14 @@ TEST(TunerPlanner, ProposesNeighbouringMovesThenPairs) {
 
 TEST(TunerPlanner, DeterministicBySeedAndSteeredByMemory) {
   task::Task task = matmul_task();
-  agents::KernelView view{&task, "small", kSource, std::nullopt, 42};
+  roles::KernelView view{&task, "small", kSource, std::nullopt, 42};
   TunerPlanner planner;
   auto first = planner.propose(view, {}, 3);
   auto second = planner.propose(view, {}, 3);
   for (size_t index = 0; index < first.size(); ++index)
     EXPECT_EQ(first[index].text, second[index].text);
 
-  std::vector<agents::Insight> memory;
+  std::vector<roles::Insight> memory;
   for (int index = 0; index < 30; ++index)
     memory.push_back(tuner_insight("TILE", 64, 128, 1.3, "matmul"));
   for (int index = 0; index < 30; ++index)
@@ -111,14 +111,14 @@ TEST(TunerPlanner, DeterministicBySeedAndSteeredByMemory) {
 
 TEST(TunerPlanner, NoKnobsNoPlans) {
   task::Task task = matmul_task();
-  agents::KernelView view{&task, "small", "extern \"C\" void kernel() {}", std::nullopt, 1};
+  roles::KernelView view{&task, "small", "extern \"C\" void kernel() {}", std::nullopt, 1};
   EXPECT_TRUE(TunerPlanner().propose(view, {}, 5).empty());
 }
 
 TEST(TunerExecutorAndSummarizer, EditAndWriteStatistics) {
   task::Task task = matmul_task();
-  agents::KernelView view{&task, "small", kSource, std::nullopt, 1};
-  agents::Plan plan;
+  roles::KernelView view{&task, "small", kSource, std::nullopt, 1};
+  roles::Plan plan;
   plan.author = "tuner";
   plan.detail = Json{{"moves", {{{"knob", "TILE"}, {"from", 64}, {"to", 128}}}},
                      {"op_type", "matmul"},
@@ -127,7 +127,7 @@ TEST(TunerExecutorAndSummarizer, EditAndWriteStatistics) {
   ASSERT_EQ(implementations.size(), 1u);
   EXPECT_EQ(parse_knobs(implementations[0].source)[0].value, 128);
 
-  agents::RewritePair pair;
+  roles::RewritePair pair;
   pair.slow = view;
   pair.fast = view;
   pair.fast.source = implementations[0].source;

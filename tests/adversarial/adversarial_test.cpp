@@ -97,9 +97,9 @@ TEST_P(AdversarialTest, IsRefusedWithTheRightStatusAndLeavesTheMachineUnharmed) 
   request.timing.budget_seconds = 3;
   request.timing.min_pairs = 5;
   request.timing.target_half_width = 0.2;
-  platform::Verdict verdict = platform_->evaluate(request);
+  kernel::Verdict verdict = platform_->evaluate(request);
 
-  EXPECT_EQ(platform::status_name(verdict.status), expectation.status)
+  EXPECT_EQ(kernel::status_name(verdict.status), expectation.status)
       << "message: " << verdict.message << "\nlog: " << verdict.log;
   EXPECT_FALSE(verdict.message.empty());
   if (!expectation.message.empty()) {
@@ -136,7 +136,7 @@ TEST(AdversarialSanity, TheBaselineStillPasses) {
   request.workload = "small";
   request.source = read_file(task.baseline_path());
   request.measure_time = false;
-  platform::Verdict verdict = cpu.evaluate(request);
+  kernel::Verdict verdict = cpu.evaluate(request);
   EXPECT_TRUE(verdict.passed()) << verdict.message << "\n" << verdict.log;
   EXPECT_EQ(verdict.correctness.seeds_checked, 3);
   EXPECT_EQ(verdict.sandbox.value("seccomp", false), true);

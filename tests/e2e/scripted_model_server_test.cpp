@@ -31,28 +31,28 @@ class ScriptedServer : public ::testing::Test {
 
   ScriptedModelServer server_;
   task::Task task_;
-  agents::KernelView baseline_;
+  roles::KernelView baseline_;
   std::unique_ptr<llm::ModelSet> models_;
   agents::LlmAgentOptions options_;
 };
 
 TEST_F(ScriptedServer, DefaultsGiveDistinctPlansAndEchoTheKernel) {
   auto planner = agents::make_llm_planner(*models_, options_);
-  std::vector<agents::Plan> plans = planner->propose(baseline_, {}, 3);
+  std::vector<roles::Plan> plans = planner->propose(baseline_, {}, 3);
   EXPECT_EQ(plans.size(), 3u);
   options_.plans_in_one_call = true;
   plans = agents::make_llm_planner(*models_, options_)->propose(baseline_, {}, 4);
   EXPECT_EQ(plans.size(), 4u);
   EXPECT_EQ(server_.count("planner"), 4);
 
-  std::vector<agents::Implementation> kernels =
+  std::vector<roles::Implementation> kernels =
       agents::make_llm_executor(*models_, options_)->implement(baseline_, plans[0], 2);
   ASSERT_EQ(kernels.size(), 2u);
   EXPECT_EQ(kernels[0].source, baseline_.source);  // the current kernel, unchanged
   EXPECT_EQ(kernels[0].author, "llm:scripted-model");
 
-  agents::RewritePair pair{baseline_, baseline_, plans[0], 1.5, 1.4, 1.6};
-  std::optional<agents::Insight> insight =
+  roles::RewritePair pair{baseline_, baseline_, plans[0], 1.5, 1.4, 1.6};
+  std::optional<roles::Insight> insight =
       agents::make_llm_summarizer(*models_, options_)->summarize(pair);
   ASSERT_TRUE(insight);
   EXPECT_EQ(insight->title, "Scripted insight 1");
@@ -67,27 +67,27 @@ TEST_F(ScriptedServer, RulesQueuesAndFailuresFollowTheScript) {
       .on("summarizer", "", no_optimization_answer(), 1)
       .on(ScriptRule{"summarizer", "", "overloaded", -1, 503});
 
-  std::vector<agents::Plan> plans =
+  std::vector<roles::Plan> plans =
       agents::make_llm_planner(*models_, options_)->propose(baseline_, {}, 2);
   ASSERT_EQ(plans.size(), 2u);
   auto executor = agents::make_llm_executor(*models_, options_);
   std::set<std::string> sources;
-  for (const agents::Plan& plan : plans) {
-    for (const agents::Implementation& kernel : executor->implement(baseline_, plan, 1)) {
+  for (const roles::Plan& plan : plans) {
+    for (const roles::Implementation& kernel : executor->implement(baseline_, plan, 1)) {
       sources.insert(kernel.source);
     }
   }
   EXPECT_EQ(sources, (std::set<std::string>{axpy::faster(), axpy::broken()}));
 
-  agents::KernelView failed{&task_, "small", axpy::broken(), platform::Verdict{}};
-  failed.verdict->status = platform::Status::kCompileError;
+  roles::KernelView failed{&task_, "small", axpy::broken(), kernel::Verdict{}};
+  failed.verdict->status = kernel::Status::kCompileError;
   failed.verdict->log = "kernel.cpp:7:70: error: expected ';' before '}' token";
   auto fixer = agents::make_llm_fixer(*models_, options_);
   EXPECT_EQ(fixer->fix(failed, plans[1])->source, axpy::repaired());
   EXPECT_EQ(fixer->fix(failed, plans[1])->source, axpy::broken());  // rule used up: the default
 
   auto summarizer = agents::make_llm_summarizer(*models_, options_);
-  agents::RewritePair pair{
+  roles::RewritePair pair{
       baseline_, {&task_, "small", axpy::faster(), std::nullopt}, plans[0], 2, 1.9, 2.1};
   EXPECT_FALSE(summarizer->summarize(pair));
   EXPECT_THROW(summarizer->summarize(pair), llm::LlmError);
@@ -104,7 +104,7 @@ TEST_F(ScriptedServer, AResponderSeesEachRequestFirst) {
     if (request.role == "planner") return "## Plan: from the responder\nDo it.";
     return std::nullopt;
   });
-  std::vector<agents::Plan> plans =
+  std::vector<roles::Plan> plans =
       agents::make_llm_planner(*models_, options_)->propose(baseline_, {}, 1);
   ASSERT_EQ(plans.size(), 1u);
   EXPECT_EQ(plans[0].text, "## Plan: from the responder\nDo it.");

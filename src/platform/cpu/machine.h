@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "common/json.h"
-#include "platform/verdict.h"
+#include "platform/platform.h"
 #include "task/task.h"
 
 namespace accelopt::platform::cpu {

@@ -1,25 +1,26 @@
-// The four roles of the AccelOpt loop, as the search sees them. Two families implement them: the LLM
-// agents (prompt templates + a model server, llm_agents.h) and the built-in tuner (src/tuner), which
-// edits a kernel's declared knobs without a model. The search talks only to these interfaces.
+// The four roles of the AccelOpt loop, as the search sees them. Two families implement them: the
+// LLM agents (prompt templates + a model server, llm_agents.h) and the built-in tuner (src/tuner),
+// which edits a kernel's declared knobs without a model. The search talks only to these interfaces.
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "common/json.h"
-#include "platform/verdict.h"
+#include "kernel/verdict.h"
 #include "task/task.h"
 
-namespace accelopt::agents {
+namespace accelopt::roles {
 
 // A kernel with what is known of it: the planner's and the fixer's view.
 struct KernelView {
   const task::Task* task = nullptr;
   std::string workload;
   std::string source;
-  std::optional<platform::Verdict> verdict;  // absent before its first evaluation
+  std::optional<kernel::Verdict> verdict;  // absent before its first evaluation
   uint64_t seed = 0;  // set by the search per call, so agents that sample are reproducible
 };
 
@@ -28,16 +29,16 @@ struct Insight {
   std::string title;
   std::string description;  // the generalizable optimization
   std::string before_snippet, after_snippet;
-  double speedup = 1;       // measured, slow→fast (below 1 for a negative entry)
+  double speedup = 1;  // measured, slow→fast (below 1 for a negative entry)
   double speedup_low = 1, speedup_high = 1;
   bool positive = true;
   Json detail = Json::object();  // agent-specific, e.g. the tuner's knob statistics
 };
 
 struct Plan {
-  std::string text;             // what to change and why, in words
-  std::string author;           // "llm:<model>" or "tuner"
-  Json detail = Json::object(); // agent-specific, e.g. {"knobs": {"TILE_N": [64, 128]}}
+  std::string text;              // what to change and why, in words
+  std::string author;            // "llm:<model>" or "tuner"
+  Json detail = Json::object();  // agent-specific, e.g. {"knobs": {"TILE_N": [64, 128]}}
 };
 
 // A kernel as an executor or fixer returned it. `source` is empty when the answer could not be
@@ -53,6 +54,21 @@ struct RewritePair {
   KernelView slow, fast;
   Plan plan;
   double speedup = 1, speedup_low = 1, speedup_high = 1;  // fast over slow
+};
+
+// Why an agent could not do its job, apart from the kernel: the search reacts to these and to no
+// error type of the agents' own machinery (a model client's, say).
+//   BudgetExhausted: a spending cap (dollars, tokens, calls) is reached; the run stops cleanly.
+//   AgentUnavailable: the agent's model could not be reached or answered unusably after its
+//   retries; the search records the failed call and, when nothing could be reached, fails the run.
+class BudgetExhausted : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class AgentUnavailable : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 class Planner {
@@ -85,4 +101,4 @@ class Summarizer {
   virtual std::optional<Insight> summarize(const RewritePair& pair) = 0;
 };
 
-}  // namespace accelopt::agents
+}  // namespace accelopt::roles

@@ -10,7 +10,7 @@
 
 #include "common/json.h"
 
-namespace accelopt::platform {
+namespace accelopt::kernel {
 
 // Stored in databases by name; the numbers are fixed so that they never change meaning either.
 enum class Status : uint8_t {
@@ -78,4 +78,4 @@ struct Verdict {
   static Verdict from_json(const Json& json);
 };
 
-}  // namespace accelopt::platform
+}  // namespace accelopt::kernel

@@ -1,8 +1,8 @@
-#include "platform/verdict.h"
+#include "kernel/verdict.h"
 
 #include "common/error.h"
 
-namespace accelopt::platform {
+namespace accelopt::kernel {
 namespace {
 
 constexpr std::pair<Status, std::string_view> kStatusNames[] = {
@@ -141,4 +141,4 @@ Verdict Verdict::from_json(const Json& json) {
   return verdict;
 }
 
-}  // namespace accelopt::platform
+}  // namespace accelopt::kernel
