@@ -1,5 +1,8 @@
 #include "agents/llm_agents.h"
 
+#include <fmt/format.h>
+
+#include <cstdio>
 #include <exception>
 #include <functional>
 #include <future>
@@ -58,13 +61,39 @@ class LlmAgent {
             {"task", task_variables(*kernel.task, kernel.workload)}};
   }
 
-  // One call: the role's system and user templates rendered from `variables`. (thread-safe)
-  llm::ChatResponse ask(const Json& variables) const {
+  // One call: the role's system and user templates rendered from `variables`. `key_variables` are
+  // the same with the run's measured figures left out: with the role and the kernel's place and
+  // seed they identify the call for record/replay. Model errors leave as role outcomes: a spent
+  // budget as BudgetExhausted, any other as AgentUnavailable. (thread-safe)
+  llm::ChatResponse ask(const Json& variables, const Json& key_variables,
+                        const roles::KernelView& kernel) const {
     llm::ChatRequest request;
     request.messages = {{"system", prompts_.render(role_ + ".system", variables)},
                         {"user", prompts_.render(role_ + ".user", variables)}};
+    Json key = {{"role", role_},
+                {"place", kernel.place},
+                {"seed", kernel.seed},
+                {"system", prompts_.render(role_ + ".system", key_variables)},
+                {"user", prompts_.render(role_ + ".user", key_variables)}};
+    request.replay_key = key.dump(-1, ' ', false, Json::error_handler_t::replace);
     if (options_.max_tokens > 0) request.options.max_tokens = options_.max_tokens;
-    return models_.chat(role_, request);
+    try {
+      return models_.chat(role_, request);
+    } catch (const llm::BudgetExceeded& error) {
+      throw roles::BudgetExhausted(
+          fmt::format("the {} (model {}) may not call: {}", role_, model_name(), error.what()));
+    } catch (const llm::LlmError& error) {
+      throw roles::AgentUnavailable(
+          fmt::format("the {} got no answer from model {}: {}", role_, model_name(), error.what()));
+    }
+  }
+
+  std::string model_name() const {
+    try {
+      return models_.config().model_for_role(role_).name;
+    } catch (const std::exception&) {
+      return "(none configured)";
+    }
   }
 
   std::string author(const llm::ChatResponse& response) const {
@@ -91,6 +120,10 @@ class LlmAgent {
   const Json machine_;
 };
 
+Json plan_variables(const roles::Plan& plan) {
+  return {{"text", plan.text}, {"author", plan.author}};
+}
+
 class LlmPlanner final : public roles::Planner, LlmAgent {
  public:
   LlmPlanner(llm::ModelSet& models, LlmAgentOptions options)
@@ -99,28 +132,37 @@ class LlmPlanner final : public roles::Planner, LlmAgent {
   std::vector<roles::Plan> propose(const roles::KernelView& kernel,
                                    const std::vector<roles::Insight>& memory, int count) override {
     if (count <= 0) return {};
-    Json variables = common_variables(kernel);
-    variables["kernel"] = kernel_variables(kernel);
-    variables["memory"] = memory_variables(memory);
-    variables["plan_count"] = count;
+    Json variables = planner_variables(kernel, memory, count);
+    Json key_variables =
+        planner_variables(without_measurements(kernel), without_measurements(memory), count);
     std::vector<roles::Plan> plans;
     if (options_.plans_in_one_call) {
-      llm::ChatResponse response = ask(variables);
+      llm::ChatResponse response = ask(variables, key_variables, kernel);
       int index = 0;
       for (std::string& text : split_plans(response.content)) {
         plans.push_back({std::move(text), author(response), {{"index", index++}}});
       }
     } else {
       plans = run_concurrently<roles::Plan>(count, [&](int index) {
-        Json mine = variables;
-        mine["plan_index"] = index + 1;
-        llm::ChatResponse response = ask(mine);
+        Json mine = variables, my_key = key_variables;
+        mine["plan_index"] = my_key["plan_index"] = index + 1;
+        llm::ChatResponse response = ask(mine, my_key, kernel);
         return roles::Plan{clean_plan(response.content), author(response), {{"index", index}}};
       });
     }
     plans = drop_near_duplicates(std::move(plans), options_.dedup_similarity);
     if (plans.size() > static_cast<size_t>(count)) plans.resize(static_cast<size_t>(count));
     return plans;
+  }
+
+ private:
+  Json planner_variables(const roles::KernelView& kernel, const std::vector<roles::Insight>& memory,
+                         int count) const {
+    Json variables = common_variables(kernel);
+    variables["kernel"] = kernel_variables(kernel);
+    variables["memory"] = memory_variables(memory);
+    variables["plan_count"] = count;
+    return variables;
   }
 };
 
@@ -132,16 +174,24 @@ class LlmExecutor final : public roles::Executor, LlmAgent {
   std::vector<roles::Implementation> implement(const roles::KernelView& kernel,
                                                const roles::Plan& plan, int count) override {
     if (count <= 0) return {};
+    Json variables = executor_variables(kernel, plan, count);
+    Json key_variables = executor_variables(without_measurements(kernel), plan, count);
+    return run_concurrently<roles::Implementation>(count, [&](int index) {
+      Json mine = variables, my_key = key_variables;
+      mine["attempt_index"] = my_key["attempt_index"] = index + 1;
+      return read_kernel(ask(mine, my_key, kernel), *kernel.task);
+    });
+  }
+
+ private:
+  Json executor_variables(const roles::KernelView& kernel, const roles::Plan& plan,
+                          int count) const {
     Json variables = common_variables(kernel);
     variables["kernel"] = kernel_variables(kernel);
-    variables["plan"] = {{"text", plan.text}, {"author", plan.author}};
+    variables["plan"] = plan_variables(plan);
     variables["attempt_count"] = count;
     variables["attempt_count_many"] = count > 1;
-    return run_concurrently<roles::Implementation>(count, [&](int index) {
-      Json mine = variables;
-      mine["attempt_index"] = index + 1;
-      return read_kernel(ask(mine), *kernel.task);
-    });
+    return variables;
   }
 };
 
@@ -153,11 +203,18 @@ class LlmFixer final : public roles::Fixer, LlmAgent {
   std::optional<roles::Implementation> fix(const roles::KernelView& failed,
                                            const roles::Plan& plan) override {
     if (!failed.verdict || failed.verdict->passed()) return std::nullopt;  // nothing to repair
+    return read_kernel(ask(fixer_variables(failed, plan),
+                           fixer_variables(without_measurements(failed), plan), failed),
+                       *failed.task);
+  }
+
+ private:
+  Json fixer_variables(const roles::KernelView& failed, const roles::Plan& plan) const {
     Json variables = common_variables(failed);
     variables["kernel"] = kernel_variables(failed);
-    variables["plan"] = {{"text", plan.text}, {"author", plan.author}};
+    variables["plan"] = plan_variables(plan);
     variables["failure"] = failure_variables(*failed.verdict, options_.max_log_chars);
-    return read_kernel(ask(variables), *failed.task);
+    return variables;
   }
 };
 
@@ -167,21 +224,13 @@ class LlmSummarizer final : public roles::Summarizer, LlmAgent {
       : LlmAgent(models, std::move(options), "summarizer") {}
 
   std::optional<roles::Insight> summarize(const roles::RewritePair& pair) override {
-    roles::KernelView context = pair.fast.task != nullptr ? pair.fast : pair.slow;
-    Json variables = common_variables(context);
-    variables["slow"] = kernel_variables(pair.slow);
-    variables["fast"] = kernel_variables(pair.fast);
-    variables["plan"] = {{"text", pair.plan.text}, {"author", pair.plan.author}};
-    auto number = [](double value) {
-      char text[32];
-      std::snprintf(text, sizeof text, "%.3g", value);
-      return std::string(text);
-    };
-    variables["rewrite"] = {{"speedup", number(pair.speedup)},
-                            {"speedup_low", number(pair.speedup_low)},
-                            {"speedup_high", number(pair.speedup_high)},
-                            {"negative", pair.speedup < 1}};
-    llm::ChatResponse response = ask(variables);
+    roles::RewritePair unmeasured = pair;
+    unmeasured.slow = without_measurements(pair.slow);
+    unmeasured.fast = without_measurements(pair.fast);
+    unmeasured.speedup = unmeasured.speedup_low = unmeasured.speedup_high = 0;
+    bool negative = pair.speedup < 1;
+    llm::ChatResponse response = ask(summarizer_variables(pair, negative),
+                                     summarizer_variables(unmeasured, negative), context(pair));
     SummaryAnswer answer = parse_summary(response.content);
     if (!answer.insight) return std::nullopt;  // "no optimization found", or unreadable
     roles::Insight insight = std::move(*answer.insight);
@@ -191,6 +240,28 @@ class LlmSummarizer final : public roles::Summarizer, LlmAgent {
     insight.positive = pair.speedup >= 1;
     insight.detail = {{"author", author(response)}};
     return insight;
+  }
+
+ private:
+  static const roles::KernelView& context(const roles::RewritePair& pair) {
+    return pair.fast.task != nullptr ? pair.fast : pair.slow;
+  }
+
+  Json summarizer_variables(const roles::RewritePair& pair, bool negative) const {
+    Json variables = common_variables(context(pair));
+    variables["slow"] = kernel_variables(pair.slow);
+    variables["fast"] = kernel_variables(pair.fast);
+    variables["plan"] = plan_variables(pair.plan);
+    auto number = [](double value) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%.3g", value);
+      return std::string(text);
+    };
+    variables["rewrite"] = {{"speedup", number(pair.speedup)},
+                            {"speedup_low", number(pair.speedup_low)},
+                            {"speedup_high", number(pair.speedup_high)},
+                            {"negative", negative}};
+    return variables;
   }
 };
 

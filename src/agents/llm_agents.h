@@ -1,10 +1,15 @@
 // The LLM family of the four roles: each renders its prompts from template files (prompts.h),
 // calls its role's model through the ModelSet, and reads the answer (answer_parsing.h).
 //
-// Errors: llm::LlmError and llm::BudgetExceeded from a call reach the caller unchanged (the search
-// stops or retries); an answer that cannot be read is a value: an Implementation with parse_error,
-// a plan dropped, a summary that is nullopt. Template problems are UserError when the agent is
-// made.
+// Errors: a model error becomes a role outcome (roles.h): a spent budget roles::BudgetExhausted,
+// any other failed call roles::AgentUnavailable, whose message names the role, the model and why.
+// No llm error type leaves an agent. An answer that cannot be read is a value: an Implementation
+// with parse_error, a plan dropped, a summary that is nullopt. Template problems are UserError when
+// the agent is made.
+//
+// Record/replay: each call's replay_key (llm/replay.h) is the role, the kernel's place and seed,
+// and the prompt rendered with the run's measured figures left out (without_measurements), so a
+// replayed run finds its recordings although its latencies differ.
 #pragma once
 
 #include <cstdint>

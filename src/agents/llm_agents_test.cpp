@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "common/files.h"
+#include "kernel/verdict.h"
 #include "llm/config.h"
 #include "llm/models.h"
 #include "llm/test_server.h"
@@ -240,23 +241,112 @@ TEST_F(LlmAgents, SummarizerReturnsInsightsWithTheMeasuredSpeedupOrNothing) {
   EXPECT_FALSE(summarizer->summarize(pair));  // garbage
 }
 
-TEST_F(LlmAgents, ModelErrorsReachTheCaller) {
+// A model error leaves an agent as a role outcome naming the role, the model and why: the search
+// needs no llm type.
+TEST_F(LlmAgents, ModelErrorsBecomeAgentUnavailable) {
   RoleServer server(
       [](const std::string&, const std::string&, int) { return std::string("HTTP 400"); });
   auto models = models_for(server.url());
-  EXPECT_THROW(make_llm_planner(*models, agent_options())->propose(baseline_, {}, 3),
-               llm::LlmError);
+  try {
+    make_llm_planner(*models, agent_options())->propose(baseline_, {}, 3);
+    FAIL();
+  } catch (const roles::AgentUnavailable& error) {
+    std::string message = error.what();
+    EXPECT_NE(message.find("the planner got no answer from model local"), std::string::npos)
+        << message;
+    EXPECT_NE(message.find("bad request"), std::string::npos) << message;
+  }
   EXPECT_THROW(make_llm_executor(*models, agent_options())->implement(baseline_, {"p", ""}, 1),
-               llm::LlmError);
+               roles::AgentUnavailable);
+  std::string closed_url;
+  {
+    RoleServer closed([](const std::string&, const std::string&, int) { return std::string(); });
+    closed_url = closed.url();
+  }
+  auto unreachable = models_for(closed_url);
+  EXPECT_THROW(make_llm_executor(*unreachable, agent_options())->implement(baseline_, {"p", ""}, 1),
+               roles::AgentUnavailable);
 }
 
-TEST_F(LlmAgents, BudgetExceededReachesTheCaller) {
+TEST_F(LlmAgents, SpentBudgetBecomesBudgetExhausted) {
   RoleServer server(
       [](const std::string&, const std::string&, int) { return std::string("Plan"); });
   auto models = models_for(server.url(), "[budget]\ncalls = 1\n");
   auto planner = make_llm_planner(*models, agent_options());
   EXPECT_EQ(planner->propose(baseline_, {}, 1).size(), 1u);
-  EXPECT_THROW(planner->propose(baseline_, {}, 1), llm::BudgetExceeded);
+  EXPECT_THROW(planner->propose(baseline_, {}, 1), roles::BudgetExhausted);
+}
+
+kernel::Verdict timed_verdict(double speedup, kernel::Status status = kernel::Status::kPassed) {
+  kernel::Verdict verdict;
+  verdict.status = status;
+  verdict.message = "correct on 3 seeds; " + std::to_string(speedup) + "x the baseline";
+  kernel::Timing timing;
+  timing.anchor = "baseline";
+  timing.speedup = speedup;
+  timing.speedup_low = speedup * 0.95;
+  timing.speedup_high = speedup * 1.05;
+  timing.latency_seconds = 1e-3 / speedup;
+  timing.latency_low = timing.latency_seconds * 0.95;
+  timing.latency_high = timing.latency_seconds * 1.05;
+  verdict.timing = timing;
+  kernel::RooflineScore score;
+  score.percent_of_peak = 10 * speedup;
+  score.bound = "memory";
+  score.gbytes_per_second = 20 * speedup;
+  verdict.roofline = score;
+  return verdict;
+}
+
+// Record a run's calls through all four agents, then replay them with other measured figures
+// (latencies, speedups, % of peak, the memory's speedups): every call is found, none is sent.
+TEST_F(LlmAgents, ReplayFindsEveryCallWhenTheMeasuredFiguresDiffer) {
+  TempDir cassettes;
+  std::string replay_dir = "dir = \"" + cassettes.path().string() + "\"\n";
+  auto run_all_roles = [&](llm::ModelSet& models, double speedup) {
+    roles::KernelView parent = baseline_;
+    parent.verdict = timed_verdict(speedup);
+    parent.place = "i1/b0";
+    parent.seed = 42;
+    roles::Insight insight{"Fuse passes", "One pass.", "", "", speedup, speedup, speedup, true};
+    std::vector<std::string> answers;
+    for (const roles::Plan& plan :
+         make_llm_planner(models, agent_options())->propose(parent, {insight}, 2)) {
+      answers.push_back(plan.text);
+    }
+    roles::Plan plan{"PLAN: vectorize", "llm:x"};
+    for (const roles::Implementation& kernel :
+         make_llm_executor(models, agent_options())->implement(parent, plan, 2)) {
+      answers.push_back(kernel.source);
+    }
+    roles::KernelView failed = parent;
+    failed.verdict = timed_verdict(speedup * 50, kernel::Status::kRejectedPhysics);
+    failed.verdict->message = "measured " + std::to_string(speedup) + " ms, but …";
+    answers.push_back(make_llm_fixer(models, agent_options())->fix(failed, plan)->source);
+    roles::RewritePair pair{parent, parent, plan, speedup, speedup * 0.9, speedup * 1.1};
+    pair.fast.source = kFast;
+    auto insight_found = make_llm_summarizer(models, agent_options())->summarize(pair);
+    answers.push_back(insight_found ? insight_found->title : "none");
+    return answers;
+  };
+  std::vector<std::string> recorded;
+  std::string url;
+  {
+    RoleServer server([](const std::string& role, const std::string&, int n) -> std::string {
+      if (role == "planner") {
+        return n == 0 ? "## Plan: Polynomial exp\nReplace std::exp so the loop vectorizes."
+                      : "## Plan: Larger chunks\nRaise CHUNK to 4096 for the buffer loop.";
+      }
+      if (role == "summarizer") return R"({"title": "Polynomial exp", "description": "d"})";
+      return fenced(kFast);
+    });
+    url = server.url();
+    auto models = models_for(url, "[replay]\nmode = \"record\"\n" + replay_dir);
+    recorded = run_all_roles(*models, 1.5);
+    ASSERT_EQ(server.calls().size(), 6u);
+  }
+  auto models = models_for(url, "[replay]\nmode = \"replay\"\n" + replay_dir);
+  EXPECT_EQ(run_all_roles(*models, 1.9), recorded);  // the server is gone: all from cassettes
 }
 
 }  // namespace

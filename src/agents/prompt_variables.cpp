@@ -1,12 +1,13 @@
 #include "agents/prompt_variables.h"
 
-#include <unistd.h>
+#include <fmt/format.h>
 
-#include <fstream>
 #include <regex>
 #include <sstream>
 
 #include "common/files.h"
+#include "kernel/knobs.h"
+#include "platform/cpu/machine.h"
 #include "task/abi.h"
 #include "task/dtype.h"
 
@@ -48,17 +49,11 @@ Json tensor_variables(const task::Task& task, const std::vector<task::TensorSpec
 }
 
 Json knob_variables(const std::string& source) {
-  static const std::regex knob(
-      R"(^constexpr int ([A-Z][A-Z0-9_]*) = (-?[0-9]+); *// knob:((?: +-?[0-9]+)+) *$)");
   Json list = Json::array();
-  std::istringstream stream(source);
-  std::string line;
-  while (std::getline(stream, line)) {
-    std::smatch match;
-    if (!std::regex_match(line, match, knob)) continue;
-    std::string values = match[3].str();
-    values.erase(0, values.find_first_not_of(' '));
-    list.push_back({{"name", match[1].str()}, {"value", match[2].str()}, {"values", values}});
+  for (const kernel::Knob& knob : kernel::parse_knobs(source)) {
+    list.push_back({{"name", knob.name},
+                    {"value", std::to_string(knob.value)},
+                    {"values", fmt::format("{}", fmt::join(knob.allowed, " "))}});
   }
   mark_last(list);
   return list;
@@ -74,21 +69,6 @@ std::string source_line(const std::string& source, int number) {
     }
   }
   return {};
-}
-
-long cache_kib(int name, const char* sysfs_index) {
-  long bytes = sysconf(name);
-  if (bytes > 0) return bytes / 1024;
-  std::ifstream file(std::string("/sys/devices/system/cpu/cpu0/cache/") + sysfs_index + "/size");
-  std::string text;
-  if (file >> text && !text.empty()) {
-    try {
-      long value = std::stol(text);
-      return text.back() == 'M' ? value * 1024 : value;
-    } catch (const std::exception&) {
-    }
-  }
-  return 0;
 }
 
 }  // namespace
@@ -249,6 +229,30 @@ Json memory_variables(const std::vector<roles::Insight>& insights) {
           {"negative", negative}};
 }
 
+roles::KernelView without_measurements(roles::KernelView kernel) {
+  if (!kernel.verdict) return kernel;
+  kernel::Verdict& verdict = *kernel.verdict;
+  if (verdict.timing) {
+    kernel::Timing blank;
+    blank.anchor = verdict.timing->anchor;
+    verdict.timing = blank;
+    verdict.message.clear();  // "1.234x the baseline …", "measured 0.1 ms, but …"
+  }
+  if (verdict.roofline) {
+    kernel::RooflineScore blank;
+    blank.bound = verdict.roofline->bound;
+    verdict.roofline = blank;
+  }
+  return kernel;
+}
+
+std::vector<roles::Insight> without_measurements(std::vector<roles::Insight> insights) {
+  for (roles::Insight& insight : insights) {
+    insight.speedup = insight.speedup_low = insight.speedup_high = 0;
+  }
+  return insights;
+}
+
 Json failure_variables(const kernel::Verdict& verdict, size_t max_log_chars) {
   return {{"status", std::string(kernel::status_name(verdict.status))},
           {"message", verdict.message},
@@ -256,31 +260,16 @@ Json failure_variables(const kernel::Verdict& verdict, size_t max_log_chars) {
 }
 
 Json this_machine_variables() {
-  Json machine = Json::object();
-  std::string isa = "sse", bits = "128", lanes = "4";
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) {
-    isa = "AVX-512", bits = "512", lanes = "16";
-  } else if (__builtin_cpu_supports("avx2")) {
-    isa = "AVX2", bits = "256", lanes = "8";
-  } else if (__builtin_cpu_supports("avx")) {
-    isa = "AVX", bits = "256", lanes = "8";
-  }
-  machine["isa"] = isa;
-  machine["vector_bits"] = bits;
-  machine["floats_per_vector"] = lanes;
-  machine["fma"] = __builtin_cpu_supports("fma") != 0;
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  for (std::string line; std::getline(cpuinfo, line);) {
-    if (line.starts_with("model name")) {
-      size_t colon = line.find(':');
-      if (colon != std::string::npos) machine["cpu_model"] = line.substr(colon + 2);
-      break;
-    }
-  }
-  if (long kib = cache_kib(_SC_LEVEL1_DCACHE_SIZE, "index0"); kib > 0) machine["l1d_kb"] = kib;
-  if (long kib = cache_kib(_SC_LEVEL2_CACHE_SIZE, "index2"); kib > 0) machine["l2_kb"] = kib;
-  if (long kib = cache_kib(_SC_LEVEL3_CACHE_SIZE, "index3"); kib > 0) machine["l3_kb"] = kib;
+  platform::cpu::CpuDescription cpu = platform::cpu::describe_cpu();
+  Json machine = {{"isa", cpu.isa},
+                  {"vector_bits", std::to_string(cpu.vector_bits)},
+                  {"floats_per_vector", std::to_string(cpu.floats_per_vector())},
+                  {"fma", cpu.fma},
+                  {"cores", cpu.cores},
+                  {"cpu_model", cpu.model_name}};
+  if (cpu.l1d_kib > 0) machine["l1d_kb"] = cpu.l1d_kib;
+  if (cpu.l2_kib > 0) machine["l2_kb"] = cpu.l2_kib;
+  if (cpu.l3_kib > 0) machine["l3_kb"] = cpu.l3_kib;
   return machine;
 }
 

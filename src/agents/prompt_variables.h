@@ -27,6 +27,13 @@ Json failure_variables(const kernel::Verdict& verdict, size_t max_log_chars);
 // `machine`: this CPU's vector ISA, lanes, FMA, cache sizes (from the running machine).
 Json this_machine_variables();
 
+// The same with every figure measured in this run set to 0 (latencies, speedups, % of peak, and
+// the sentence of a timed verdict that states them): what is the same from run to run, so that a
+// replayed run finds its recorded calls (llm/replay.h). Compile facts stay (vectorized loops,
+// instruction mix), and so do statuses.
+roles::KernelView without_measurements(roles::KernelView kernel);
+std::vector<roles::Insight> without_measurements(std::vector<roles::Insight> insights);
+
 // A long text cut to `max_chars`: its first and last parts with a line saying what was cut.
 std::string trim_middle(const std::string& text, size_t max_chars);
 

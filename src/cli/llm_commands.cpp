@@ -17,8 +17,14 @@ void register_llm_commands(CLI::App& app, CommandTable& table) {
   CLI::App* ping = llm->add_subcommand("ping", "Send a tiny request to MODEL; print latency, answer, usage");
   ping->add_option("model", *model, "model name from the config's [models] tables")->required();
   ping->add_option("--config", *config, "TOML configuration file")->capture_default_str();
-  ping->callback([&table, config, model] {
-    table.select([config, model] { return llm::run_llm_ping(*config, *model, std::cout); });
+  auto timeout = std::make_shared<double>(llm::kPingTimeoutSeconds);
+  ping->add_option("--timeout", *timeout, "seconds to wait for the answer")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  ping->callback([&table, config, model, timeout] {
+    table.select([config, model, timeout] {
+      return llm::run_llm_ping(*config, *model, std::cout, {}, *timeout);
+    });
   });
 
   auto run = std::make_shared<std::string>();

@@ -42,6 +42,10 @@ struct ChatOptions {
 struct ChatRequest {
   std::vector<ChatMessage> messages;
   ChatOptions options;
+  // What identifies this call from run to run, for record/replay (replay.h). Agents whose prompts
+  // hold figures measured in the run (latencies, speedups) set it from their role, the call's
+  // place in the run and the prompt with those figures left out. Empty: the request itself.
+  std::string replay_key;
 };
 
 struct Usage {

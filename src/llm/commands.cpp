@@ -3,17 +3,42 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
-#include "llm/config.h"
+#include <algorithm>
+#include <future>
+#include <set>
+
 #include "llm/models.h"
 
 namespace accelopt::llm {
 
-int run_llm_ping(const std::filesystem::path& config_path, const std::string& model_name,
-                 std::ostream& out, ClientHooks hooks) {
-  LlmConfig config = load_llm_config(config_path);
-  const ModelConfig& model = config.model(model_name);
+namespace {
+
+// `config` as a ping uses it: no replay, no budget, and `timeout_s` for an answer.
+LlmConfig ping_config(LlmConfig config, double timeout_s) {
   config.replay.mode = ReplayMode::kOff;
   config.budget = {};
+  for (auto& [name, model] : config.models) {
+    model.timeout_s = timeout_s;
+    model.connect_timeout_s = std::min(model.connect_timeout_s, timeout_s);
+  }
+  return config;
+}
+
+ChatRequest ping_request(const ModelConfig& model) {
+  ChatRequest request;
+  request.messages.push_back({"user", "Reply with the single word: pong"});
+  if (!model.defaults.max_tokens && !model.defaults.thinking_budget) {
+    request.options.max_tokens = 256;  // room for a reasoning model's thoughts
+  }
+  return request;
+}
+
+}  // namespace
+
+int run_llm_ping(const std::filesystem::path& config_path, const std::string& model_name,
+                 std::ostream& out, ClientHooks hooks, double timeout_s) {
+  LlmConfig config = ping_config(load_llm_config(config_path), timeout_s);
+  const ModelConfig& model = config.model(model_name);
   MemoryLedger ledger;
   ModelSetOptions options;
   options.ledger = &ledger;
@@ -21,14 +46,11 @@ int run_llm_ping(const std::filesystem::path& config_path, const std::string& mo
   options.hooks = std::move(hooks);
   ModelSet models(config, std::move(options));
 
-  ChatRequest request;
-  request.messages.push_back({"user", "Reply with the single word: pong"});
-  if (!model.defaults.max_tokens && !model.defaults.thinking_budget) {
-    request.options.max_tokens = 256;  // room for a reasoning model's thoughts
-  }
-  fmt::print(out, "model {} ({}) at {}\n", model.name, model.model, model.base_url);
+  fmt::print(out, "model {} ({}) at {}, waiting up to {} s\n", model.name, model.model,
+             model.base_url, timeout_s);
   try {
-    ChatResponse response = models.client_for_model(model.name, "ping").complete(request);
+    ChatResponse response =
+        models.client_for_model(model.name, "ping").complete(ping_request(model));
     double cost = model.cost_usd(response.usage);
     fmt::print(out, "latency   {:.3f} s ({} retries)\n", response.latency_s, response.retries);
     fmt::print(out, "answer    {}\n", response.content.empty() ? "(empty)" : response.content);
@@ -42,7 +64,7 @@ int run_llm_ping(const std::filesystem::path& config_path, const std::string& mo
                response.usage.prompt_tokens, response.usage.completion_tokens,
                response.usage.reasoning_tokens, response.usage.cached_tokens,
                response.usage.estimated ? " (estimated: the server sent no usage)" : "");
-    fmt::print(out, "cost      ${:.6f}\n", cost);
+    fmt::print(out, "cost      {}\n", format_usd(cost));
     if (!response.model.empty()) fmt::print(out, "served by {}\n", response.model);
     return 0;
   } catch (const LlmError& error) {
@@ -51,17 +73,51 @@ int run_llm_ping(const std::filesystem::path& config_path, const std::string& mo
   }
 }
 
+std::vector<ModelCheck> check_models(const LlmConfig& run_config, double timeout_s,
+                                     ClientHooks hooks) {
+  std::set<std::string> names;
+  for (std::string_view role : kRoles) names.insert(run_config.model_for_role(role).name);
+  LlmConfig config = ping_config(run_config, timeout_s);
+  ModelSetOptions options;
+  options.run_id = "check";
+  options.hooks = std::move(hooks);
+  ModelSet models(config, std::move(options));
+  std::vector<std::future<ModelCheck>> pings;
+  for (const std::string& name : names) {
+    pings.push_back(std::async(std::launch::async, [&models, &config, name] {
+      const ModelConfig& model = config.model(name);
+      ModelCheck check;
+      check.model = name;
+      try {
+        ChatResponse response =
+            models.client_for_model(name, "check").complete(ping_request(model));
+        check.reachable = true;
+        check.latency_s = response.latency_s;
+      } catch (const LlmError& error) {
+        check.status = error.status();
+        check.error =
+            fmt::format("model {} ({} at {}) is not reachable ({}): {}", name, model.model,
+                        model.base_url, to_string(error.status()), error.what());
+      }
+      return check;
+    }));
+  }
+  std::vector<ModelCheck> checks;
+  for (auto& ping : pings) checks.push_back(ping.get());
+  return checks;
+}
+
 namespace {
 
 void print_table(std::ostream& out, std::string_view title,
                  const std::map<std::string, CallTotals>& rows) {
   fmt::print(out, "{:<14} {:>6} {:>6} {:>11} {:>11} {:>10} {:>10} {:>11} {:>9}\n", title, "calls",
-             "failed", "prompt", "completion", "reasoning", "cached", "cost_usd", "time_s");
+             "failed", "prompt", "completion", "reasoning", "cached", "cost", "time_s");
   for (const auto& [name, totals] : rows) {
-    fmt::print(out, "{:<14} {:>6} {:>6} {:>11} {:>11} {:>10} {:>10} {:>11.4f} {:>9.1f}\n",
+    fmt::print(out, "{:<14} {:>6} {:>6} {:>11} {:>11} {:>10} {:>10} {:>11} {:>9.1f}\n",
                name.empty() ? "-" : name, totals.calls, totals.failed_calls, totals.prompt_tokens,
                totals.completion_tokens, totals.reasoning_tokens, totals.cached_tokens,
-               totals.cost_usd, totals.latency_s);
+               format_usd(totals.cost_usd), totals.latency_s);
   }
 }
 

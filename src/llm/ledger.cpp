@@ -4,7 +4,9 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <ctime>
 
 #include "common/error.h"
@@ -46,7 +48,8 @@ Json CallRecord::to_json() const {
               {"request_hash", request_hash},
               {"timestamp", timestamp},
               {"error", error},
-              {"replayed", replayed}};
+              {"replayed", replayed},
+              {"reused", reused}};
 }
 
 CallRecord CallRecord::from_json(const Json& json) {
@@ -67,6 +70,7 @@ CallRecord CallRecord::from_json(const Json& json) {
   record.timestamp = json.at("timestamp").get<std::string>();
   record.error = json.value("error", "");
   record.replayed = json.value("replayed", false);
+  record.reused = json.value("reused", false);
   return record;
 }
 
@@ -97,6 +101,17 @@ std::map<std::string, CallTotals> totals_by_model(const std::vector<CallRecord>&
   std::map<std::string, CallTotals> totals;
   for (const auto& record : records) totals[record.model].add(record);
   return totals;
+}
+
+std::string format_usd(double usd) {
+  if (usd == 0 || std::abs(usd) >= 1) return fmt::format("${:.2f}", usd);
+  // Two significant digits: 0.00043 has its first digit at the 4th decimal, so 5 decimals.
+  int first_digit = -static_cast<int>(std::floor(std::log10(std::abs(usd))));
+  int decimals = std::clamp(first_digit + 1, 2, 9);
+  std::string text = fmt::format("{:.{}f}", usd, decimals);
+  size_t point = text.find('.');
+  while (text.size() > point + 3 && text.back() == '0') text.pop_back();
+  return "$" + text;
 }
 
 std::string utc_timestamp() {

@@ -31,6 +31,7 @@ struct CallRecord {
   std::string timestamp;  // UTC, ISO 8601
   std::string error;      // empty when status is kOk
   bool replayed = false;  // answered from a cassette
+  bool reused = false;    // answered by an identical earlier call of the run: not paid again
 
   Json to_json() const;
   static CallRecord from_json(const Json& json);
@@ -60,6 +61,10 @@ class CallLedger {
 CallTotals total(const std::vector<CallRecord>& records);
 std::map<std::string, CallTotals> totals_by_role(const std::vector<CallRecord>& records);
 std::map<std::string, CallTotals> totals_by_model(const std::vector<CallRecord>& records);
+
+// Dollars for a person: cents from $1 up; below, two significant digits, so that a small spend
+// shows ("$0.0004", "$0.012"), never "$0.00" unless nothing was spent.
+std::string format_usd(double usd);
 
 // Now, as "2025-01-31T12:00:00.123Z".
 std::string utc_timestamp();

@@ -54,7 +54,7 @@ TEST(Ledger, TotalsByRunRoleAndModel) {
   std::ostringstream out;
   EXPECT_EQ(print_cost(ledger, "r1", out), 0);
   EXPECT_NE(out.str().find("executor"), std::string::npos);
-  EXPECT_NE(out.str().find("0.6000"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("$0.60 "), std::string::npos) << out.str();
   std::ostringstream none;
   EXPECT_EQ(print_cost(ledger, "r9", none), 1);
   EXPECT_NE(none.str().find("no LLM calls recorded for run r9"), std::string::npos);
@@ -123,6 +123,18 @@ TEST(Ledger, CorruptionBeforeTheEndAndForeignFilesAreReported) {
   EXPECT_THROW(JsonlLedger{foreign}, UserError);
   write_file_atomic(foreign, "{\"format\":\"accelopt-llm-ledger\",\"version\":99}\n");
   EXPECT_THROW(JsonlLedger{foreign}, UserError);
+}
+
+// Small spends stay visible: a run of cheap calls is not "$0.00".
+TEST(Ledger, DollarsKeepSmallAmountsVisible) {
+  EXPECT_EQ(format_usd(0), "$0.00");
+  EXPECT_EQ(format_usd(0.0004), "$0.0004");
+  EXPECT_EQ(format_usd(0.00043), "$0.00043");
+  EXPECT_EQ(format_usd(0.0123), "$0.012");
+  EXPECT_EQ(format_usd(0.5), "$0.50");
+  EXPECT_EQ(format_usd(0.007), "$0.007");
+  EXPECT_EQ(format_usd(12.345), "$12.35");
+  EXPECT_EQ(format_usd(1), "$1.00");
 }
 
 }  // namespace

@@ -34,6 +34,7 @@ struct Shared {
   const std::string& run_id;
   CallLedger* ledger;
   Budget& budget;
+  AnswerCache& answers;
   const CassetteStore* cassettes;
   ReplayMode mode;
 };
@@ -47,7 +48,6 @@ class ManagedClient : public ModelClient {
     auto start = std::chrono::steady_clock::now();
     ChatRequest effective = request;
     effective.options = model_.defaults.merged_with(request.options);
-    Json canonical = canonical_request(model_, effective);
     CallRecord record;
     record.run_id = shared_.run_id;
     record.role = role_;
@@ -65,10 +65,22 @@ class ManagedClient : public ModelClient {
       if (shared_.ledger != nullptr) shared_.ledger->record(record);
     };
 
+    bool deterministic = is_deterministic(effective.options);
+    if (deterministic) {
+      if (std::optional<ChatResponse> earlier = shared_.answers.find(record.request_hash)) {
+        record.reused = true;
+        record.replayed = earlier->replayed;
+        record.latency_s = elapsed();
+        if (shared_.ledger != nullptr) shared_.ledger->record(record);
+        return *earlier;
+      }
+    }
+
+    std::string cassette = replay_hash(model_, effective);
     std::optional<ChatResponse> recorded;
     if (shared_.mode == ReplayMode::kReplay || shared_.mode == ReplayMode::kAuto) {
       try {
-        recorded = shared_.cassettes->load(record.request_hash);
+        recorded = shared_.cassettes->load(cassette);
       } catch (const LlmError& error) {
         if (shared_.mode == ReplayMode::kReplay) {
           fail(error);
@@ -77,10 +89,10 @@ class ManagedClient : public ModelClient {
       }
       if (!recorded && shared_.mode == ReplayMode::kReplay) {
         LlmError miss(CallStatus::kReplayMiss,
-                      fmt::format("replay: no recording of request {} (model {}, role {}, last "
+                      fmt::format("replay: no recording of call {} (model {}, role {}, last "
                                   "message \"{}\") in {}; record it with [replay] mode = "
                                   "\"record\" or \"auto\"",
-                                  record.request_hash, model_.name, role_, first_words(request),
+                                  cassette, model_.name, role_, first_words(request),
                                   shared_.cassettes->dir().string()));
         fail(miss);
         throw miss;
@@ -115,8 +127,9 @@ class ManagedClient : public ModelClient {
     shared_.budget.settle(
         estimate, Spend{cost, response.usage.prompt_tokens + response.usage.completion_tokens, 1});
     if (!recorded && (shared_.mode == ReplayMode::kRecord || shared_.mode == ReplayMode::kAuto)) {
-      shared_.cassettes->save(record.request_hash, canonical, response);
+      shared_.cassettes->save(cassette, canonical_request(model_, effective), response);
     }
+    if (deterministic) shared_.answers.keep(record.request_hash, response);
     record.prompt_tokens = response.usage.prompt_tokens;
     record.completion_tokens = response.usage.completion_tokens;
     record.reasoning_tokens = response.usage.reasoning_tokens;
@@ -138,6 +151,22 @@ class ManagedClient : public ModelClient {
 };
 
 }  // namespace
+
+bool is_deterministic(const ChatOptions& options) {
+  return (options.temperature && *options.temperature == 0) || options.seed.has_value();
+}
+
+std::optional<ChatResponse> AnswerCache::find(const std::string& request_hash) const {
+  std::lock_guard lock(mutex_);
+  auto found = answers_.find(request_hash);
+  if (found == answers_.end()) return std::nullopt;
+  return found->second;
+}
+
+void AnswerCache::keep(const std::string& request_hash, const ChatResponse& response) {
+  std::lock_guard lock(mutex_);
+  answers_[request_hash] = response;
+}
 
 ModelSet::ModelSet(LlmConfig config, ModelSetOptions options)
     : config_(std::move(config)), options_(std::move(options)), budget_(config_.budget) {
@@ -163,8 +192,9 @@ ModelClient& ModelSet::client_for_model(std::string_view model_name, std::string
   std::lock_guard lock(mutex_);
   auto& client = managed_[fmt::format("{}\n{}", role, model.name)];
   if (!client) {
-    Shared shared{options_.run_id, options_.ledger, budget_, cassettes_ ? &*cassettes_ : nullptr,
-                  config_.replay.mode};
+    Shared shared{
+        options_.run_id,    options_.ledger, budget_, answers_, cassettes_ ? &*cassettes_ : nullptr,
+        config_.replay.mode};
     client = std::make_unique<ManagedClient>(shared, model, std::string(role), raw_client(model));
   }
   return *client;

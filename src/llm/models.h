@@ -1,9 +1,10 @@
 // The models of a run, as the agents use them: `chat("planner", request)`.
 //
-// A call through a ModelSet goes: effective options → request hash → replay (cassette hit: the
-// recorded answer) → budget reservation → the model's client (concurrency limit, retries) →
-// cassette (record, auto) → budget settlement → ledger. Every call, failed ones included, leaves a
-// ledger record; BudgetExceeded and LlmError reach the caller.
+// A call through a ModelSet goes: effective options → request hash → this run's answers (a
+// deterministic model asked the identical request again: the same answer, unpaid) → replay
+// (cassette hit: the recorded answer) → budget reservation → the model's client (concurrency
+// limit, retries) → cassette (record, auto) → budget settlement → ledger. Every call, failed ones
+// included, leaves a ledger record; BudgetExceeded and LlmError reach the caller.
 #pragma once
 
 #include <functional>
@@ -31,6 +32,21 @@ struct ModelSetOptions {
   std::function<std::unique_ptr<ModelClient>(const ModelConfig&)> make_client;
 };
 
+// A model answers deterministically when its temperature is 0 or its seed is fixed.
+bool is_deterministic(const ChatOptions& options);
+
+// The answers of a run's deterministic calls, by request hash: asking again is not paid twice.
+// Two identical calls made at the same moment both go out; the later answer is kept. (thread-safe)
+class AnswerCache {
+ public:
+  std::optional<ChatResponse> find(const std::string& request_hash) const;
+  void keep(const std::string& request_hash, const ChatResponse& response);
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<std::string, ChatResponse> answers_;
+};
+
 class ModelSet {
  public:
   explicit ModelSet(LlmConfig config, ModelSetOptions options = {});
@@ -55,6 +71,7 @@ class ModelSet {
   LlmConfig config_;
   ModelSetOptions options_;
   Budget budget_;
+  AnswerCache answers_;
   std::optional<CassetteStore> cassettes_;
   std::mutex mutex_;
   std::map<std::string, std::unique_ptr<ModelClient>> raw_;      // by model name

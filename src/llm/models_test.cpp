@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <sstream>
 
 #include "common/error.h"
@@ -195,6 +196,74 @@ TEST(ModelSet, RecordThenReplayExactlyWithNoServer) {
   EXPECT_THROW(replay.chat("executor", request), LlmError);
 }
 
+// The agents' prompts hold latencies measured in the run; their replay_key leaves them out, so a
+// replayed run whose figures differ still finds every recorded call.
+TEST(ModelSet, ReplayFindsCallsByTheirReplayKey) {
+  TempDir dir;
+  std::string url;
+  std::string replay = "dir = \"" + dir.path().string() + "\"\n";
+  auto measured = [](const std::string& latency, const std::string& key) {
+    ChatRequest request = ask("The kernel runs in " + latency + " ms. Make it faster.");
+    request.replay_key = key;
+    return request;
+  };
+  std::vector<std::string> recorded;
+  {
+    TestServer server(echo_handler());
+    url = server.url();
+    ModelSet models(
+        parse_llm_config(config_text(url, "[replay]\nmode = \"record\"\n" + replay), "t.toml"),
+        {nullptr, "rec", test_hooks(), nullptr});
+    recorded.push_back(models.chat("executor", measured("1.25", "i1/b0/p0")).content);
+    recorded.push_back(models.chat("executor", measured("1.31", "i1/b0/p1")).content);
+  }
+  MemoryLedger ledger;
+  ModelSet models(
+      parse_llm_config(config_text(url, "[replay]\nmode = \"replay\"\n" + replay), "t.toml"),
+      {&ledger, "rep", test_hooks(), nullptr});
+  EXPECT_EQ(models.chat("executor", measured("1.40", "i1/b0/p0")).content, recorded[0]);
+  EXPECT_EQ(models.chat("executor", measured("0.97", "i1/b0/p1")).content, recorded[1]);
+  EXPECT_THROW(models.chat("executor", measured("1.25", "i1/b0/p2")), LlmError);
+  // The ledger keeps the hash of what was sent: the two replays differ from the recordings'.
+  auto records = ledger.records("rep");
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_TRUE(records[0].replayed);
+  EXPECT_NE(records[0].request_hash, records[1].request_hash);
+}
+
+// Temperature 0 or a fixed seed: the same request within the run is answered once and reused.
+TEST(ModelSet, DeterministicAnswersAreNotPaidTwice) {
+  TestServer server(echo_handler());
+  MemoryLedger ledger;
+  ModelSet models(parse_llm_config(config_text(server.url()), "t.toml"),
+                  {&ledger, "run", test_hooks(), nullptr});
+  ChatRequest cold = ask("make it fast");
+  cold.options.temperature = 0;
+  ChatResponse first = models.chat("executor", cold);
+  ChatResponse second = models.chat("executor", cold);
+  EXPECT_EQ(server.calls(), 1);
+  EXPECT_EQ(first.to_json(), second.to_json());
+  models.chat("executor", ask("make it fast"));  // sampled: asked again
+  EXPECT_EQ(server.calls(), 2);
+  ChatRequest seeded = ask("make it fast");
+  seeded.options.seed = 7;
+  seeded.options.temperature = 0.8;
+  models.chat("executor", seeded);
+  models.chat("executor", seeded);
+  EXPECT_EQ(server.calls(), 3);
+  models.chat("fixer", cold);  // the same model under another role: the same answer
+  EXPECT_EQ(server.calls(), 3);
+
+  auto records = ledger.records("run");
+  ASSERT_EQ(records.size(), 6u);
+  EXPECT_FALSE(records[0].reused);
+  EXPECT_TRUE(records[1].reused);
+  EXPECT_DOUBLE_EQ(records[1].cost_usd, 0);
+  EXPECT_EQ(records[1].prompt_tokens, 0);
+  EXPECT_EQ(records[1].request_hash, records[0].request_hash);
+  EXPECT_DOUBLE_EQ(total(records).cost_usd, 3 * (1000 * 2.0 + 500 * 10.0) / 1e6);
+}
+
 TEST(ModelSet, AutoModeRecordsMissesAndReplaysHits) {
   TempDir dir;
   TestServer server(echo_handler());
@@ -282,13 +351,65 @@ TEST(Commands, PingPrintsLatencyAnswerUsageAndCost) {
   EXPECT_NE(text.find("latency"), std::string::npos) << text;
   EXPECT_NE(text.find("echo: Reply with the single word: pong"), std::string::npos) << text;
   EXPECT_NE(text.find("prompt 1000, completion 500"), std::string::npos) << text;
-  EXPECT_NE(text.find("$0.007000"), std::string::npos) << text;
+  EXPECT_NE(text.find("cost      $0.007\n"), std::string::npos) << text;
 
   std::ostringstream failed;
   server.stop();
   EXPECT_EQ(run_llm_ping(path, "local", failed, test_hooks()), 1);
   EXPECT_NE(failed.str().find("cannot connect"), std::string::npos) << failed.str();
   EXPECT_THROW(run_llm_ping(path, "locl", failed, test_hooks()), UserError);
+}
+
+// A server that accepts the connection and never answers: the ping gives up after its own
+// timeout, not the model's 600 s.
+TEST(Commands, PingGivesUpAfterItsTimeout) {
+  TestServer* self = nullptr;
+  TestServer server([&](const auto&, auto& response, int) {
+    self->hang(30);
+    response.set_content("{}", "application/json");
+  });
+  self = &server;
+  TempDir dir;
+  auto path = dir.path() / "accelopt.toml";
+  write_file_atomic(path, config_text(server.url()));
+  std::ostringstream out;
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(run_llm_ping(path, "local", out, test_hooks(), 0.5), 1);
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(seconds, 10);
+  EXPECT_NE(out.str().find("ping failed (timeout)"), std::string::npos) << out.str();
+  server.stop();
+}
+
+// Before a run: every model a role uses is asked once; an unreachable one is named with why.
+TEST(Commands, CheckModelsNamesEachUnreachableModel) {
+  TestServer server(echo_handler());
+  std::string closed_url;
+  {
+    TestServer closed(echo_handler());
+    closed_url = closed.url();
+  }
+  std::string text = "[models.local]\nbase_url = \"" + server.url() +
+                     "/v1\"\nmodel = \"served-model\"\n"
+                     "[models.gone]\nbase_url = \"" +
+                     closed_url +
+                     "/v1\"\nmodel = \"gone-model\"\n"
+                     "[models.unused]\nbase_url = \"" +
+                     closed_url +
+                     "/v1\"\nmodel = \"unused-model\"\n"
+                     "[roles]\nplanner = \"gone\"\nexecutor = \"local\"\nfixer = \"local\"\n"
+                     "summarizer = \"local\"\n";
+  std::vector<ModelCheck> checks = check_models(parse_llm_config(text, "t.toml"), 5, test_hooks());
+  ASSERT_EQ(checks.size(), 2u);
+  EXPECT_EQ(checks[0].model, "gone");
+  EXPECT_FALSE(checks[0].reachable);
+  EXPECT_EQ(checks[0].status, CallStatus::kConnectionError);
+  EXPECT_NE(checks[0].error.find("model gone (gone-model at " + closed_url), std::string::npos)
+      << checks[0].error;
+  EXPECT_EQ(checks[1].model, "local");
+  EXPECT_TRUE(checks[1].reachable) << checks[1].error;
+  EXPECT_TRUE(checks[1].error.empty());
+  EXPECT_EQ(server.calls(), 1);
 }
 
 }  // namespace

@@ -314,8 +314,9 @@ Json fold_event_stream(std::string_view body) {
       const Json& delta = choice["delta"];
       message["content"] =
           message["content"].get<std::string>() + string_or_empty(delta, "content");
-      reasoning += string_or_empty(delta, "reasoning_content");
-      reasoning += string_or_empty(delta, "reasoning");
+      // Some servers (vLLM with a reasoning parser) send the same text under both names.
+      std::string thought = string_or_empty(delta, "reasoning_content");
+      reasoning += thought.empty() ? string_or_empty(delta, "reasoning") : thought;
     }
     std::string finish = string_or_empty(choice, "finish_reason");
     if (!finish.empty()) openai["choices"][0]["finish_reason"] = finish;

@@ -193,6 +193,24 @@ TEST(Protocol, ReadsAnEventStreamSentInsteadOfOneAnswer) {
                LlmError);
 }
 
+// vLLM sends each thought under both `reasoning_content` and `reasoning`: it is one thought, and
+// its tokens are counted once.
+TEST(Protocol, StreamedReasoningUnderBothNamesIsKeptOnce) {
+  std::string both =
+      "data: {\"choices\":[{\"delta\":{\"reasoning_content\":\"think \","
+      "\"reasoning\":\"think \"}}]}\n\n"
+      "data: "
+      "{\"choices\":[{\"delta\":{\"reasoning_content\":\"hard\",\"reasoning\":\"hard\"}}]}\n\n"
+      "data: {\"choices\":[{\"delta\":{\"reasoning\":\"!\"}}]}\n\n"
+      "data: {\"choices\":[{\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}\n\n"
+      "data: [DONE]\n\n";
+  ChatResponse response = parse_wire_response(openai_model(), hello(), both);
+  EXPECT_EQ(response.reasoning, "think hard!");
+  EXPECT_EQ(response.content, "ok");
+  ASSERT_TRUE(response.usage.estimated);  // no usage sent: estimated from the text, once
+  EXPECT_EQ(response.usage.reasoning_tokens, estimate_tokens("think hard!"));
+}
+
 TEST(Protocol, MalformedAnswersAreErrorsWithTheFirstBytes) {
   for (std::string body :
        {std::string(R"({"choices":[{"message":{"content":"cut)"), std::string("not json at all"),

@@ -36,6 +36,13 @@ std::string request_hash(const ModelConfig& model, const ChatRequest& request) {
   return sha256_hex(canonical_dump(canonical_request(model, request)));
 }
 
+std::string replay_hash(const ModelConfig& model, const ChatRequest& request) {
+  if (request.replay_key.empty()) return request_hash(model, request);
+  return sha256_hex(canonical_dump(Json{{"model", model.model},
+                                        {"replay_key", request.replay_key},
+                                        {"options", request.options.to_json()}}));
+}
+
 CassetteStore::CassetteStore(std::filesystem::path dir) : dir_(std::move(dir)) {}
 
 std::filesystem::path CassetteStore::path_for(const std::string& hash) const {

@@ -4,6 +4,12 @@
 // name, the messages and the effective options: not the API key, not the base URL, so the same
 // request to a local server or a hosted one replays the same answer.
 //
+// A cassette is named by the call's replay hash: the request hash, or, when the request carries a
+// replay_key, the hash of the model name, that key and the options. The agents' prompts show
+// latencies and speedups measured in the run, which differ in every run; their replay_key leaves
+// those figures out (and names the role and the call's place), so a replayed run finds every call
+// whose kernels, plans and place are the same.
+//
 // Cassette format: one file per request, <dir>/<hash>.json, holding
 //   {"format":"accelopt-cassette","version":1,"hash":…,"request":{…},"response":{…},
 //    "checksum": sha256 of the canonical JSON of {"request","response"}}
@@ -23,6 +29,8 @@ namespace accelopt::llm {
 // `request.options` must be the effective ones (defaults merged).
 Json canonical_request(const ModelConfig& model, const ChatRequest& request);
 std::string request_hash(const ModelConfig& model, const ChatRequest& request);
+// The name of the call's cassette (see above). `request.options` must be the effective ones.
+std::string replay_hash(const ModelConfig& model, const ChatRequest& request);
 
 class CassetteStore {
  public:

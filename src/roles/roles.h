@@ -22,6 +22,9 @@ struct KernelView {
   std::string source;
   std::optional<kernel::Verdict> verdict;  // absent before its first evaluation
   uint64_t seed = 0;  // set by the search per call, so agents that sample are reproducible
+  // Where the call sits in the run, as the search names it (e.g. "i3/b1/p4"). With the seed it
+  // tells a recorded call apart from an identical prompt elsewhere in the run, for replay.
+  std::string place = "";
 };
 
 // One memory entry as an agent sees it (the memory part keeps provenance beside it).

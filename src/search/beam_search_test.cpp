@@ -14,7 +14,7 @@
 #include "common/error.h"
 #include "common/files.h"
 #include "llm/client.h"
-#include "tuner/knobs.h"
+#include "kernel/knobs.h"
 #include "tuner/tuner_agents.h"
 
 namespace accelopt::search {
@@ -46,7 +46,7 @@ class FakePlatform : public platform::Platform {
       return verdict;
     }
     double a = 1, b = 1;
-    for (const auto& knob : tuner::parse_knobs(request.source)) {
+    for (const auto& knob : kernel::parse_knobs(request.source)) {
       if (knob.name == "A") a = knob.value;
       if (knob.name == "B") b = knob.value;
     }

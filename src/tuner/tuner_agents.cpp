@@ -6,8 +6,8 @@
 #include <set>
 
 #include "common/error.h"
+#include "kernel/knobs.h"
 #include "tuner/bandit.h"
-#include "tuner/knobs.h"
 
 namespace accelopt::tuner {
 namespace {
@@ -46,7 +46,7 @@ Json moves_json(const std::vector<Move>& moves) {
 }
 
 std::string knob_line(const std::string& source, const std::string& name) {
-  for (const Knob& knob : parse_knobs(source)) {
+  for (const kernel::Knob& knob : kernel::parse_knobs(source)) {
     if (knob.name != name) continue;
     std::string::size_type start = 0;
     for (int line = 1; line < knob.line; ++line) start = source.find('\n', start) + 1;
@@ -69,7 +69,7 @@ std::string describe_moves(const Json& moves) {
 std::vector<roles::Plan> TunerPlanner::propose(const roles::KernelView& kernel,
                                                const std::vector<roles::Insight>& memory,
                                                int count) {
-  std::vector<Knob> knobs = parse_knobs(kernel.source);
+  std::vector<kernel::Knob> knobs = kernel::parse_knobs(kernel.source);
   if (knobs.empty() || count <= 0) return {};
   ThompsonBandit bandit(kernel.seed);
   for (const roles::Insight& insight : memory) {
@@ -82,7 +82,7 @@ std::vector<roles::Plan> TunerPlanner::propose(const roles::KernelView& kernel,
     }
   }
   std::vector<Proposal> singles;
-  for (const Knob& knob : knobs) {
+  for (const kernel::Knob& knob : knobs) {
     int index = knob.index();
     if (index < 0) continue;
     for (int step : {1, -1}) {
@@ -115,7 +115,7 @@ std::vector<roles::Plan> TunerPlanner::propose(const roles::KernelView& kernel,
   if (static_cast<int>(chosen.size()) < count) {
     // Then jumps of two steps, for kernels whose neighbours have all been tried.
     std::vector<Proposal> jumps;
-    for (const Knob& knob : knobs) {
+    for (const kernel::Knob& knob : knobs) {
       int index = knob.index();
       if (index < 0) continue;
       for (int step : {2, -2}) {
@@ -174,7 +174,8 @@ std::vector<roles::Implementation> TunerExecutor::implement(const roles::KernelV
   std::string source = kernel.source;
   try {
     for (const Json& move : plan.detail["moves"]) {
-      source = set_knob(source, move.at("knob").get<std::string>(), move.at("to").get<int>());
+      source =
+          kernel::set_knob(source, move.at("knob").get<std::string>(), move.at("to").get<int>());
     }
     implementation.source = std::move(source);
   } catch (const UserError& error) {

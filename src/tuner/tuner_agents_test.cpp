@@ -6,8 +6,8 @@
 
 #include <set>
 
+#include "kernel/knobs.h"
 #include "tuner/bandit.h"
-#include "tuner/knobs.h"
 
 namespace accelopt::tuner {
 namespace {
@@ -125,7 +125,7 @@ TEST(TunerExecutorAndSummarizer, EditAndWriteStatistics) {
                      {"prior", {{"tries", 5}, {"faster", 4}}}};
   auto implementations = TunerExecutor().implement(view, plan, 2);
   ASSERT_EQ(implementations.size(), 1u);
-  EXPECT_EQ(parse_knobs(implementations[0].source)[0].value, 128);
+  EXPECT_EQ(kernel::parse_knobs(implementations[0].source)[0].value, 128);
 
   roles::RewritePair pair;
   pair.slow = view;

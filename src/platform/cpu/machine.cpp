@@ -233,6 +233,56 @@ std::string cpu_model_name() {
   return std::string("unknown (") + kIsa + ")";
 }
 
+namespace {
+
+// sysconf knows the cache sizes on glibc; sysfs is the fallback ("48K", "2048K", "32M").
+long cache_kib(int name, const char* sysfs_index) {
+  long bytes = sysconf(name);
+  if (bytes > 0) return bytes / 1024;
+  std::ifstream file(std::string("/sys/devices/system/cpu/cpu0/cache/") + sysfs_index + "/size");
+  std::string text;
+  if (!(file >> text) || text.empty()) return 0;
+  try {
+    long value = std::stol(text);
+    return text.back() == 'M' ? value * 1024 : value;
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
+}  // namespace
+
+CpuDescription describe_cpu() {
+  CpuDescription cpu;
+  cpu.model_name = "unknown";
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  for (std::string line; std::getline(cpuinfo, line);) {
+    if (line.rfind("model name", 0) != 0) continue;
+    size_t colon = line.find(':');
+    if (colon == std::string::npos) break;
+    std::string model = line.substr(colon + 1);
+    model.erase(0, model.find_first_not_of(' '));
+    if (!model.empty()) cpu.model_name = model;
+    break;
+  }
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) {
+    cpu.isa = "AVX-512", cpu.vector_bits = 512;
+  } else if (__builtin_cpu_supports("avx2")) {
+    cpu.isa = "AVX2", cpu.vector_bits = 256;
+  } else if (__builtin_cpu_supports("avx")) {
+    cpu.isa = "AVX", cpu.vector_bits = 256;
+  } else {
+    cpu.isa = "SSE", cpu.vector_bits = 128;
+  }
+  cpu.fma = __builtin_cpu_supports("fma") != 0;
+  cpu.cores = static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+  cpu.l1d_kib = cache_kib(_SC_LEVEL1_DCACHE_SIZE, "index0");
+  cpu.l2_kib = cache_kib(_SC_LEVEL2_CACHE_SIZE, "index2");
+  cpu.l3_kib = cache_kib(_SC_LEVEL3_CACHE_SIZE, "index3");
+  return cpu;
+}
+
 double MachinePeaks::bandwidth_at(double working_set_bytes) const {
   if (bandwidth.empty()) return 1;
   if (working_set_bytes <= bandwidth.front().working_set_bytes)

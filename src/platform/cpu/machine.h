@@ -42,6 +42,21 @@ struct ProbeOptions {
 };
 
 std::string cpu_model_name();
+
+// What this CPU is, read from the running machine: the one description the harness and the
+// agents' prompts share.
+struct CpuDescription {
+  std::string model_name;  // /proc/cpuinfo's "model name"; "unknown" when absent
+  std::string isa;         // widest vector ISA: "AVX-512", "AVX2", "AVX" or "SSE"
+  int vector_bits = 128;
+  bool fma = false;
+  int cores = 1;                             // online logical CPUs
+  long l1d_kib = 0, l2_kib = 0, l3_kib = 0;  // 0 when unknown
+
+  int floats_per_vector() const { return vector_bits / 32; }
+};
+
+CpuDescription describe_cpu();
 MachinePeaks probe_machine(const ProbeOptions& options);
 // The cached figures for this CPU model, or a fresh probe (also when `force`).
 MachinePeaks load_or_probe_machine(bool force, std::ostream* progress);

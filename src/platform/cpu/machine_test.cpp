@@ -31,6 +31,17 @@ TEST(Machine, ScoresAgainstTheCeilingThatBinds) {
   EXPECT_EQ(score_roofline(streaming, peaks, 0.1).bound, "memory");
 }
 
+// The description the prompts show agrees with what the probe was compiled for.
+TEST(Machine, DescribesThisCpu) {
+  CpuDescription cpu = describe_cpu();
+  EXPECT_FALSE(cpu.model_name.empty());
+  EXPECT_GE(cpu.cores, 1);
+  EXPECT_EQ(cpu.floats_per_vector() * 32, cpu.vector_bits);
+  // cpu_model_name() names the ISA machine.cpp was compiled for (-march=native) on this machine.
+  if (cpu_model_name().find("avx512") != std::string::npos) EXPECT_EQ(cpu.isa, "AVX-512");
+  if (cpu_model_name().find("avx2") != std::string::npos) EXPECT_EQ(cpu.isa, "AVX2");
+}
+
 TEST(Machine, RoundTripsThroughJson) {
   MachinePeaks peaks = example_peaks();
   peaks.cpu_model = "test cpu";

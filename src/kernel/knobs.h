@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace accelopt::tuner {
+namespace accelopt::kernel {
 
 struct Knob {
   std::string name;
@@ -26,4 +26,4 @@ std::vector<Knob> parse_knobs(const std::string& source);
 // is not one of its allowed values.
 std::string set_knob(const std::string& source, const std::string& name, int value);
 
-}  // namespace accelopt::tuner
+}  // namespace accelopt::kernel

@@ -1,12 +1,12 @@
 // The knob form of docs/knobs.md, exactly: what is a knob, what is not, and an edit that changes
 // only the current value.
-#include "tuner/knobs.h"
+#include "kernel/knobs.h"
 
 #include <gtest/gtest.h>
 
 #include "common/error.h"
 
-namespace accelopt::tuner {
+namespace accelopt::kernel {
 namespace {
 
 const char* const kSource =
@@ -69,4 +69,4 @@ TEST(Knobs, EditRefusesUnknownKnobsAndValues) {
 }
 
 }  // namespace
-}  // namespace accelopt::tuner
+}  // namespace accelopt::kernel

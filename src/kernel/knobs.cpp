@@ -1,4 +1,4 @@
-#include "tuner/knobs.h"
+#include "kernel/knobs.h"
 
 #include <fmt/format.h>
 
@@ -9,7 +9,7 @@
 
 #include "common/error.h"
 
-namespace accelopt::tuner {
+namespace accelopt::kernel {
 namespace {
 
 // docs/knobs.md: ^constexpr int NAME = VALUE; *// knob:( +VALUE)+ *$
@@ -102,4 +102,4 @@ std::string set_knob(const std::string& source, const std::string& name, int val
   throw UserError(fmt::format("the kernel declares no knob {}", name));
 }
 
-}  // namespace accelopt::tuner
+}  // namespace accelopt::kernel
