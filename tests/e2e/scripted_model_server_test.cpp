@@ -90,7 +90,7 @@ TEST_F(ScriptedServer, RulesQueuesAndFailuresFollowTheScript) {
   roles::RewritePair pair{
       baseline_, {&task_, "small", axpy::faster(), std::nullopt}, plans[0], 2, 1.9, 2.1};
   EXPECT_FALSE(summarizer->summarize(pair));
-  EXPECT_THROW(summarizer->summarize(pair), llm::LlmError);
+  EXPECT_THROW(summarizer->summarize(pair), roles::AgentUnavailable);
 
   std::vector<ScriptedRequest> fixes = server_.requests("fixer");
   ASSERT_EQ(fixes.size(), 2u);

@@ -38,8 +38,13 @@ TEST(Machine, DescribesThisCpu) {
   EXPECT_GE(cpu.cores, 1);
   EXPECT_EQ(cpu.floats_per_vector() * 32, cpu.vector_bits);
   // cpu_model_name() names the ISA machine.cpp was compiled for (-march=native) on this machine.
-  if (cpu_model_name().find("avx512") != std::string::npos) EXPECT_EQ(cpu.isa, "AVX-512");
-  if (cpu_model_name().find("avx2") != std::string::npos) EXPECT_EQ(cpu.isa, "AVX2");
+  std::string probed_for = cpu_model_name();
+  if (probed_for.find("avx512") != std::string::npos) {
+    EXPECT_EQ(cpu.isa, "AVX-512");
+  }
+  if (probed_for.find("avx2") != std::string::npos) {
+    EXPECT_EQ(cpu.isa, "AVX2");
+  }
 }
 
 TEST(Machine, RoundTripsThroughJson) {
