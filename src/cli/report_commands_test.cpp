@@ -97,8 +97,8 @@ TEST_F(ReportCommands, BenchSaysWhenKernelsHasNoKernelForATask) {
 TEST_F(ReportCommands, ReadOnlyCommandsRefuseAMissingDatabase) {
   std::filesystem::path typo = dir_.path() / "wss";
   for (const std::string& command :
-       {"runs", "show 1", "export 1 --out " + (dir_.path() / "x").string(), "cost 1", "memory list",
-        "compare 1 2", "report 1"}) {
+       std::vector<std::string>{"runs", "show 1", "export 1 --out " + (dir_.path() / "x").string(),
+                                "cost 1", "memory list", "compare 1 2", "report 1"}) {
     Result result = accelopt(command + " --workspace " + typo.string(), dir_.path());
     EXPECT_EQ(result.code, 2) << command << ": " << result.output;
     EXPECT_NE(result.output.find("no accelopt database at " + (typo / "accelopt.db").string()),
@@ -113,9 +113,9 @@ TEST_F(ReportCommands, BadNumbersAreRefused) {
   EXPECT_NE(cost.code, 0) << cost.output;
   EXPECT_NE(cost.output.find("abc"), std::string::npos) << cost.output;
   std::string task = std::string(ACCELOPT_SOURCE_DIR) + "/bench/cpu/silu";
-  for (const std::string& command :
-       {"eval --task " + task + " --budget -1", "bench --tasks silu --budget -1",
-        "eval --task " + task + " --target 0"}) {
+  for (const std::string& command : std::vector<std::string>{
+           "eval --task " + task + " --budget -1", "bench --tasks silu --budget -1",
+           "eval --task " + task + " --target 0"}) {
     Result result = accelopt(command, dir_.path());
     EXPECT_EQ(result.code, 105) << command << ": " << result.output;  // CLI11's validation error
   }

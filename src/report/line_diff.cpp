@@ -44,10 +44,10 @@ std::vector<Edit> edit_script(const std::vector<std::string>& a,
   while (i < n || j < m) {
     if (i < n && j < m && a[i] == b[j]) {
       edits.push_back({' ', i++, j++});
-    } else if (j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j])) {
-      edits.push_back({'+', i, j++});
+    } else if (i < n && (j == m || lcs[i + 1][j] >= lcs[i][j + 1])) {
+      edits.push_back({'-', i++, j});  // removals before additions, as diff -u prints them
     } else {
-      edits.push_back({'-', i++, j});
+      edits.push_back({'+', i, j++});
     }
   }
   return edits;

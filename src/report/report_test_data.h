@@ -107,7 +107,7 @@ inline int64_t write_sample_run(store::Store& store, const std::filesystem::path
   store.commit_iteration({run, 1, Json{{"beam", {c2, c4}}}, ""}, entries);
   int64_t c5 = store.record_evaluation(
       candidate(run, "i2/b0/p0/k0", 2, c2, Kind::kExecutor, faster, "Unroll the simd loop by 4"),
-      passed(20, 1.33));
+      passed(20, 1.6));
   store.commit_iteration({run, 2, Json{{"beam", {c5, c2}}}, ""}, none);
   for (const char* role : {"planner", "executor", "executor", "fixer", "summarizer"}) {
     llm::CallRecord call;

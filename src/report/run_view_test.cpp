@@ -84,7 +84,9 @@ TEST(Export, FlashinferTraceRecordsAndCsv) {
     for (const char* field : {"definition", "solution", "workload", "evaluation"})
       EXPECT_TRUE(trace.contains(field)) << field;
     EXPECT_EQ(trace["workload"]["axes"]["M"], 32);
-    if (++count == 3) EXPECT_EQ(trace["evaluation"]["status"], "COMPILE_ERROR");
+    if (++count == 3) {
+      EXPECT_EQ(trace["evaluation"]["status"], "COMPILE_ERROR");
+    }
   }
   EXPECT_EQ(count, 5);
   ASSERT_TRUE(std::getline(solutions, line));
