@@ -261,7 +261,7 @@ constexpr const char* kScript = R"js(
         tooltip: { trigger: 'axis' }, legend: { bottom: 0, type: 'scroll' },
         grid: { left: 48, right: 16, top: 36, bottom: 56 },
         xAxis: { type: 'value', name: xname, nameLocation: 'middle', nameGap: 24, scale: x !== 'usd' },
-        yAxis: { type: 'value', name: yname, scale: true },
+        yAxis: { type: 'value', scale: true },
         series: runs.map((r) => ({ name: r.label, type: 'line', step: 'end', symbolSize: 6,
           data: r.progress.map((p) => [p[x], p[y]]) })) }));
     });
@@ -291,7 +291,7 @@ constexpr const char* kScript = R"js(
     box.appendChild(el('h3', {}, n.parent === null ? 'source' : 'diff against #' + n.parent));
     const pre = el('pre');
     (n.diff || '(identical to its parent)').split('\n').forEach((line) => {
-      const cls = line.startsWith('@@') ? 'hunk' : line.startsWith('+') ? 'add' : line.startsWith('-') ? 'del' : '';
+      const cls = /^(@@|---|\+\+\+)/.test(line) ? 'hunk' : line.startsWith('+') ? 'add' : line.startsWith('-') ? 'del' : '';
       const span = el('span', cls ? { class: cls } : {}, line + (cls ? '' : '\n')); pre.appendChild(span); });
     box.appendChild(pre);
   }
@@ -333,7 +333,7 @@ constexpr const char* kScript = R"js(
     const rows = []; runs.forEach((r) => r.cost.forEach((c) => rows.push(Object.assign({ run: r.label }, c))));
     if (rows.length) {
       const keys = [...new Set(rows.map((c) => c.role + ' / ' + c.model))];
-      chart(s, { tooltip: { trigger: 'axis' }, legend: { bottom: 0 }, grid: { left: 64, right: 16, top: 16, bottom: 56 },
+      chart(s, { tooltip: { trigger: 'axis' }, legend: { bottom: 0 }, grid: { left: 64, right: 16, top: 40, bottom: 56 },
         xAxis: { type: 'category', data: keys }, yAxis: { type: 'value', name: '$' },
         series: runs.map((r) => ({ name: r.label, type: 'bar',
           data: keys.map((k) => { const c = r.cost.find((x) => x.role + ' / ' + x.model === k); return c ? c.usd : 0; }) })) });
@@ -360,7 +360,7 @@ constexpr const char* kScript = R"js(
     const rows = []; files.forEach((f) => f.rows.forEach((r) => rows.push(r)));
     const tasks = [...new Set(rows.map((r) => r.task))];
     const kernels = [...new Set(rows.map((r) => r.series))];
-    chart(s, { tooltip: { trigger: 'axis' }, legend: { bottom: 0 }, grid: { left: 56, right: 16, top: 16, bottom: 90 },
+    chart(s, { tooltip: { trigger: 'axis' }, legend: { bottom: 0 }, grid: { left: 56, right: 16, top: 40, bottom: 90 },
       xAxis: { type: 'category', data: tasks, axisLabel: { rotate: 30 } }, yAxis: { type: 'value', name: '% of peak' },
       series: kernels.map((k) => ({ name: k, type: 'bar', data: tasks.map((t) => {
         const r = rows.find((x) => x.task === t && x.series === k); return r ? r.percent : null; }) })) },
