@@ -66,6 +66,21 @@ std::optional<std::filesystem::path> kernel_in(const std::filesystem::path& from
   return std::nullopt;
 }
 
+// A --kernels folder that holds no kernel for any of the tasks is a mistake, not a benchmark of
+// the baselines (`accelopt export` writes OUT/<task>.cpp, which is what it looks for).
+void check_kernels(const std::filesystem::path& from, const std::vector<std::string>& names) {
+  if (!std::filesystem::is_directory(from)) {
+    throw UserError(fmt::format("--kernels {}: no such folder", from.string()));
+  }
+  for (const std::string& name : names) {
+    if (kernel_in(from, name)) return;
+  }
+  throw UserError(fmt::format(
+      "--kernels {}: no kernel for any of the {} tasks (looked for <task>.cpp, <task>/kernel.cpp "
+      "and <task>/best.cpp; `accelopt export RUN --out {}` writes <task>.cpp)",
+      from.string(), names.size(), from.string()));
+}
+
 std::string cell_latency(const kernel::Verdict& verdict) {
   if (!verdict.timing) return "-";
   const auto& t = *verdict.timing;
@@ -123,6 +138,7 @@ int run_bench(const BenchArguments& arguments) {
     std::sort(names.begin(), names.end());
   }
   if (names.empty()) throw UserError("no tasks in " + suite.string());
+  if (!arguments.kernels.empty()) check_kernels(arguments.kernels, names);
 
   platform::cpu::CpuPlatformOptions options;
   options.compiler.cpus = platform::cpu::compile_cpus();
@@ -139,7 +155,15 @@ int run_bench(const BenchArguments& arguments) {
     };
     std::vector<Entry> entries;
     std::optional<std::filesystem::path> chosen;
-    if (!arguments.kernels.empty()) chosen = kernel_in(arguments.kernels, name);
+    if (!arguments.kernels.empty()) {
+      chosen = kernel_in(arguments.kernels, name);
+      if (!chosen) {
+        std::cerr << fmt::format(
+            "{} has no kernel for {} (looked for {}.cpp, {}/kernel.cpp, {}/best.cpp): timing the "
+            "baseline\n",
+            arguments.kernels, name, name, name, name);
+      }
+    }
     entries.push_back({chosen ? chosen->filename().string() : "baseline",
                        chosen.value_or(task.baseline_path()), false});
     if (chosen)
@@ -248,14 +272,16 @@ void register_bench_commands(CLI::App& app, CommandTable& table) {
   bench->add_option("--suite", bench_arguments->suite, "folder of tasks (default: bench/cpu)");
   bench->add_option("--tasks", bench_arguments->tasks, "comma-separated task names (default: all)");
   bench->add_option("--kernels", bench_arguments->kernels,
-                    "folder of kernels to evaluate instead of the baselines: FROM/<task>.cpp or "
-                    "FROM/<task>/best.cpp");
+                    "folder of kernels to evaluate instead of the baselines: FROM/<task>.cpp (what "
+                    "`accelopt export` writes), FROM/<task>/kernel.cpp or FROM/<task>/best.cpp");
   bench->add_option("--workload", bench_arguments->workload,
                     "workload name (default: each task's default)");
   bench->add_option("--budget", bench_arguments->budget, "timing budget per kernel, seconds")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   bench->add_option("--target", bench_arguments->target, "target half-width of the 95% interval")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   bench->add_flag("--no-library", bench_arguments->no_library, "skip the library rows (oneDNN)");
   bench->add_flag("--json", bench_arguments->json, "print JSON");
   bench->add_flag("--csv", bench_arguments->csv, "print CSV");

@@ -1,6 +1,7 @@
 #include "cli/commands.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <iostream>
 #include <memory>
@@ -9,6 +10,7 @@
 #include "common/files.h"
 #include "platform/cpu/cpu_platform.h"
 #include "platform/cpu/machine.h"
+#include "report/progress.h"
 #include "report/verdict_text.h"
 #include "task/task.h"
 
@@ -47,7 +49,13 @@ int run_eval(const EvalArguments& arguments) {
   request.measure_time = !arguments.no_time;
   request.timing.target_half_width = arguments.target;
   request.timing.budget_seconds = arguments.budget;
-  kernel::Verdict verdict = cpu.evaluate(request);
+  kernel::Verdict verdict;
+  {
+    report::ElapsedLine progress(
+        std::cerr, report::is_smart_terminal(STDERR_FILENO),
+        fmt::format("evaluating {} on {}", kernel.filename().string(), task.name));
+    verdict = cpu.evaluate(request);
+  }
   if (arguments.json) {
     std::cout << verdict.to_json().dump(2) << "\n";
   } else {
@@ -93,9 +101,11 @@ void register_commands(CLI::App& app, CommandTable& table) {
   eval->add_option("--compiler", eval_arguments->compiler, "g++ or clang++")->capture_default_str();
   eval->add_option("--target", eval_arguments->target,
                    "target half-width of the speedup's 95% interval")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   eval->add_option("--budget", eval_arguments->budget, "timing budget in seconds")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   eval->add_flag("--no-time", eval_arguments->no_time, "check correctness only");
   eval->add_flag("--json", eval_arguments->json, "print the trace record as JSON");
   eval->add_flag("-v,--verbose", eval_arguments->verbose,
@@ -119,6 +129,8 @@ void register_commands(CLI::App& app, CommandTable& table) {
   register_bench_commands(app, table);
   register_llm_commands(app, table);
   register_loop_commands(app, table);
+  register_report_commands(app, table);
+  register_memory_commands(app, table);
 }
 
 }  // namespace accelopt::cli

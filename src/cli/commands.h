@@ -22,10 +22,16 @@ void register_commands(CLI::App& app, CommandTable& table);
 // bench, task dump (bench_commands.cpp).
 void register_bench_commands(CLI::App& app, CommandTable& table);
 
-// llm ping, cost (llm_commands.cpp).
+// llm ping (llm_commands.cpp).
 void register_llm_commands(CLI::App& app, CommandTable& table);
 
-// optimize, resume, runs, show, export, memory (loop_commands.cpp).
+// optimize, resume (loop_commands.cpp).
 void register_loop_commands(CLI::App& app, CommandTable& table);
+
+// runs, show, export, compare, report, cost (report_commands.cpp).
+void register_report_commands(CLI::App& app, CommandTable& table);
+
+// memory list|show|export|import|clear (memory_commands.cpp).
+void register_memory_commands(CLI::App& app, CommandTable& table);
 
 }  // namespace accelopt::cli

@@ -1,36 +1,32 @@
-// The AccelOpt loop's subcommands: optimize, resume, runs, show, export, memory. Each opens the
-// workspace's database, wires task, platform, agents and store together, and prints.
+// optimize and resume: wire task, platform, agents and store together into a search and print its
+// summary. The configuration file is read once (ConfigFile); one function (make_context) builds the
+// search's context for both commands. To add a flag: a field in OptimizeArguments (or
+// ResumeArguments), a line in its add_*_flags, and its use in run_optimize (or run_resume).
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cmath>
 #include <iostream>
-#include <map>
 #include <memory>
 
 #include "agents/llm_agents.h"
 #include "cli/commands.h"
+#include "cli/workspace.h"
 #include "common/error.h"
 #include "common/files.h"
 #include "llm/config.h"
-#include "llm/ledger.h"
 #include "llm/models.h"
-#include "memory/memory.h"
 #include "platform/cpu/cpu_platform.h"
 #include "platform/cpu/machine.h"
 #include "report/progress.h"
 #include "search/beam_search.h"
 #include "search/config.h"
-#include "search/selection.h"
 #include "store/store.h"
 #include "task/task.h"
 #include "tuner/tuner_agents.h"
 
 namespace accelopt::cli {
 namespace {
-
-constexpr const char* kDefaultWorkspace = ".accelopt";
 
 struct OptimizeArguments {
   std::vector<std::string> task_directories;
@@ -47,15 +43,34 @@ struct OptimizeArguments {
   std::string prompts;  // the user's prompt templates
 };
 
-std::unique_ptr<store::Store> open_workspace(const std::string& workspace) {
-  return store::Store::open(store::database_path(workspace));
+struct ResumeArguments {
+  int64_t run_id = 0;
+  std::string workspace = kDefaultWorkspace;
+};
+
+// The TOML configuration file, read once: [search] and [memory] set the search, [models] and the
+// tables beside it the LLM agents.
+struct ConfigFile {
+  std::string path;  // absolute; empty when there is none
+  std::string text;
+  llm::LlmConfig llm;
+  bool has_models() const { return !llm.models.empty(); }
+};
+
+ConfigFile read_config(const std::string& path) {
+  ConfigFile file;
+  if (path.empty()) return file;
+  file.path = std::filesystem::absolute(path).string();
+  file.text = read_file(file.path);
+  file.llm =
+      llm::parse_llm_config(file.text, file.path, std::filesystem::path(file.path).parent_path());
+  return file;
 }
 
-std::unique_ptr<platform::cpu::CpuPlatform> make_platform() {
-  platform::cpu::CpuPlatformOptions options;
-  options.compiler.cpus = platform::cpu::compile_cpus();
-  return std::make_unique<platform::cpu::CpuPlatform>(
-      options, platform::cpu::load_or_probe_machine(false, &std::cerr));
+void check_mode(const std::string& mode) {
+  if (mode != "tuner" && mode != "llm" && mode != "hybrid") {
+    throw UserError(fmt::format("--agents: '{}' is not one of tuner, llm, hybrid", mode));
+  }
 }
 
 // The agents of a run, owned here; the search borrows them.
@@ -72,15 +87,8 @@ struct Agents {
   search::AgentSet set;
 };
 
-void check_mode(const std::string& mode) {
-  if (mode != "tuner" && mode != "llm" && mode != "hybrid") {
-    throw UserError(fmt::format("--agents: '{}' is not one of tuner, llm, hybrid", mode));
-  }
-}
-
-// `config` and `prompts` matter for llm and hybrid: the model configuration and the user's
-// templates. The ledger records model calls in `store` under `run_id`.
-std::unique_ptr<Agents> make_agents(const std::string& mode, const std::string& config,
+// The LLM agents (llm, hybrid) record their model calls in `store` under `run_id`.
+std::unique_ptr<Agents> make_agents(const std::string& mode, const ConfigFile& config,
                                     const std::string& prompts, store::Store& store,
                                     int64_t run_id) {
   check_mode(mode);
@@ -91,21 +99,21 @@ std::unique_ptr<Agents> make_agents(const std::string& mode, const std::string& 
     agents->set.summarizer = &agents->tuner_summarizer;
     return agents;
   }
-  if (config.empty()) {
+  if (config.path.empty()) {
     throw UserError(
         fmt::format("--agents {} needs a model: give --config FILE with [models] "
                     "(docs/llm.md), or use --agents tuner",
                     mode));
   }
-  llm::LlmConfig llm_config = llm::load_llm_config(config);
-  if (llm_config.models.empty()) {
-    throw UserError(fmt::format("{}: no [models] configured; --agents {} needs one", config, mode));
+  if (!config.has_models()) {
+    throw UserError(
+        fmt::format("{}: no [models] configured; --agents {} needs one", config.path, mode));
   }
   agents->ledger = std::make_unique<store::StoreLedger>(store);
   llm::ModelSetOptions model_options;
   model_options.ledger = agents->ledger.get();
   model_options.run_id = std::to_string(run_id);
-  agents->models = std::make_unique<llm::ModelSet>(std::move(llm_config), std::move(model_options));
+  agents->models = std::make_unique<llm::ModelSet>(config.llm, std::move(model_options));
   agents::LlmAgentOptions options;
   options.prompts_dir = prompts;
   options.structural_only = mode == "hybrid";
@@ -125,13 +133,40 @@ std::unique_ptr<Agents> make_agents(const std::string& mode, const std::string& 
   return agents;
 }
 
-bool model_configured(const std::string& config) {
-  if (config.empty()) return false;
-  return !llm::load_llm_config(config).models.empty();
+// What every run of one command shares: the database, the platform and the progress line.
+struct Workbench {
+  std::unique_ptr<store::Store> store;
+  std::unique_ptr<platform::cpu::CpuPlatform> platform;
+  report::ProgressPrinter progress{std::cerr, report::is_smart_terminal(STDERR_FILENO)};
+};
+
+std::unique_ptr<Workbench> open_workbench(const std::string& workspace, Access access) {
+  auto bench = std::make_unique<Workbench>();
+  bench->store = open_workspace(workspace, access);
+  platform::cpu::CpuPlatformOptions options;
+  options.compiler.cpus = platform::cpu::compile_cpus();
+  bench->platform = std::make_unique<platform::cpu::CpuPlatform>(
+      options, platform::cpu::load_or_probe_machine(false, &std::cerr));
+  return bench;
 }
 
-std::string absolute_or_empty(const std::string& path) {
-  return path.empty() ? std::string() : std::filesystem::absolute(path).string();
+// The one place a search's context is built, for optimize and resume alike.
+search::SearchContext make_context(const task::Task& task, Workbench& bench, const Agents& agents) {
+  search::SearchContext context;
+  context.task = &task;
+  context.platform = bench.platform.get();
+  context.store = bench.store.get();
+  context.events = &bench.progress;
+  context.agents = agents.set;
+  if (agents.models) {
+    llm::ModelSet* models = agents.models.get();
+    context.spend_usd = [models] { return models->budget().spent().usd; };
+  }
+  return context;
+}
+
+bool failed(const search::RunSummary& summary) {
+  return summary.state.rfind("failed", 0) == 0;
 }
 
 void print_summary(const search::RunSummary& summary) {
@@ -145,73 +180,8 @@ void print_summary(const search::RunSummary& summary) {
                            summary.evaluations, summary.run_id);
 }
 
-int run_optimize(const OptimizeArguments& arguments) {
-  std::vector<task::Task> tasks;  // all loaded first: a typo fails before any run starts
-  for (const std::string& directory : arguments.task_directories) {
-    tasks.push_back(task::load_task(directory));
-  }
-  search::SearchConfig config = search::preset(arguments.preset);
-  if (!arguments.config.empty()) search::apply_config_file(config, arguments.config);
-  if (!arguments.strategy.empty()) {
-    if (arguments.strategy == "repeated-sampling") {
-      config.strategy = search::Strategy::kRepeatedSampling;
-    } else if (arguments.strategy == "beam") {
-      config.strategy = search::Strategy::kBeam;
-    } else {
-      throw UserError("--strategy: choose beam or repeated-sampling");
-    }
-  }
-  if (arguments.iterations >= 0) config.iterations = arguments.iterations;
-  if (arguments.max_evaluations >= 0) config.max_evaluations = arguments.max_evaluations;
-  if (arguments.max_wall_seconds >= 0) config.max_wall_seconds = arguments.max_wall_seconds;
-  if (arguments.seed >= 0) config.seed = static_cast<uint64_t>(arguments.seed);
-  std::string mode = arguments.agents;
-  if (mode.empty()) {
-    if (model_configured(arguments.config)) {
-      mode = "llm";
-    } else {
-      mode = "tuner";
-      std::cerr << "no model configured: optimizing with the built-in tuner (--agents tuner)\n";
-    }
-  }
-  check_mode(mode);
-  auto store = open_workspace(arguments.workspace);
-  auto platform = make_platform();
-  report::ProgressPrinter progress(std::cerr, report::is_smart_terminal(STDERR_FILENO));
-  std::vector<std::pair<std::string, search::RunSummary>> summaries;
-  int code = 0;
-  for (const task::Task& task : tasks) {
-    search::SearchContext context;
-    context.task = &task;
-    context.platform = platform.get();
-    context.store = store.get();
-    context.events = &progress;
-    Json extra{{"agents", mode},
-               {"config_file", absolute_or_empty(arguments.config)},
-               {"prompts", absolute_or_empty(arguments.prompts)}};
-    int64_t run_id = search::create_run(config, arguments.workload, context, extra);
-    std::unique_ptr<Agents> agents;
-    try {
-      agents = make_agents(mode, arguments.config, arguments.prompts, *store, run_id);
-    } catch (const UserError& error) {
-      store->set_run_state(run_id, std::string("failed: ") + error.what());
-      throw;
-    }
-    context.agents = agents->set;
-    if (agents->models) {
-      llm::ModelSet* models = agents->models.get();
-      context.spend_usd = [models] { return models->budget().spent().usd; };
-    }
-    if (tasks.size() > 1) std::cerr << fmt::format("== {} ==\n", task.name);
-    search::RunSummary summary = search::run_created(run_id, context);
-    if (summary.state.rfind("failed", 0) == 0) code = 1;
-    summaries.emplace_back(task.name, summary);
-  }
-  if (summaries.size() == 1) {
-    print_summary(summaries[0].second);
-    return code;
-  }
-  // Several tasks: one table, percentage of peak before and after, and the geometric means.
+// Several tasks: one table, percentage of peak before and after, and the geometric means.
+void print_summaries(const std::vector<std::pair<std::string, search::RunSummary>>& summaries) {
   std::cout << fmt::format("\n{:<24} {:>5} {:>10} {:>10} {:>9}  {}\n", "task", "run", "baseline %",
                            "best %", "speedup", "state");
   double log_before = 0, log_after = 0;
@@ -230,344 +200,122 @@ int run_optimize(const OptimizeArguments& arguments) {
     std::cout << fmt::format("{:<24} {:>5} {:>9.1f}% {:>9.1f}%\n", "geometric mean", "",
                              std::exp(log_before / counted), std::exp(log_after / counted));
   }
+}
+
+// The preset, then the file's [search] and [memory] tables, then the flags.
+search::SearchConfig search_config(const OptimizeArguments& arguments, const ConfigFile& file) {
+  search::SearchConfig config = search::preset(arguments.preset);
+  if (!file.path.empty()) search::apply_config_text(config, file.text, file.path);
+  if (arguments.strategy == "repeated-sampling") {
+    config.strategy = search::Strategy::kRepeatedSampling;
+  } else if (arguments.strategy == "beam") {
+    config.strategy = search::Strategy::kBeam;
+  } else if (!arguments.strategy.empty()) {
+    throw UserError("--strategy: choose beam or repeated-sampling");
+  }
+  if (arguments.iterations >= 0) config.iterations = arguments.iterations;
+  if (arguments.max_evaluations >= 0) config.max_evaluations = arguments.max_evaluations;
+  if (arguments.max_wall_seconds >= 0) config.max_wall_seconds = arguments.max_wall_seconds;
+  if (arguments.seed >= 0) config.seed = static_cast<uint64_t>(arguments.seed);
+  return config;
+}
+
+std::string agents_mode(const OptimizeArguments& arguments, const ConfigFile& file) {
+  if (!arguments.agents.empty()) {
+    check_mode(arguments.agents);
+    return arguments.agents;
+  }
+  if (file.has_models()) return "llm";
+  std::cerr << "no model configured: optimizing with the built-in tuner (--agents tuner)\n";
+  return "tuner";
+}
+
+int run_optimize(const OptimizeArguments& arguments) {
+  std::vector<task::Task> tasks;  // all loaded first: a typo fails before any run starts
+  for (const std::string& directory : arguments.task_directories) {
+    tasks.push_back(task::load_task(directory));
+  }
+  ConfigFile file = read_config(arguments.config);
+  search::SearchConfig config = search_config(arguments, file);
+  std::string mode = agents_mode(arguments, file);
+  auto bench = open_workbench(arguments.workspace, Access::kWrite);
+  std::vector<std::pair<std::string, search::RunSummary>> summaries;
+  int code = 0;
+  for (const task::Task& task : tasks) {
+    search::SearchContext creating;
+    creating.task = &task;
+    creating.store = bench->store.get();
+    Json extra{{"agents", mode},
+               {"config_file", file.path},
+               {"prompts", arguments.prompts.empty()
+                               ? std::string()
+                               : std::filesystem::absolute(arguments.prompts).string()}};
+    int64_t run_id = search::create_run(config, arguments.workload, creating, extra);
+    std::unique_ptr<Agents> agents;
+    try {
+      agents = make_agents(mode, file, arguments.prompts, *bench->store, run_id);
+    } catch (const UserError& error) {
+      bench->store->set_run_state(run_id, std::string("failed: ") + error.what());
+      throw;
+    }
+    search::SearchContext context = make_context(task, *bench, *agents);
+    if (tasks.size() > 1) std::cerr << fmt::format("== {} ==\n", task.name);
+    search::RunSummary summary = search::run_created(run_id, context);
+    if (failed(summary)) code = 1;
+    summaries.emplace_back(task.name, summary);
+  }
+  if (summaries.size() == 1) {
+    print_summary(summaries[0].second);
+  } else {
+    print_summaries(summaries);
+  }
   return code;
 }
 
-int run_resume(int64_t run_id, const std::string& workspace) {
-  auto store = open_workspace(workspace);
-  auto record = store->run(run_id);
-  if (!record) throw UserError(fmt::format("there is no run {} in {}", run_id, workspace));
+int run_resume(const ResumeArguments& arguments) {
+  auto bench = open_workbench(arguments.workspace, Access::kRead);
+  auto record = bench->store->run(arguments.run_id);
+  if (!record) {
+    throw UserError(fmt::format("there is no run {} in {}", arguments.run_id, arguments.workspace));
+  }
   task::Task task = task::load_task(record->config.at("task_directory").get<std::string>());
-  auto agents =
-      make_agents(record->config.value("agents", "tuner"), record->config.value("config_file", ""),
-                  record->config.value("prompts", ""), *store, run_id);
-  auto platform = make_platform();
-  report::ProgressPrinter progress(std::cerr, report::is_smart_terminal(STDERR_FILENO));
-  search::SearchContext context;
-  context.task = &task;
-  context.platform = platform.get();
-  context.store = store.get();
-  context.agents = agents->set;
-  context.events = &progress;
-  if (agents->models) {
-    llm::ModelSet* models = agents->models.get();
-    context.spend_usd = [models] { return models->budget().spent().usd; };
-  }
-  search::RunSummary summary = search::resume_run(run_id, context);
+  ConfigFile file = read_config(record->config.value("config_file", ""));
+  auto agents = make_agents(record->config.value("agents", "tuner"), file,
+                            record->config.value("prompts", ""), *bench->store, arguments.run_id);
+  search::SearchContext context = make_context(task, *bench, *agents);
+  search::RunSummary summary = search::resume_run(arguments.run_id, context);
   print_summary(summary);
-  return summary.state.rfind("failed", 0) == 0 ? 1 : 0;
+  return failed(summary) ? 1 : 0;
 }
 
-int run_runs(const std::string& workspace) {
-  auto store = open_workspace(workspace);
-  auto runs = store->runs();
-  if (runs.empty()) {
-    std::cout << "no runs in " << workspace << "\n";
-    return 0;
-  }
-  std::cout << fmt::format("{:>4}  {:<16} {:<8} {:<7} {:<7} {:>5} {:>9} {:<24} {}\n", "run", "task",
-                           "workload", "agents", "preset", "iter", "best", "updated", "state");
-  for (const auto& run : runs) {
-    auto checkpoints = store->checkpoints(run.id);
-    std::string best = "-";
-    if (!checkpoints.empty() && !checkpoints.back().state["beam"].empty()) {
-      std::vector<search::Scored> beam;
-      for (const Json& id : checkpoints.back().state["beam"]) {
-        if (auto trace = store->trace(id.get<int64_t>()))
-          beam.push_back({id.get<int64_t>(), trace->verdict});
-      }
-      if (!beam.empty())
-        best = fmt::format("{:.2f}x", search::rank_value(search::fastest(beam).verdict));
-    }
-    std::cout << fmt::format(
-        "{:>4}  {:<16} {:<8} {:<7} {:<7} {:>5} {:>9} {:<24} {}\n", run.id,
-        run.config.value("task", "?"), run.config.value("workload", "?"),
-        run.config.value("agents", "?"), run.config["search"].value("preset", "?"),
-        checkpoints.empty() ? 0 : checkpoints.back().iteration, best, run.updated_at, run.state);
-  }
-  return 0;
+void add_optimize_flags(CLI::App& command, OptimizeArguments& arguments) {
+  command
+      .add_option("--task", arguments.task_directories,
+                  "task directory (repeat, or give several, for one run each)")
+      ->required();
+  command.add_option("--config", arguments.config, "TOML configuration file");
+  command.add_option("--preset", arguments.preset, "quick or paper")->capture_default_str();
+  command.add_option("--agents", arguments.agents,
+                     "tuner, llm or hybrid (default: llm when a model is configured, else tuner)");
+  command.add_option("--workload", arguments.workload, "workload (default: the task's default)");
+  command.add_option("--workspace", arguments.workspace, "workspace directory")
+      ->capture_default_str();
+  command.add_option("--strategy", arguments.strategy, "beam or repeated-sampling");
+  command.add_option("--iterations", arguments.iterations, "override the preset's T")
+      ->check(CLI::NonNegativeNumber);
+  command.add_option("--max-evaluations", arguments.max_evaluations, "evaluation budget")
+      ->check(CLI::PositiveNumber);
+  command.add_option("--max-wall-seconds", arguments.max_wall_seconds, "wall-time budget")
+      ->check(CLI::PositiveNumber);
+  command.add_option("--seed", arguments.seed, "the search's seed")->check(CLI::NonNegativeNumber);
+  command.add_option("--prompts", arguments.prompts,
+                     "a folder of your own prompt templates (llm, hybrid)");
 }
 
-struct RunView {
-  store::RunRecord run;
-  std::vector<store::CandidateRecord> candidates;
-  std::map<int64_t, store::TraceRecord> traces;
-  std::map<int64_t, const store::CandidateRecord*> by_id;
-  std::vector<store::Checkpoint> checkpoints;
-  std::vector<search::Scored> final_beam;
-};
-
-RunView load_run(store::Store& store, int64_t run_id) {
-  RunView view;
-  auto run = store.run(run_id);
-  if (!run)
-    throw UserError(
-        fmt::format("there is no run {} in this workspace (see `accelopt runs`)", run_id));
-  view.run = *run;
-  view.candidates = store.candidates(run_id);
-  for (auto& trace : store.traces(run_id)) view.traces[trace.candidate_id] = trace;
-  for (const auto& candidate : view.candidates) view.by_id[candidate.id] = &candidate;
-  view.checkpoints = store.checkpoints(run_id);
-  if (!view.checkpoints.empty()) {
-    for (const Json& id : view.checkpoints.back().state["beam"]) {
-      auto found = view.traces.find(id.get<int64_t>());
-      if (found != view.traces.end())
-        view.final_beam.push_back({found->first, found->second.verdict});
-    }
-    std::sort(view.final_beam.begin(), view.final_beam.end(), [](const auto& a, const auto& b) {
-      return search::rank_value(a.verdict) > search::rank_value(b.verdict);
-    });
-  }
-  return view;
-}
-
-std::string describe_candidate(const RunView& view, int64_t id) {
-  auto found = view.by_id.find(id);
-  if (found == view.by_id.end()) return fmt::format("#{}", id);
-  const auto& candidate = *found->second;
-  std::string plan = candidate.plan.value("text", "");
-  if (plan.size() > 60) plan = plan.substr(0, 57) + "...";
-  return fmt::format("#{} {} ({}: {})", id, store::kind_name(candidate.kind), candidate.author,
-                     plan);
-}
-
-std::string verdict_figures(const kernel::Verdict& verdict) {
-  if (!verdict.passed()) return std::string(kernel::status_name(verdict.status));
-  std::string figures;
-  if (verdict.timing) {
-    figures = fmt::format("{:.2f}x [{:.2f}, {:.2f}]", verdict.timing->speedup,
-                          verdict.timing->speedup_low, verdict.timing->speedup_high);
-  }
-  if (verdict.roofline)
-    figures += fmt::format("  {:.1f}% of peak", verdict.roofline->percent_of_peak);
-  return figures;
-}
-
-int run_show(int64_t run_id, const std::string& workspace) {
-  auto store = open_workspace(workspace);
-  RunView view = load_run(*store, run_id);
-  const Json& config = view.run.config;
-  std::cout << fmt::format("run {}  task {} (workload {})  agents {}  preset {}  strategy {}\n",
-                           run_id, config.value("task", "?"), config.value("workload", "?"),
-                           config.value("agents", "?"), config["search"].value("preset", "?"),
-                           config["search"].value("strategy", "?"));
-  std::cout << fmt::format("state {}  created {}  updated {}\n\n", view.run.state,
-                           view.run.created_at, view.run.updated_at);
-
-  auto entries = store->memory_entries();
-  std::cout << fmt::format("{:>9} {:>10} {:>7} {:>8} {:>9} {:>15} {:>7}\n", "iteration",
-                           "candidates", "failed", "reused", "best", "best % of peak", "memory");
-  for (const auto& checkpoint : view.checkpoints) {
-    int count = 0, failed = 0, reused = 0;
-    for (const auto& candidate : view.candidates) {
-      if (candidate.iteration != checkpoint.iteration) continue;
-      ++count;
-      const auto& trace = view.traces.at(candidate.id);
-      if (!trace.verdict.passed()) ++failed;
-      if (trace.reused_from) ++reused;
-    }
-    std::vector<search::Scored> beam;
-    for (const Json& id : checkpoint.state["beam"]) {
-      auto found = view.traces.find(id.get<int64_t>());
-      if (found != view.traces.end()) beam.push_back({found->first, found->second.verdict});
-    }
-    int made =
-        static_cast<int>(std::count_if(entries.begin(), entries.end(), [&](const auto& entry) {
-          return entry.run_id == run_id && entry.iteration == checkpoint.iteration;
-        }));
-    double best = beam.empty() ? 0 : search::rank_value(search::fastest(beam).verdict);
-    double percent = 0;
-    if (!beam.empty() && search::fastest(beam).verdict.roofline) {
-      percent = search::fastest(beam).verdict.roofline->percent_of_peak;
-    }
-    std::cout << fmt::format("{:>9} {:>10} {:>7} {:>8} {:>8.2f}x {:>14.1f}% {:>7}\n",
-                             checkpoint.iteration, count, failed, reused, best, percent, made);
-  }
-
-  std::cout << "\nbest kernels (the final beam)\n";
-  for (const auto& kernel : view.final_beam) {
-    std::cout << fmt::format("  {}  {}\n", verdict_figures(kernel.verdict),
-                             describe_candidate(view, kernel.candidate));
-  }
-  if (!view.final_beam.empty()) {
-    std::cout << "\nlineage of the best\n";
-    std::optional<int64_t> id = view.final_beam.front().candidate;
-    std::string indent = "  ";
-    while (id) {
-      auto found = view.by_id.find(*id);
-      if (found == view.by_id.end()) break;
-      std::cout << fmt::format("{}{}  {}\n", indent, describe_candidate(view, *id),
-                               verdict_figures(view.traces.at(*id).verdict));
-      id = found->second->parent;
-      indent = "  <- ";
-    }
-  }
-
-  std::cout << "\nmemory entries made\n";
-  int made = 0;
-  for (const auto& entry : entries) {
-    if (entry.run_id != run_id) continue;
-    ++made;
-    std::cout << fmt::format("  #{} it {} {} {}  (#{} -> #{})\n", entry.id, entry.iteration,
-                             entry.positive ? "+" : "-", entry.insight.value("title", ""),
-                             entry.slow_candidate, entry.fast_candidate);
-  }
-  if (made == 0) std::cout << "  none\n";
-
-  std::cout << "\ncost by role\n";
-  auto calls = store->calls(std::to_string(run_id));
-  if (calls.empty()) {
-    std::cout << "  no model calls (tuner agents)\n";
-  } else {
-    for (const auto& [role, totals] : llm::totals_by_role(calls)) {
-      std::cout << fmt::format("  {:<11} {:>5} calls {:>9} tokens  ${:.4f}\n", role, totals.calls,
-                               totals.prompt_tokens + totals.completion_tokens, totals.cost_usd);
-    }
-    auto all = llm::total(calls);
-    std::cout << fmt::format("  {:<11} {:>5} calls {:>9} tokens  ${:.4f}\n", "total", all.calls,
-                             all.prompt_tokens + all.completion_tokens, all.cost_usd);
-  }
-  return 0;
-}
-
-int run_export(int64_t run_id, const std::string& workspace, const std::string& out) {
-  auto store = open_workspace(workspace);
-  RunView view = load_run(*store, run_id);
-  std::filesystem::path directory(out);
-  std::error_code error;
-  std::filesystem::create_directories(directory / "kernels", error);
-  if (error) throw UserError(fmt::format("creating {}: {}", directory.string(), error.message()));
-  int rank = 0;
-  Json best = Json::array();
-  for (const auto& kernel : view.final_beam) {
-    const auto& candidate = *view.by_id.at(kernel.candidate);
-    std::string name = fmt::format("{}_c{}.cpp", ++rank, candidate.id);
-    write_file_atomic(directory / "kernels" / name, candidate.source);
-    if (rank == 1) write_file_atomic(directory / "best.cpp", candidate.source);
-    best.push_back(Json{{"file", "kernels/" + name},
-                        {"candidate", candidate.id},
-                        {"verdict", kernel.verdict.to_json()}});
-  }
-  Json traces = Json::array();
-  for (const auto& candidate : view.candidates) {
-    const auto& trace = view.traces.at(candidate.id);
-    traces.push_back(
-        Json{{"candidate", candidate.id},
-             {"key", candidate.key},
-             {"parent", candidate.parent ? Json(*candidate.parent) : Json(nullptr)},
-             {"iteration", candidate.iteration},
-             {"kind", store::kind_name(candidate.kind)},
-             {"author", candidate.author},
-             {"plan", candidate.plan},
-             {"source_hash", candidate.source_hash},
-             {"reused_from", trace.reused_from ? Json(*trace.reused_from) : Json(nullptr)},
-             {"verdict", trace.verdict.to_json()}});
-  }
-  write_file_atomic(directory / "traces.json", traces.dump(2) + "\n");
-  Json run{{"run", run_id}, {"state", view.run.state}, {"config", view.run.config}, {"best", best}};
-  write_file_atomic(directory / "run.json", run.dump(2) + "\n");
-  std::cout << fmt::format("exported run {}: {} kernels, {} traces to {}\n", run_id, best.size(),
-                           traces.size(), directory.string());
-  return 0;
-}
-
-Json entry_json(const store::MemoryEntryRecord& entry) {
-  return Json{{"id", entry.id},
-              {"run", entry.run_id},
-              {"task", entry.task},
-              {"op_type", entry.op_type},
-              {"tags", entry.tags},
-              {"knobs", entry.knobs},
-              {"slow_candidate", entry.slow_candidate},
-              {"fast_candidate", entry.fast_candidate},
-              {"positive", entry.positive},
-              {"speedup", entry.speedup},
-              {"speedup_low", entry.speedup_low},
-              {"speedup_high", entry.speedup_high},
-              {"iteration", entry.iteration},
-              {"insight", entry.insight},
-              {"created_at", entry.created_at}};
-}
-
-int run_memory(const std::string& action, const std::string& argument, const std::string& task,
-               const std::string& workspace) {
-  auto store = open_workspace(workspace);
-  if (action == "list") {
-    int shown = 0;
-    for (const auto& entry : store->memory_entries()) {
-      if (!task.empty() && entry.task != task) continue;
-      ++shown;
-      std::cout << fmt::format("#{:<5} {:<14} run {:<3} {} {:.2f}x  {}\n", entry.id, entry.task,
-                               entry.run_id, entry.positive ? "+" : "-", entry.speedup,
-                               entry.insight.value("title", ""));
-    }
-    if (shown == 0) std::cout << "the memory is empty\n";
-    return 0;
-  }
-  if (action == "show") {
-    int64_t id = 0;
-    try {
-      id = std::stoll(argument);
-    } catch (const std::exception&) {
-      throw UserError("memory show: give an entry id (see `accelopt memory list`)");
-    }
-    auto entry = store->memory_entry(id);
-    if (!entry) throw UserError(fmt::format("memory show: there is no entry #{}", id));
-    std::cout << entry_json(*entry).dump(2) << "\n";
-    return 0;
-  }
-  if (action == "export") {
-    if (argument.empty()) throw UserError("memory export: give a FILE to write");
-    Json all = Json::array();
-    for (const auto& entry : store->memory_entries()) {
-      if (task.empty() || entry.task == task) all.push_back(entry_json(entry));
-    }
-    write_file_atomic(
-        argument,
-        Json{{"format", "accelopt-memory"}, {"version", 1}, {"entries", all}}.dump(2) + "\n");
-    std::cout << fmt::format("exported {} entries to {}\n", all.size(), argument);
-    return 0;
-  }
-  if (action == "import") {
-    if (argument.empty()) throw UserError("memory import: give a FILE to read");
-    Json file;
-    try {
-      file = Json::parse(read_file(argument));
-    } catch (const Json::exception& error) {
-      throw UserError(fmt::format("{}: not JSON: {}", argument, error.what()));
-    }
-    if (file.value("format", "") != "accelopt-memory") {
-      throw UserError(fmt::format("{}: not an accelopt memory export", argument));
-    }
-    int count = 0;
-    for (const Json& json : file.at("entries")) {
-      store::MemoryEntryRecord entry;
-      entry.run_id = 0;  // imported: no run of this workspace made it
-      entry.task = json.at("task").get<std::string>();
-      entry.op_type = json.value("op_type", "");
-      entry.tags = json.value("tags", std::vector<std::string>{});
-      entry.knobs = json.value("knobs", std::vector<std::string>{});
-      entry.slow_candidate = json.value("slow_candidate", int64_t{0});
-      entry.fast_candidate = json.value("fast_candidate", int64_t{0});
-      entry.positive = json.value("positive", true);
-      entry.speedup = json.value("speedup", 1.0);
-      entry.speedup_low = json.value("speedup_low", entry.speedup);
-      entry.speedup_high = json.value("speedup_high", entry.speedup);
-      entry.iteration = json.value("iteration", 0);
-      entry.insight = json.value("insight", Json::object());
-      entry.insight["detail"]["imported_from"] = argument;
-      store->add_memory_entry(entry);
-      ++count;
-    }
-    std::cout << fmt::format("imported {} entries\n", count);
-    return 0;
-  }
-  if (action == "clear") {
-    int64_t removed = store->clear_memory(task);
-    std::cout << fmt::format("removed {} entries\n", removed);
-    return 0;
-  }
-  throw UserError(fmt::format("memory: unknown action '{}'", action));
+void add_resume_flags(CLI::App& command, ResumeArguments& arguments) {
+  command.add_option("RUN", arguments.run_id, "run id (see `accelopt runs`)")->required();
+  command.add_option("--workspace", arguments.workspace, "workspace directory")
+      ->capture_default_str();
 }
 
 }  // namespace
@@ -576,80 +324,16 @@ void register_loop_commands(CLI::App& app, CommandTable& table) {
   auto optimize_arguments = std::make_shared<OptimizeArguments>();
   auto* optimize =
       app.add_subcommand("optimize", "Optimize a task's kernel with the AccelOpt loop");
-  optimize
-      ->add_option("--task", optimize_arguments->task_directories,
-                   "task directory (repeat, or give several, for one run each)")
-      ->required();
-  optimize->add_option("--config", optimize_arguments->config, "TOML configuration file");
-  optimize->add_option("--preset", optimize_arguments->preset, "quick or paper")
-      ->capture_default_str();
-  optimize->add_option(
-      "--agents", optimize_arguments->agents,
-      "tuner, llm or hybrid (default: llm when a model is configured, else tuner)");
-  optimize->add_option("--workload", optimize_arguments->workload,
-                       "workload (default: the task's default)");
-  optimize->add_option("--workspace", optimize_arguments->workspace, "workspace directory")
-      ->capture_default_str();
-  optimize->add_option("--strategy", optimize_arguments->strategy, "beam or repeated-sampling");
-  optimize->add_option("--iterations", optimize_arguments->iterations, "override the preset's T");
-  optimize->add_option("--max-evaluations", optimize_arguments->max_evaluations,
-                       "evaluation budget");
-  optimize->add_option("--max-wall-seconds", optimize_arguments->max_wall_seconds,
-                       "wall-time budget");
-  optimize->add_option("--seed", optimize_arguments->seed, "the search's seed");
-  optimize->add_option("--prompts", optimize_arguments->prompts,
-                       "a folder of your own prompt templates (llm, hybrid)");
+  add_optimize_flags(*optimize, *optimize_arguments);
   optimize->callback([&table, optimize_arguments] {
     table.select([optimize_arguments] { return run_optimize(*optimize_arguments); });
   });
 
-  auto run_id = std::make_shared<int64_t>(0);
-  auto workspace = std::make_shared<std::string>(kDefaultWorkspace);
-  auto out = std::make_shared<std::string>();
+  auto resume_arguments = std::make_shared<ResumeArguments>();
   auto* resume = app.add_subcommand("resume", "Continue a run that was interrupted");
-  resume->add_option("RUN", *run_id, "run id (see `accelopt runs`)")->required();
-  resume->add_option("--workspace", *workspace, "workspace directory")->capture_default_str();
-  resume->callback([&table, run_id, workspace] {
-    table.select([run_id, workspace] { return run_resume(*run_id, *workspace); });
-  });
-
-  auto* runs = app.add_subcommand("runs", "List the runs of a workspace");
-  runs->add_option("--workspace", *workspace, "workspace directory")->capture_default_str();
-  runs->callback(
-      [&table, workspace] { table.select([workspace] { return run_runs(*workspace); }); });
-
-  auto* show = app.add_subcommand(
-      "show", "The story of a run: iterations, best kernels, lineage, memory, cost");
-  show->add_option("RUN", *run_id, "run id")->required();
-  show->add_option("--workspace", *workspace, "workspace directory")->capture_default_str();
-  show->callback([&table, run_id, workspace] {
-    table.select([run_id, workspace] { return run_show(*run_id, *workspace); });
-  });
-
-  auto* export_command = app.add_subcommand("export", "Write a run's best kernels and its traces");
-  export_command->add_option("RUN", *run_id, "run id")->required();
-  export_command->add_option("--out", *out, "output directory")->required();
-  export_command->add_option("--workspace", *workspace, "workspace directory")
-      ->capture_default_str();
-  export_command->callback([&table, run_id, workspace, out] {
-    table.select([run_id, workspace, out] { return run_export(*run_id, *workspace, *out); });
-  });
-
-  auto action = std::make_shared<std::string>();
-  auto argument = std::make_shared<std::string>();
-  auto task = std::make_shared<std::string>();
-  auto* memory = app.add_subcommand(
-      "memory", "The optimization memory: list|show ID|export FILE|import FILE|clear");
-  memory->add_option("ACTION", *action, "list, show, export, import or clear")
-      ->required()
-      ->check(CLI::IsMember({"list", "show", "export", "import", "clear"}));
-  memory->add_option("ARG", *argument, "entry id (show) or file (export, import)");
-  memory->add_option("--task", *task, "only this task's entries (list, export, clear)");
-  memory->add_option("--workspace", *workspace, "workspace directory")->capture_default_str();
-  memory->callback([&table, action, argument, task, workspace] {
-    table.select([action, argument, task, workspace] {
-      return run_memory(*action, *argument, *task, *workspace);
-    });
+  add_resume_flags(*resume, *resume_arguments);
+  resume->callback([&table, resume_arguments] {
+    table.select([resume_arguments] { return run_resume(*resume_arguments); });
   });
 }
 

@@ -3,6 +3,7 @@
 // list` read the run back. Then the LLM agents over HTTP, and kill -9 followed by resume.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <pty.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -176,7 +177,9 @@ TEST(OptimizeEndToEnd, ResumeAfterKillNine) {
   size_t before_kill = 0;
   for (int wait = 0; wait < 1200 && before_kill < 4; ++wait) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    if (!std::filesystem::exists(database)) continue;
+    // Open the database only once the child has made it (it logs the run's start): two processes
+    // creating one database's schema at once collide.
+    if (read_file(log).find("run 1 ") == std::string::npos) continue;
     before_kill = store::Store::open(database)->candidates(1).size();
   }
   ::kill(child, SIGKILL);
@@ -214,6 +217,32 @@ TEST(OptimizeEndToEnd, ResumeAfterKillNine) {
     EXPECT_TRUE(evaluated.insert(candidate.normalized_hash).second) << candidate.key;
   }
   EXPECT_GE(store->last_checkpoint(1)->iteration, 2);
+}
+
+// On a terminal, `accelopt eval` shows on stderr that it is alive while it compiles, checks and
+// times (it used to print nothing for half a minute). Run in a pseudo-terminal, as a person sees
+// it.
+TEST(EvalOnATerminal, ShowsElapsedTime) {
+  std::string binary = std::string(ACCELOPT_BINARY_DIR) + "/src/cli/accelopt";
+  std::string task = std::string(ACCELOPT_SOURCE_DIR) + "/bench/cpu/silu";
+  int terminal = -1;
+  pid_t child = forkpty(&terminal, nullptr, nullptr, nullptr);
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::setenv("TERM", "xterm", 1);
+    ::execl(binary.c_str(), binary.c_str(), "eval", "--task", task.c_str(), "--workload", "small",
+            "--budget", "2", nullptr);
+    ::_exit(127);
+  }
+  std::string seen;
+  char buffer[4096];
+  ssize_t got = 0;
+  while ((got = ::read(terminal, buffer, sizeof buffer)) > 0) seen.append(buffer, got);
+  ::close(terminal);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  EXPECT_NE(seen.find("evaluating baseline.cpp on silu ... 0 s"), std::string::npos) << seen;
+  EXPECT_NE(seen.find("status"), std::string::npos) << seen;  // the verdict follows
 }
 
 }  // namespace

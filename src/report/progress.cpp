@@ -4,6 +4,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 
@@ -71,6 +72,31 @@ void ProgressPrinter::on_event(const search::SearchEvent& event) {
       break;
   }
   out_.flush();
+}
+
+ElapsedLine::ElapsedLine(std::ostream& out, bool interactive, std::string what)
+    : out_(out), what_(std::move(what)) {
+  if (!interactive) return;
+  thread_ = std::thread([this] {
+    auto start = std::chrono::steady_clock::now();
+    std::unique_lock lock(mutex_);
+    while (!done_) {
+      auto seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      out_ << fmt::format("\r{} ... {:.0f} s\x1b[K", what_, seconds) << std::flush;
+      wake_.wait_for(lock, std::chrono::seconds(1), [this] { return done_; });
+    }
+    out_ << "\r\x1b[K" << std::flush;
+  });
+}
+
+ElapsedLine::~ElapsedLine() {
+  {
+    std::lock_guard lock(mutex_);
+    done_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
 }
 
 }  // namespace accelopt::report

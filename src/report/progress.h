@@ -3,7 +3,11 @@
 // per finished iteration, so logs and tests read cleanly. Notes are always their own lines.
 #pragma once
 
+#include <condition_variable>
+#include <mutex>
 #include <ostream>
+#include <string>
+#include <thread>
 
 #include "search/events.h"
 
@@ -25,5 +29,24 @@ class ProgressPrinter : public search::EventSink {
 std::string progress_line(const search::SearchEvent& event);
 
 bool is_smart_terminal(int fd);
+
+// While it lives, a line "<what> ... 12 s" rewritten every second on a terminal, so that a long
+// wait (an evaluation: compile, check, time) shows it is alive; nothing at all when not
+// `interactive`. The line is cleared when it ends.
+class ElapsedLine {
+ public:
+  ElapsedLine(std::ostream& out, bool interactive, std::string what);
+  ~ElapsedLine();
+  ElapsedLine(const ElapsedLine&) = delete;
+  ElapsedLine& operator=(const ElapsedLine&) = delete;
+
+ private:
+  std::ostream& out_;
+  std::string what_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool done_ = false;
+  std::thread thread_;
+};
 
 }  // namespace accelopt::report

@@ -5,6 +5,7 @@
 #include <toml++/toml.h>
 
 #include "common/error.h"
+#include "common/files.h"
 
 namespace accelopt::search {
 
@@ -157,9 +158,14 @@ std::string string_value(const toml::node& node, const std::filesystem::path& pa
 }  // namespace
 
 void apply_config_file(SearchConfig& config, const std::filesystem::path& path) {
+  apply_config_text(config, read_file(path), path);
+}
+
+void apply_config_text(SearchConfig& config, std::string_view toml_text,
+                       const std::filesystem::path& path) {
   toml::table root;
   try {
-    root = toml::parse_file(path.string());
+    root = toml::parse(toml_text, path.string());
   } catch (const toml::parse_error& error) {
     throw UserError(
         fmt::format("{}:{}: {}", path.string(), error.source().begin.line, error.description()));

@@ -46,5 +46,8 @@ SearchConfig preset(std::string_view name);
 // Overrides `config` with the keys of the [search] and [memory] tables of `path`; unknown keys in
 // them are UserErrors "FILE: search.KEY: ...". Other tables are left to their parts.
 void apply_config_file(SearchConfig& config, const std::filesystem::path& path);
+// The same for a file's text already read (`path` names it in messages).
+void apply_config_text(SearchConfig& config, std::string_view toml_text,
+                       const std::filesystem::path& path);
 
 }  // namespace accelopt::search

@@ -1,0 +1,181 @@
+// The commands that read runs back: runs, show, export, compare, report and cost. They open the
+// workspace's database for reading only (a mistyped --workspace is an error, not a new database),
+// and leave every word they print to report/.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.h"
+#include "cli/workspace.h"
+#include "common/error.h"
+#include "common/files.h"
+#include "report/export.h"
+#include "report/html_report.h"
+#include "report/run_text.h"
+#include "report/run_view.h"
+
+namespace accelopt::cli {
+namespace {
+
+struct RunArguments {
+  int64_t run_id = 0;
+  std::string workspace = kDefaultWorkspace;
+};
+
+struct ExportArguments {
+  int64_t run_id = 0;
+  std::string workspace = kDefaultWorkspace;
+  std::string out;
+  std::string format = "accelopt";
+};
+
+struct ReportArguments {
+  std::vector<int64_t> run_ids;
+  std::string workspace = kDefaultWorkspace;
+  std::vector<std::string> bench;  // files written by `accelopt bench --json`
+  std::string out = "report.html";
+};
+
+int run_runs(const std::string& workspace) {
+  report::print_runs(std::cout, *open_workspace(workspace, Access::kRead), workspace);
+  return 0;
+}
+
+int run_show(const RunArguments& arguments) {
+  auto store = open_workspace(arguments.workspace, Access::kRead);
+  report::print_show(std::cout, report::load_run_view(*store, arguments.run_id));
+  return 0;
+}
+
+int run_export(const ExportArguments& arguments) {
+  report::ExportFormat format = report::parse_export_format(arguments.format);
+  auto store = open_workspace(arguments.workspace, Access::kRead);
+  std::cout << report::export_run(report::load_run_view(*store, arguments.run_id), arguments.out,
+                                  format)
+            << "\n";
+  return 0;
+}
+
+int run_cost(const RunArguments& arguments) {
+  auto store = open_workspace(arguments.workspace, Access::kRead);
+  if (!store->run(arguments.run_id)) {
+    throw UserError(fmt::format("there is no run {} in {} (see `accelopt runs`)", arguments.run_id,
+                                arguments.workspace));
+  }
+  std::string run = std::to_string(arguments.run_id);
+  return report::print_cost(std::cout, run, store->calls(run));
+}
+
+int run_compare(const std::vector<int64_t>& run_ids, const std::string& workspace) {
+  auto store = open_workspace(workspace, Access::kRead);
+  report::print_compare(std::cout, report::load_run_view(*store, run_ids[0]),
+                        report::load_run_view(*store, run_ids[1]));
+  return 0;
+}
+
+int run_report(const ReportArguments& arguments) {
+  std::string html;
+  if (!arguments.bench.empty()) {
+    if (!arguments.run_ids.empty())
+      throw UserError("report: give RUN ids or --bench FILE, not both");
+    std::vector<std::pair<std::string, Json>> results;
+    for (const std::string& file : arguments.bench) {
+      try {
+        results.emplace_back(file, Json::parse(read_file(file)));
+      } catch (const Json::exception& error) {
+        throw UserError(
+            fmt::format("{}: not the JSON of `accelopt bench --json`: {}", file, error.what()));
+      }
+      if (!results.back().second.is_array()) {
+        throw UserError(
+            fmt::format("{}: not the JSON of `accelopt bench --json` (an array of "
+                        "rows)",
+                        file));
+      }
+    }
+    html = report::bench_html(results);
+  } else {
+    if (arguments.run_ids.empty())
+      throw UserError("report: give one or more RUN ids, or --bench FILE");
+    auto store = open_workspace(arguments.workspace, Access::kRead);
+    std::vector<report::RunView> views;
+    for (int64_t id : arguments.run_ids) views.push_back(report::load_run_view(*store, id));
+    html = report::runs_html(views);
+  }
+  write_file_atomic(arguments.out, html);
+  std::cout << fmt::format("wrote {} ({} KiB): open it in a browser; it needs no network\n",
+                           arguments.out, html.size() / 1024);
+  return 0;
+}
+
+CLI::Option* add_workspace(CLI::App& command, std::string& workspace) {
+  return command.add_option("--workspace", workspace, "workspace directory")->capture_default_str();
+}
+
+}  // namespace
+
+void register_report_commands(CLI::App& app, CommandTable& table) {
+  auto workspace = std::make_shared<std::string>(kDefaultWorkspace);
+  auto* runs = app.add_subcommand("runs", "List the runs of a workspace");
+  add_workspace(*runs, *workspace);
+  runs->callback(
+      [&table, workspace] { table.select([workspace] { return run_runs(*workspace); }); });
+
+  auto show_arguments = std::make_shared<RunArguments>();
+  auto* show = app.add_subcommand(
+      "show", "The story of a run: iterations, best kernels, lineage, memory, cost");
+  show->add_option("RUN", show_arguments->run_id, "run id")->required();
+  add_workspace(*show, show_arguments->workspace);
+  show->callback([&table, show_arguments] {
+    table.select([show_arguments] { return run_show(*show_arguments); });
+  });
+
+  auto export_arguments = std::make_shared<ExportArguments>();
+  auto* export_command = app.add_subcommand(
+      "export", "Write a run's best kernels and its traces (accelopt or FlashInfer Trace format)");
+  export_command->add_option("RUN", export_arguments->run_id, "run id")->required();
+  export_command->add_option("--out", export_arguments->out, "output directory")->required();
+  export_command->add_option("--format", export_arguments->format, "accelopt or flashinfer-trace")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"accelopt", "flashinfer-trace"}));
+  add_workspace(*export_command, export_arguments->workspace);
+  export_command->callback([&table, export_arguments] {
+    table.select([export_arguments] { return run_export(*export_arguments); });
+  });
+
+  auto compare_ids = std::make_shared<std::vector<int64_t>>();
+  auto* compare =
+      app.add_subcommand("compare", "Two runs side by side, and a diff of their best kernels");
+  compare->add_option("RUNS", *compare_ids, "two run ids")->required()->expected(2);
+  add_workspace(*compare, *workspace);
+  compare->callback([&table, compare_ids, workspace] {
+    table.select([compare_ids, workspace] { return run_compare(*compare_ids, *workspace); });
+  });
+
+  auto report_arguments = std::make_shared<ReportArguments>();
+  auto* report_command = app.add_subcommand(
+      "report",
+      "One self-contained HTML file with plots: runs (RUN...) or a bench result (--bench)");
+  report_command->add_option("RUNS", report_arguments->run_ids, "run ids, one line each per plot");
+  report_command->add_option(
+      "--bench", report_arguments->bench,
+      "a file written by `accelopt bench --json` (repeat to compare, e.g. baselines and "
+      "--kernels DIR)");
+  report_command->add_option("--out", report_arguments->out, "the HTML file to write")
+      ->capture_default_str();
+  add_workspace(*report_command, report_arguments->workspace);
+  report_command->callback([&table, report_arguments] {
+    table.select([report_arguments] { return run_report(*report_arguments); });
+  });
+
+  auto cost_arguments = std::make_shared<RunArguments>();
+  auto* cost = app.add_subcommand("cost", "What a run's model calls cost, per role and per model");
+  cost->add_option("RUN", cost_arguments->run_id, "run id")->required();
+  add_workspace(*cost, cost_arguments->workspace);
+  cost->callback([&table, cost_arguments] {
+    table.select([cost_arguments] { return run_cost(*cost_arguments); });
+  });
+}
+
+}  // namespace accelopt::cli

@@ -1,0 +1,242 @@
+// The real `accelopt` binary on a workspace whose run was written straight into its database (no
+// search: these tests are quick): runs, show, export (both formats), cost, compare and report;
+// the papercuts of read-only commands on a mistyped or damaged workspace; and the HTML report
+// opened in a real headless Chromium, which must draw its plots without a script error.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+
+#include "common/files.h"
+#include "common/json.h"
+#include "report/report_test_data.h"
+#include "store/store.h"
+
+namespace accelopt::cli {
+namespace {
+
+struct Result {
+  int code = 0;
+  std::string output;
+};
+
+Result run_command(const std::string& command, const std::filesystem::path& scratch) {
+  std::filesystem::path output = scratch / "output.txt";
+  int status = std::system((command + " > " + output.string() + " 2>&1").c_str());
+  Result result;
+  result.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+  result.output = read_file(output);
+  return result;
+}
+
+Result accelopt(const std::string& arguments, const std::filesystem::path& scratch) {
+  return run_command(std::string(ACCELOPT_BINARY_DIR) + "/src/cli/accelopt " + arguments, scratch);
+}
+
+class ReportCommands : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto store = store::Store::open(store::database_path(workspace_));
+    std::filesystem::path silu = std::filesystem::path(ACCELOPT_SOURCE_DIR) / "bench/cpu/silu";
+    report::testing::write_sample_run(*store, silu);
+    report::testing::write_sample_run(*store, silu);
+  }
+  std::string ws() const { return " --workspace " + workspace_.string(); }
+
+  TempDir dir_;
+  std::filesystem::path workspace_ = dir_.path() / "ws";
+};
+
+TEST_F(ReportCommands, RunsShowCostCompare) {
+  Result runs = accelopt("runs" + ws(), dir_.path());
+  ASSERT_EQ(runs.code, 0) << runs.output;
+  EXPECT_NE(runs.output.find("silu"), std::string::npos) << runs.output;
+  Result show = accelopt("show 1" + ws(), dir_.path());
+  ASSERT_EQ(show.code, 0) << show.output;
+  EXPECT_NE(show.output.find("Plan: Vectorize the loop with omp simd. keep"), std::string::npos)
+      << show.output;
+  EXPECT_EQ(show.output.find("##"), std::string::npos) << show.output;
+  Result cost = accelopt("cost 1" + ws(), dir_.path());
+  ASSERT_EQ(cost.code, 0) << cost.output;
+  EXPECT_NE(cost.output.find("summarizer"), std::string::npos) << cost.output;
+  Result compare = accelopt("compare 1 2" + ws(), dir_.path());
+  ASSERT_EQ(compare.code, 0) << compare.output;
+  EXPECT_NE(compare.output.find("run 1"), std::string::npos) << compare.output;
+  EXPECT_NE(compare.output.find("best kernels: identical"), std::string::npos) << compare.output;
+}
+
+TEST_F(ReportCommands, ExportWritesWhatBenchLooksFor) {
+  std::filesystem::path out = dir_.path() / "best";
+  Result exported = accelopt("export 1 --out " + out.string() + ws(), dir_.path());
+  ASSERT_EQ(exported.code, 0) << exported.output;
+  EXPECT_TRUE(std::filesystem::exists(out / "silu.cpp"));  // bench --kernels OUT finds it
+  EXPECT_EQ(read_file(out / "silu.cpp"), read_file(out / "best.cpp"));
+
+  std::filesystem::path trace = dir_.path() / "trace";
+  Result flashinfer =
+      accelopt("export 1 --format flashinfer-trace --out " + trace.string() + ws(), dir_.path());
+  ASSERT_EQ(flashinfer.code, 0) << flashinfer.output;
+  for (const char* file :
+       {"definitions.jsonl", "solutions.jsonl", "traces.jsonl", "candidates.csv"})
+    EXPECT_TRUE(std::filesystem::exists(trace / file)) << file;
+  Result wrong = accelopt("export 1 --format csv --out " + trace.string() + ws(), dir_.path());
+  EXPECT_NE(wrong.code, 0) << wrong.output;
+}
+
+TEST_F(ReportCommands, BenchSaysWhenKernelsHasNoKernelForATask) {
+  std::filesystem::path empty = dir_.path() / "empty";
+  std::filesystem::create_directories(empty);
+  Result bench = accelopt("bench --tasks silu --kernels " + empty.string(), dir_.path());
+  EXPECT_EQ(bench.code, 2) << bench.output;
+  EXPECT_NE(bench.output.find("no kernel for any of the 1 tasks"), std::string::npos)
+      << bench.output;
+}
+
+TEST_F(ReportCommands, ReadOnlyCommandsRefuseAMissingDatabase) {
+  std::filesystem::path typo = dir_.path() / "wss";
+  for (const std::string& command :
+       std::vector<std::string>{"runs", "show 1", "export 1 --out " + (dir_.path() / "x").string(),
+                                "cost 1", "memory list", "compare 1 2", "report 1"}) {
+    Result result = accelopt(command + " --workspace " + typo.string(), dir_.path());
+    EXPECT_EQ(result.code, 2) << command << ": " << result.output;
+    EXPECT_NE(result.output.find("no accelopt database at " + (typo / "accelopt.db").string()),
+              std::string::npos)
+        << command << ": " << result.output;
+  }
+  EXPECT_FALSE(std::filesystem::exists(typo)) << "a read-only command created the workspace";
+}
+
+TEST_F(ReportCommands, BadNumbersAreRefused) {
+  Result cost = accelopt("cost abc" + ws(), dir_.path());
+  EXPECT_NE(cost.code, 0) << cost.output;
+  EXPECT_NE(cost.output.find("abc"), std::string::npos) << cost.output;
+  std::string task = std::string(ACCELOPT_SOURCE_DIR) + "/bench/cpu/silu";
+  for (const std::string& command : std::vector<std::string>{
+           "eval --task " + task + " --budget -1", "bench --tasks silu --budget -1",
+           "eval --task " + task + " --target 0"}) {
+    Result result = accelopt(command, dir_.path());
+    EXPECT_EQ(result.code, 105) << command << ": " << result.output;  // CLI11's validation error
+  }
+}
+
+TEST_F(ReportCommands, ATruncatedDatabaseIsCalledDamaged) {
+  std::filesystem::path database = store::database_path(workspace_);
+  auto size = std::filesystem::file_size(database);
+  ASSERT_GT(size, 8192u);
+  for (uintmax_t keep : {uintmax_t{50}, size / 2}) {
+    std::filesystem::path copy = dir_.path() / ("cut" + std::to_string(keep));
+    std::filesystem::create_directories(copy);
+    std::filesystem::copy_file(database, store::database_path(copy));
+    std::filesystem::resize_file(store::database_path(copy), keep);
+    Result runs = accelopt("runs --workspace " + copy.string(), dir_.path());
+    EXPECT_EQ(runs.code, 2) << runs.output;
+    EXPECT_NE(runs.output.find("is damaged: it is truncated"), std::string::npos) << runs.output;
+    EXPECT_NE(runs.output.find(".recover"), std::string::npos) << runs.output;
+  }
+}
+
+// Chromium as Debian packages it; empty when there is none.
+std::string find_chromium() {
+  for (const char* name : {"/usr/bin/chromium", "/usr/bin/chromium-browser"}) {
+    if (std::filesystem::exists(name)) return name;
+  }
+  return "";
+}
+
+std::string chromium_command(const std::string& chromium, const std::filesystem::path& profile) {
+  return chromium +
+         " --headless --no-sandbox --disable-gpu --no-first-run --hide-scrollbars "
+         "--user-data-dir=" +
+         profile.string() + " --virtual-time-budget=10000 ";
+}
+
+struct RenderCheck {
+  bool done = false;
+  int charts = 0, canvases = 0;
+  std::string errors;
+};
+
+RenderCheck read_render_check(const std::string& dom) {
+  RenderCheck check;
+  std::smatch match;
+  std::string tag;
+  if (!std::regex_search(dom, match, std::regex(R"(<div id="render-check"[^>]*>)"))) return check;
+  tag = match[0];
+  auto attribute = [&](const std::string& name) {
+    std::smatch value;
+    return std::regex_search(tag, value, std::regex(name + R"(="([^"]*)\")")) ? value[1].str() : "";
+  };
+  check.done = attribute("data-done") == "yes";
+  check.charts = std::atoi(attribute("data-charts").c_str());
+  check.canvases = std::atoi(attribute("data-canvases").c_str());
+  check.errors = attribute("data-errors");
+  return check;
+}
+
+// Opens `html` in headless Chromium; saves a screenshot under the build tree's test-artifacts.
+RenderCheck render(const std::filesystem::path& html, const std::string& screenshot,
+                   const std::filesystem::path& scratch) {
+  std::string chromium = find_chromium();
+  if (chromium.empty()) return {};
+  std::string base = chromium_command(chromium, scratch / "profile");
+  Result dom = run_command(base + "--dump-dom file://" + html.string() + " 2>/dev/null", scratch);
+  std::filesystem::path artifacts = std::filesystem::path(ACCELOPT_BINARY_DIR) / "test-artifacts";
+  std::filesystem::create_directories(artifacts);
+  run_command(base + "--window-size=1400,2600 --screenshot=" + (artifacts / screenshot).string() +
+                  " file://" + html.string(),
+              scratch);
+  return read_render_check(dom.output);
+}
+
+TEST_F(ReportCommands, HtmlReportRendersInHeadlessChromium) {
+  std::filesystem::path html = dir_.path() / "report.html";
+  Result report = accelopt("report 1 2 --out " + html.string() + ws(), dir_.path());
+  ASSERT_EQ(report.code, 0) << report.output;
+  std::string page = read_file(html);
+  EXPECT_EQ(page.find("<script src"), std::string::npos);  // nothing to fetch: all inline
+  EXPECT_EQ(page.find("<link"), std::string::npos);
+  if (find_chromium().empty()) GTEST_SKIP() << "no chromium (scripts/setup.sh installs it)";
+  RenderCheck check = render(html, "report.png", dir_.path());
+  if (!check.done && check.charts == 0) GTEST_SKIP() << "chromium did not start or render here";
+  EXPECT_TRUE(check.done);
+  EXPECT_EQ(check.errors, "");
+  // 6 progress plots, a lineage tree per run, the cost bars.
+  EXPECT_EQ(check.charts, 6 + 2 + 1);
+  EXPECT_GE(check.canvases, check.charts);
+}
+
+TEST_F(ReportCommands, BenchReportRendersInHeadlessChromium) {
+  Json rows = Json::array();
+  auto row = [&](const std::string& task, const std::string& kernel, bool library, double percent) {
+    rows.push_back({{"task", task},
+                    {"kernel", kernel},
+                    {"library", library},
+                    {"verdict", report::testing::passed(percent, 1).to_json()}});
+  };
+  row("silu", "baseline", false, 10);
+  row("silu", "onednn", true, 40);
+  row("matmul", "baseline", false, 5);
+  row("matmul", "onednn", true, 70);
+  Json found = Json::array({{{"task", "silu"},
+                             {"kernel", "from best"},
+                             {"library", false},
+                             {"verdict", report::testing::passed(25, 2.5).to_json()}}});
+  write_file_atomic(dir_.path() / "base.json", rows.dump());
+  write_file_atomic(dir_.path() / "found.json", found.dump());
+  std::filesystem::path html = dir_.path() / "bench.html";
+  Result report = accelopt("report --bench " + (dir_.path() / "base.json").string() + " --bench " +
+                               (dir_.path() / "found.json").string() + " --out " + html.string(),
+                           dir_.path());
+  ASSERT_EQ(report.code, 0) << report.output;
+  if (find_chromium().empty()) GTEST_SKIP() << "no chromium (scripts/setup.sh installs it)";
+  RenderCheck check = render(html, "bench_report.png", dir_.path());
+  if (!check.done && check.charts == 0) GTEST_SKIP() << "chromium did not start or render here";
+  EXPECT_EQ(check.errors, "");
+  EXPECT_EQ(check.charts, 1);
+  EXPECT_GE(check.canvases, 1);
+}
+
+}  // namespace
+}  // namespace accelopt::cli

@@ -1,0 +1,226 @@
+#include "report/export.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
+
+#include "common/error.h"
+#include "common/files.h"
+
+namespace accelopt::report {
+
+ExportFormat parse_export_format(const std::string& name) {
+  if (name == "accelopt") return ExportFormat::kAccelopt;
+  if (name == "flashinfer-trace") return ExportFormat::kFlashinferTrace;
+  throw UserError(fmt::format("--format: '{}' is not one of accelopt, flashinfer-trace", name));
+}
+
+namespace {
+
+void make_directory(const std::filesystem::path& directory) {
+  std::error_code error;
+  std::filesystem::create_directories(directory, error);
+  if (error) throw UserError(fmt::format("creating {}: {}", directory.string(), error.message()));
+}
+
+Json trace_json(const RunView& view, const store::CandidateRecord& candidate) {
+  const store::TraceRecord* trace = nullptr;
+  if (auto found = view.traces.find(candidate.id); found != view.traces.end())
+    trace = &found->second;
+  return Json{
+      {"candidate", candidate.id},
+      {"key", candidate.key},
+      {"parent", candidate.parent ? Json(*candidate.parent) : Json(nullptr)},
+      {"iteration", candidate.iteration},
+      {"kind", store::kind_name(candidate.kind)},
+      {"author", candidate.author},
+      {"plan", candidate.plan},
+      {"source_hash", candidate.source_hash},
+      {"reused_from", trace && trace->reused_from ? Json(*trace->reused_from) : Json(nullptr)},
+      {"verdict", trace ? trace->verdict.to_json() : Json(nullptr)}};
+}
+
+std::string export_accelopt(const RunView& view, const std::filesystem::path& directory) {
+  make_directory(directory / "kernels");
+  int rank = 0;
+  Json best = Json::array();
+  for (const auto& kernel : view.final_beam) {
+    const store::CandidateRecord* candidate = view.candidate(kernel.candidate);
+    if (candidate == nullptr) continue;
+    std::string name = fmt::format("{}_c{}.cpp", ++rank, candidate->id);
+    write_file_atomic(directory / "kernels" / name, candidate->source);
+    if (rank == 1) {
+      write_file_atomic(directory / "best.cpp", candidate->source);
+      write_file_atomic(directory / (view.task() + ".cpp"), candidate->source);
+    }
+    best.push_back(Json{{"file", "kernels/" + name},
+                        {"candidate", candidate->id},
+                        {"verdict", kernel.verdict.to_json()}});
+  }
+  Json traces = Json::array();
+  for (const auto& candidate : view.candidates) traces.push_back(trace_json(view, candidate));
+  write_file_atomic(directory / "traces.json", traces.dump(2) + "\n");
+  Json run{
+      {"run", view.run.id}, {"state", view.run.state}, {"config", view.run.config}, {"best", best}};
+  write_file_atomic(directory / "run.json", run.dump(2) + "\n");
+  std::string line = fmt::format("exported run {}: {} kernels, {} traces to {}", view.run.id,
+                                 best.size(), traces.size(), directory.string());
+  if (!best.empty()) {
+    line +=
+        fmt::format("\nthe best kernel is {}: `accelopt bench --kernels {} --tasks {}` times it",
+                    (directory / (view.task() + ".cpp")).string(), directory.string(), view.task());
+  }
+  return line;
+}
+
+// FlashInfer Trace's evaluation statuses are ours, less the two REJECTED_ ones: a source that
+// breaks a rule never built, and a kernel faster than physics computed something else.
+std::string flashinfer_status(kernel::Status status) {
+  switch (status) {
+    case kernel::Status::kRejectedSource:
+      return "COMPILE_ERROR";
+    case kernel::Status::kRejectedPhysics:
+      return "INCORRECT_NUMERICAL";
+    default:
+      return std::string(kernel::status_name(status));
+  }
+}
+
+Json definition_record(const RunView& view) {
+  std::filesystem::path file =
+      std::filesystem::path(view.run.config.value("task_directory", "")) / "definition.json";
+  try {
+    Json definition = Json::parse(read_file(file));
+    definition["name"] = view.task();
+    return definition;
+  } catch (const std::exception&) {
+    return Json{{"name", view.task()}, {"description", "definition.json not found at export"}};
+  }
+}
+
+std::string solution_name(const RunView& view, const store::CandidateRecord& candidate) {
+  return fmt::format("{}_run{}_c{}", view.task(), view.run.id, candidate.id);
+}
+
+Json solution_record(const RunView& view, const store::CandidateRecord& candidate,
+                     const std::string& entry_point) {
+  return Json{{"name", solution_name(view, candidate)},
+              {"definition", view.task()},
+              {"description", candidate.plan.value("text", "")},
+              {"author", candidate.author},
+              {"spec",
+               {{"language", "C++"},
+                {"target_hardware", Json::array({"CPU"})},
+                {"dependencies", Json::array()},
+                {"entry_point", "kernel.cpp::" + entry_point},
+                {"build_commands", Json::array()}}},
+              {"sources", Json::array({{{"path", "kernel.cpp"}, {"content", candidate.source}}})}};
+}
+
+Json trace_record(const RunView& view, const store::CandidateRecord& candidate,
+                  const Json& definition, double baseline_ms) {
+  const kernel::Verdict* verdict = view.verdict(candidate.id);
+  std::string workload = view.run.config.value("workload", "");
+  Json axes = Json::object();
+  if (definition.contains("workloads") && definition["workloads"].contains(workload))
+    axes = definition["workloads"][workload].value("axes", Json::object());
+  Json inputs = Json::object();
+  if (definition.contains("inputs")) {
+    for (const auto& [name, input] : definition["inputs"].items())
+      inputs[name] = {{"type", "random"}};
+  }
+  Json evaluation = nullptr;
+  if (verdict != nullptr) {
+    double latency_ms = verdict->timing ? verdict->timing->latency_seconds * 1e3 : 0;
+    evaluation =
+        Json{{"status", flashinfer_status(verdict->status)},
+             {"log_file", ""},
+             {"correctness",
+              {{"max_relative_error", verdict->correctness.max_rel_error},
+               {"max_absolute_error", verdict->correctness.max_abs_error}}},
+             {"performance",
+              {{"latency_ms", latency_ms},
+               {"reference_latency_ms", baseline_ms},
+               {"speedup_factor", latency_ms > 0 ? baseline_ms / latency_ms : 0}}},
+             {"environment", {{"device", "CPU"}, {"libs", {{"accelopt", "0.1.0"}}}}},
+             {"timestamp", view.run.updated_at},
+             {"accelopt",
+              {{"status", kernel::status_name(verdict->status)},
+               {"percent_of_peak", verdict->roofline ? verdict->roofline->percent_of_peak : 0},
+               {"message", verdict->message}}}};
+  }
+  return Json{
+      {"definition", view.task()},
+      {"solution", solution_name(view, candidate)},
+      {"workload",
+       {{"uuid", fmt::format("{}-{}", view.task(), workload)}, {"axes", axes}, {"inputs", inputs}}},
+      {"evaluation", evaluation}};
+}
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
+std::string candidates_csv(const RunView& view) {
+  std::string csv =
+      "candidate,parent,iteration,kind,author,status,speedup,speedup_low,speedup_high,latency_ms,"
+      "percent_of_peak,reused_from,plan\n";
+  for (const auto& candidate : view.candidates) {
+    const kernel::Verdict* verdict = view.verdict(candidate.id);
+    auto trace = view.traces.find(candidate.id);
+    bool timed = verdict && verdict->timing;
+    csv += fmt::format(
+        "{},{},{},{},{},{},{},{},{},{},{},{},{}\n", candidate.id,
+        candidate.parent ? std::to_string(*candidate.parent) : "", candidate.iteration,
+        store::kind_name(candidate.kind), csv_field(candidate.author),
+        verdict ? std::string(kernel::status_name(verdict->status)) : "",
+        timed ? fmt::format("{:.4f}", verdict->timing->speedup) : "",
+        timed ? fmt::format("{:.4f}", verdict->timing->speedup_low) : "",
+        timed ? fmt::format("{:.4f}", verdict->timing->speedup_high) : "",
+        timed ? fmt::format("{:.6g}", verdict->timing->latency_seconds * 1e3) : "",
+        verdict && verdict->roofline ? fmt::format("{:.2f}", verdict->roofline->percent_of_peak)
+                                     : "",
+        trace != view.traces.end() && trace->second.reused_from
+            ? std::to_string(*trace->second.reused_from)
+            : "",
+        csv_field(one_line(candidate.plan.value("text", ""), 200)));
+  }
+  return csv;
+}
+
+std::string export_flashinfer(const RunView& view, const std::filesystem::path& directory) {
+  make_directory(directory);
+  Json definition = definition_record(view);
+  std::string entry_point = "kernel";
+  const kernel::Verdict* baseline = view.baseline();
+  double baseline_ms = baseline && baseline->timing ? baseline->timing->latency_seconds * 1e3 : 0;
+  std::string solutions, traces;
+  for (const auto& candidate : view.candidates) {
+    solutions += solution_record(view, candidate, entry_point).dump() + "\n";
+    traces += trace_record(view, candidate, definition, baseline_ms).dump() + "\n";
+  }
+  write_file_atomic(directory / "definitions.jsonl", definition.dump() + "\n");
+  write_file_atomic(directory / "solutions.jsonl", solutions);
+  write_file_atomic(directory / "traces.jsonl", traces);
+  write_file_atomic(directory / "candidates.csv", candidates_csv(view));
+  return fmt::format(
+      "exported run {} as FlashInfer Trace: 1 definition, {} solutions, {} traces, "
+      "candidates.csv to {}",
+      view.run.id, view.candidates.size(), view.candidates.size(), directory.string());
+}
+
+}  // namespace
+
+std::string export_run(const RunView& view, const std::filesystem::path& directory,
+                       ExportFormat format) {
+  return format == ExportFormat::kAccelopt ? export_accelopt(view, directory)
+                                           : export_flashinfer(view, directory);
+}
+
+}  // namespace accelopt::report

@@ -1,0 +1,27 @@
+// What `accelopt export RUN` writes. Two formats:
+//   accelopt (default): best.cpp and <task>.cpp (the best kernel; `bench --kernels OUT` finds the
+//     latter), kernels/<rank>_c<id>.cpp for the final beam, traces.json (every candidate with its
+//     lineage and verdict) and run.json (settings, state, the best kernels).
+//   flashinfer-trace: the FlashInfer Trace shape, so that kernels and results move to tools that
+//     read it: definitions.jsonl (the task), solutions.jsonl (one per candidate), traces.jsonl (one
+//     evaluation per candidate), plus candidates.csv for a spreadsheet. docs/report.md maps the
+//     fields.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include "report/run_view.h"
+
+namespace accelopt::report {
+
+enum class ExportFormat : uint8_t { kAccelopt = 0, kFlashinferTrace = 1 };
+
+// "accelopt" or "flashinfer-trace"; UserError naming both otherwise.
+ExportFormat parse_export_format(const std::string& name);
+
+// Writes the files into `directory` (created if needed); returns a line saying what was written.
+std::string export_run(const RunView& view, const std::filesystem::path& directory,
+                       ExportFormat format);
+
+}  // namespace accelopt::report

@@ -1,0 +1,465 @@
+#include "report/html_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <ctime>
+#include <map>
+#include <optional>
+
+#include "report/line_diff.h"
+#include "report/run_text.h"
+
+namespace accelopt::report {
+namespace {
+
+// Seconds since the epoch of "YYYY-MM-DDTHH:MM:SS[.mmm][Z]" (or a space for the T).
+std::optional<double> parse_utc(const std::string& text) {
+  if (text.size() < 19) return std::nullopt;
+  std::tm time{};
+  std::string head = text.substr(0, 19);
+  head[10] = 'T';
+  if (strptime(head.c_str(), "%Y-%m-%dT%H:%M:%S", &time) == nullptr) return std::nullopt;
+  double seconds = static_cast<double>(timegm(&time));
+  if (text.size() > 20 && text[19] == '.') seconds += std::atof(("0" + text.substr(19, 4)).c_str());
+  return seconds;
+}
+
+double percent_of(const kernel::Verdict& verdict) {
+  return verdict.roofline ? verdict.roofline->percent_of_peak : 0;
+}
+
+Json entry_json(const store::MemoryEntryRecord& entry) {
+  return Json{
+      {"id", entry.id},
+      {"run", entry.run_id},
+      {"task", entry.task},
+      {"positive", entry.positive},
+      {"speedup", entry.speedup},
+      {"speedup_low", entry.speedup_low},
+      {"speedup_high", entry.speedup_high},
+      {"iteration", entry.iteration},
+      {"slow", entry.slow_candidate},
+      {"fast", entry.fast_candidate},
+      {"title", one_line(entry.insight.value("title", ""), 160)},
+      {"text", entry.insight.value("text", entry.insight.value("body", ""))},
+      {"imported_from",
+       entry.insight.contains("detail") ? entry.insight["detail"].value("imported_from", "") : ""}};
+}
+
+// One point per checkpoint: the beam's best (which beat its parent beyond noise) after that many
+// evaluations, seconds since the run began, and dollars spent on model calls.
+Json progress_points(const RunView& view, double baseline_percent) {
+  Json points = Json::array();
+  std::optional<double> start = parse_utc(view.run.created_at);
+  std::vector<std::pair<double, double>> spend;  // (time, cumulative usd)
+  double usd = 0;
+  for (const auto& call : view.calls) {
+    usd += call.cost_usd;
+    spend.emplace_back(parse_utc(call.timestamp).value_or(0), usd);
+  }
+  for (const auto& checkpoint : view.checkpoints) {
+    auto beam = view.beam_of(checkpoint);
+    if (beam.empty()) continue;
+    const auto& best = search::fastest(beam).verdict;
+    int64_t evaluations = 0;
+    for (const auto& candidate : view.candidates) {
+      if (candidate.iteration > checkpoint.iteration) continue;
+      auto trace = view.traces.find(candidate.id);
+      if (trace != view.traces.end() && !trace->second.reused_from) ++evaluations;
+    }
+    std::optional<double> at = parse_utc(checkpoint.created_at);
+    double spent = 0;
+    for (const auto& [time, total] : spend) {
+      if (!at || time <= *at) spent = total;
+    }
+    double percent = percent_of(best);
+    points.push_back(Json{
+        {"iteration", checkpoint.iteration},
+        {"evaluations", evaluations},
+        {"seconds", start && at ? std::max(0.0, *at - *start) : 0.0},
+        {"usd", spent},
+        {"percent", percent},
+        {"speedup", baseline_percent > 0 ? percent / baseline_percent : search::rank_value(best)}});
+  }
+  return points;
+}
+
+Json lineage_nodes(const RunView& view) {
+  std::map<int64_t, int> final_rank;
+  for (size_t rank = 0; rank < view.final_beam.size(); ++rank)
+    final_rank[view.final_beam[rank].candidate] = static_cast<int>(rank) + 1;
+  Json nodes = Json::array();
+  for (const auto& candidate : view.candidates) {
+    const kernel::Verdict* verdict = view.verdict(candidate.id);
+    const store::CandidateRecord* parent =
+        candidate.parent ? view.candidate(*candidate.parent) : nullptr;
+    auto trace = view.traces.find(candidate.id);
+    Json node{{"id", candidate.id},
+              {"parent", parent ? Json(parent->id) : Json(nullptr)},
+              {"iteration", candidate.iteration},
+              {"kind", store::kind_name(candidate.kind)},
+              {"author", candidate.author},
+              {"plan", candidate.plan.value("text", "")},
+              {"status", verdict ? std::string(kernel::status_name(verdict->status)) : "?"},
+              {"figures", verdict ? verdict_figures(*verdict) : ""},
+              {"message", verdict ? verdict->message : ""},
+              {"percent", verdict ? percent_of(*verdict) : 0},
+              {"beam", final_rank.count(candidate.id) ? final_rank[candidate.id] : 0},
+              {"reused_from", trace != view.traces.end() && trace->second.reused_from
+                                  ? Json(*trace->second.reused_from)
+                                  : Json(nullptr)},
+              {"diff", parent ? unified_diff(parent->source, candidate.source,
+                                             fmt::format("#{}", parent->id),
+                                             fmt::format("#{}", candidate.id))
+                              : candidate.source}};
+    nodes.push_back(std::move(node));
+  }
+  return nodes;
+}
+
+Json cost_rows(const RunView& view) {
+  std::map<std::pair<std::string, std::string>, llm::CallTotals> totals;
+  for (const auto& call : view.calls) totals[{call.role, call.model}].add(call);
+  Json rows = Json::array();
+  for (const auto& [key, total] : totals) {
+    rows.push_back(Json{{"role", key.first},
+                        {"model", key.second},
+                        {"calls", total.calls},
+                        {"failed", total.failed_calls},
+                        {"tokens", total.prompt_tokens + total.completion_tokens},
+                        {"usd", total.cost_usd},
+                        {"seconds", total.latency_s}});
+  }
+  return rows;
+}
+
+Json final_table(const RunView& view, double baseline_percent) {
+  Json rows = Json::array();
+  int rank = 0;
+  for (const auto& kernel : view.final_beam) {
+    const store::CandidateRecord* candidate = view.candidate(kernel.candidate);
+    double percent = percent_of(kernel.verdict);
+    rows.push_back(
+        Json{{"rank", ++rank},
+             {"id", kernel.candidate},
+             {"author", candidate ? candidate->author : ""},
+             {"iteration", candidate ? candidate->iteration : 0},
+             {"percent", percent},
+             {"speedup", baseline_percent > 0 ? percent / baseline_percent : 0},
+             {"figures", verdict_figures(kernel.verdict)},
+             {"plan", candidate ? one_line(candidate->plan.value("text", ""), 120) : ""}});
+  }
+  return rows;
+}
+
+// JSON inside <script>: "</" would end the element early.
+std::string script_safe(const std::string& json) {
+  std::string safe;
+  safe.reserve(json.size());
+  for (size_t index = 0; index < json.size(); ++index) {
+    if (json[index] == '<' && index + 1 < json.size() && json[index + 1] == '/') {
+      safe += "<\\/";
+      ++index;
+    } else {
+      safe += json[index];
+    }
+  }
+  return safe;
+}
+
+std::string html_escape(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+constexpr const char* kStyle = R"css(
+body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0; color: #1d2330;
+       background: #f6f7f9; }
+header { background: #1d2330; color: #fff; padding: 18px 32px; }
+header h1 { margin: 0; font-size: 20px; font-weight: 600; }
+header p { margin: 4px 0 0; color: #b9c0cc; }
+main { padding: 8px 32px 48px; max-width: 1400px; }
+section { background: #fff; border: 1px solid #e1e4ea; border-radius: 8px; margin: 18px 0;
+          padding: 14px 18px; }
+h2 { font-size: 16px; margin: 0 0 10px; }
+h3 { font-size: 14px; margin: 14px 0 6px; color: #475066; }
+.grid { display: grid; grid-template-columns: repeat(3, 1fr); gap: 12px; }
+.chart { height: 280px; }
+table { border-collapse: collapse; width: 100%; font-size: 13px; }
+th, td { text-align: left; padding: 4px 8px; border-bottom: 1px solid #eef0f4; vertical-align: top; }
+th { color: #475066; font-weight: 600; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+.tree-row { display: grid; grid-template-columns: 3fr 2fr; gap: 12px; }
+.details { border-left: 3px solid #d6dae3; padding: 0 12px; max-height: 640px; overflow: auto; }
+pre { background: #f4f5f8; padding: 8px; overflow: auto; font-size: 12px; white-space: pre-wrap; }
+.add { color: #116329; background: #dafbe1; display: block; }
+.del { color: #82071e; background: #ffebe9; display: block; }
+.hunk { color: #6a737d; display: block; }
+.muted { color: #6a737d; }
+.badge { display: inline-block; padding: 0 6px; border-radius: 4px; font-size: 12px; color: #fff; }
+)css";
+
+// Draws every chart from the JSON in <script id="report-data">, then writes its findings into
+// <div id="render-check"> for headless tests.
+constexpr const char* kScript = R"js(
+(function () {
+  const errors = [];
+  window.addEventListener('error', (e) => errors.push(String(e.message)));
+  const consoleError = console.error;
+  console.error = function () { errors.push(Array.from(arguments).join(' ')); consoleError.apply(console, arguments); };
+  const data = JSON.parse(document.getElementById('report-data').textContent);
+  const charts = [];
+  const colors = { PASSED: '#2da44e', COMPILE_ERROR: '#cf222e', RUNTIME_ERROR: '#bc4c00',
+    TIMEOUT: '#8250df', INCORRECT_SHAPE: '#d4a72c', INCORRECT_NUMERICAL: '#e16f24',
+    REJECTED_SOURCE: '#6e7781', REJECTED_PHYSICS: '#a40e26' };
+  const el = (tag, attrs, text) => { const e = document.createElement(tag);
+    Object.entries(attrs || {}).forEach(([k, v]) => e.setAttribute(k, v));
+    if (text !== undefined) e.textContent = text; return e; };
+  const chart = (parent, option, cls) => { const div = el('div', { class: cls || 'chart' });
+    parent.appendChild(div); const c = echarts.init(div); c.setOption(option); charts.push(c); return c; };
+  const fmt = (x, d) => (x === null || x === undefined) ? '-' : Number(x).toFixed(d);
+  function table(parent, columns, rows) {
+    const t = el('table'); const head = el('tr');
+    columns.forEach((c) => head.appendChild(el('th', {}, c[0]))); t.appendChild(head);
+    rows.forEach((r) => { const tr = el('tr'); columns.forEach((c) => {
+      const v = c[1](r); const td = el('td', typeof v === 'number' ? { class: 'num' } : {});
+      td.textContent = v; tr.appendChild(td); }); t.appendChild(tr); });
+    if (!rows.length) { const tr = el('tr'); const td = el('td', { colspan: columns.length, class: 'muted' }, 'none');
+      tr.appendChild(td); t.appendChild(tr); }
+    parent.appendChild(t);
+  }
+  function section(title) { const s = el('section'); s.appendChild(el('h2', {}, title));
+    document.querySelector('main').appendChild(s); return s; }
+
+  function drawProgress(runs) {
+    const s = section('Best kernel over the search');
+    s.appendChild(el('p', { class: 'muted' }, 'The beam\'s best after each iteration (it had to beat its parent beyond noise). One line per run.'));
+    const grid = el('div', { class: 'grid' }); s.appendChild(grid);
+    const axes = [['evaluations', 'evaluations'], ['seconds', 'wall time (s)'], ['usd', 'model spend ($)']];
+    [['percent', '% of peak'], ['speedup', 'speedup over the baseline']].forEach(([y, yname]) => {
+      axes.forEach(([x, xname]) => chart(grid, {
+        title: { text: yname + ' vs ' + xname, textStyle: { fontSize: 13 } },
+        tooltip: { trigger: 'axis' }, legend: { bottom: 0, type: 'scroll' },
+        grid: { left: 48, right: 16, top: 36, bottom: 56 },
+        xAxis: { type: 'value', name: xname, nameLocation: 'middle', nameGap: 24, scale: x !== 'usd' },
+        yAxis: { type: 'value', scale: true },
+        series: runs.map((r) => ({ name: r.label, type: 'line', step: 'end', symbolSize: 6,
+          data: r.progress.map((p) => [p[x], p[y]]) })) }));
+    });
+  }
+
+  function buildTree(run) {
+    const byId = new Map(run.nodes.map((n) => [n.id, Object.assign({ children: [] }, n)]));
+    const roots = [];
+    byId.forEach((n) => { const p = n.parent !== null && byId.get(n.parent); (p ? p.children : roots).push(n); });
+    const shape = (n) => ({ name: '#' + n.id, id: n.id, value: n.figures,
+      itemStyle: { color: colors[n.status] || '#888', borderColor: n.beam ? '#f0b400' : '#fff', borderWidth: n.beam ? 3 : 1 },
+      symbolSize: n.beam ? 14 : 9, children: n.children.map(shape) });
+    const tops = roots.map(shape);
+    return tops.length === 1 ? tops[0] : { name: run.label, children: tops, itemStyle: { color: '#444' } };
+  }
+
+  function showNode(run, id, box) {
+    const n = run.nodes.find((m) => m.id === id); box.innerHTML = '';
+    if (!n) { box.appendChild(el('p', { class: 'muted' }, 'Click a candidate.')); return; }
+    box.appendChild(el('h3', {}, '#' + n.id + ' ' + n.kind + ' by ' + n.author + ', iteration ' + n.iteration));
+    const badge = el('span', { class: 'badge' }, n.status); badge.style.background = colors[n.status] || '#888';
+    const verdict = el('p'); verdict.appendChild(badge); verdict.appendChild(document.createTextNode('  ' + n.figures));
+    box.appendChild(verdict);
+    if (n.message) box.appendChild(el('p', { class: 'muted' }, n.message));
+    if (n.reused_from !== null) box.appendChild(el('p', { class: 'muted' }, 'same source as #' + n.reused_from + ': its evaluation reused'));
+    box.appendChild(el('h3', {}, 'plan')); box.appendChild(el('pre', {}, n.plan || '(none)'));
+    box.appendChild(el('h3', {}, n.parent === null ? 'source' : 'diff against #' + n.parent));
+    const pre = el('pre');
+    (n.diff || '(identical to its parent)').split('\n').forEach((line) => {
+      const cls = /^(@@|---|\+\+\+)/.test(line) ? 'hunk' : line.startsWith('+') ? 'add' : line.startsWith('-') ? 'del' : '';
+      const span = el('span', cls ? { class: cls } : {}, line + (cls ? '' : '\n')); pre.appendChild(span); });
+    box.appendChild(pre);
+  }
+
+  function drawLineage(run) {
+    const s = section('Lineage of ' + run.label);
+    s.appendChild(el('p', { class: 'muted' }, 'Colour: status (green passed, red/orange failed). Gold ring: in the final beam. Click a candidate for its plan, verdict and diff.'));
+    const row = el('div', { class: 'tree-row' }); s.appendChild(row);
+    const holder = el('div'); row.appendChild(holder);
+    const box = el('div', { class: 'details' }); row.appendChild(box);
+    const leaves = Math.max(1, run.nodes.filter((n) => !run.nodes.some((m) => m.parent === n.id)).length);
+    const height = Math.min(4000, Math.max(360, leaves * 18));
+    const div = el('div', { class: 'chart' }); div.style.height = height + 'px'; holder.appendChild(div);
+    const c = echarts.init(div); charts.push(c);
+    c.setOption({ tooltip: { trigger: 'item', formatter: (p) => p.name + '<br>' + (p.value || '') },
+      series: [{ type: 'tree', data: [buildTree(run)], orient: 'LR', top: 12, bottom: 12, left: 48, right: 96,
+        initialTreeDepth: -1, expandAndCollapse: false, roam: true, label: { fontSize: 11, position: 'top' },
+        lineStyle: { color: '#c7ccd6' } }] });
+    c.on('click', (p) => { if (p.data && p.data.id !== undefined) showNode(run, p.data.id, box); });
+    const best = run.final.length ? run.final[0].id : (run.nodes.length ? run.nodes[0].id : null);
+    showNode(run, best, box);
+  }
+
+  function drawMemory(runs) {
+    const s = section('Memory entries used and written');
+    const columns = [['entry', (e) => '#' + e.id], ['task', (e) => e.task],
+      ['from', (e) => e.imported_from ? 'imported: ' + e.imported_from : 'run ' + e.run + ', iteration ' + e.iteration],
+      ['rewrite', (e) => '#' + e.slow + ' \u2192 #' + e.fast],
+      ['speedup', (e) => (e.positive ? '+ ' : '- ') + fmt(e.speedup, 2) + 'x [' + fmt(e.speedup_low, 2) + ', ' + fmt(e.speedup_high, 2) + ']'],
+      ['insight', (e) => e.title]];
+    runs.forEach((r) => {
+      s.appendChild(el('h3', {}, r.label + ': used (in memory when it started)')); table(s, columns, r.memory_used);
+      s.appendChild(el('h3', {}, r.label + ': written')); table(s, columns, r.memory_written);
+    });
+  }
+
+  function drawCost(runs) {
+    const s = section('Cost by role and model');
+    const rows = []; runs.forEach((r) => r.cost.forEach((c) => rows.push(Object.assign({ run: r.label }, c))));
+    if (rows.length) {
+      const keys = [...new Set(rows.map((c) => c.role + ' / ' + c.model))];
+      chart(s, { tooltip: { trigger: 'axis' }, legend: { bottom: 0 }, grid: { left: 64, right: 16, top: 40, bottom: 56 },
+        xAxis: { type: 'category', data: keys }, yAxis: { type: 'value', name: '$' },
+        series: runs.map((r) => ({ name: r.label, type: 'bar',
+          data: keys.map((k) => { const c = r.cost.find((x) => x.role + ' / ' + x.model === k); return c ? c.usd : 0; }) })) });
+    }
+    table(s, [['run', (c) => c.run], ['role', (c) => c.role], ['model', (c) => c.model], ['calls', (c) => c.calls],
+      ['failed', (c) => c.failed], ['tokens', (c) => c.tokens], ['$', (c) => fmt(c.usd, 4)], ['seconds', (c) => fmt(c.seconds, 1)]], rows);
+    if (!rows.length) s.appendChild(el('p', { class: 'muted' }, 'No model calls: the runs used the built-in tuner.'));
+  }
+
+  function drawFinal(runs) {
+    const s = section('Final table');
+    table(s, [['run', (r) => r.label], ['task', (r) => r.task + ' / ' + r.workload], ['state', (r) => r.state],
+      ['baseline % of peak', (r) => fmt(r.baseline_percent, 1)],
+      ['best % of peak', (r) => r.final.length ? fmt(r.final[0].percent, 1) : '-'],
+      ['speedup', (r) => r.final.length ? fmt(r.final[0].speedup, 2) + 'x' : '-'],
+      ['evaluations', (r) => r.evaluations], ['$', (r) => fmt(r.usd, 4)]], runs);
+    runs.forEach((r) => { s.appendChild(el('h3', {}, r.label + ': the final beam'));
+      table(s, [['rank', (k) => k.rank], ['candidate', (k) => '#' + k.id], ['author', (k) => k.author],
+        ['iteration', (k) => k.iteration], ['verdict', (k) => k.figures], ['plan', (k) => k.plan]], r.final); });
+  }
+
+  function drawBench(files) {
+    const s = section('% of peak per task');
+    const rows = []; files.forEach((f) => f.rows.forEach((r) => rows.push(r)));
+    const tasks = [...new Set(rows.map((r) => r.task))];
+    const kernels = [...new Set(rows.map((r) => r.series))];
+    chart(s, { tooltip: { trigger: 'axis' }, legend: { bottom: 0 }, grid: { left: 56, right: 16, top: 40, bottom: 90 },
+      xAxis: { type: 'category', data: tasks, axisLabel: { rotate: 30 } }, yAxis: { type: 'value', name: '% of peak' },
+      series: kernels.map((k) => ({ name: k, type: 'bar', data: tasks.map((t) => {
+        const r = rows.find((x) => x.task === t && x.series === k); return r ? r.percent : null; }) })) },
+      'chart tall');
+    table(s, [['task', (r) => r.task], ['kernel', (r) => r.series], ['file', (r) => r.file], ['status', (r) => r.status],
+      ['latency ms', (r) => fmt(r.latency_ms, 4)], ['% of peak', (r) => fmt(r.percent, 1)], ['bound', (r) => r.bound]], rows);
+  }
+
+  try {
+    if (data.kind === 'bench') {
+      drawBench(data.files);
+    } else {
+      drawFinal(data.runs); drawProgress(data.runs); data.runs.forEach(drawLineage); drawMemory(data.runs); drawCost(data.runs);
+    }
+  } catch (e) { errors.push('drawing: ' + e); }
+  window.addEventListener('resize', () => charts.forEach((c) => c.resize()));
+  const check = document.getElementById('render-check');
+  check.setAttribute('data-charts', String(charts.length));
+  check.setAttribute('data-canvases', String(document.querySelectorAll('canvas').length));
+  check.setAttribute('data-errors', errors.join(' | '));
+  check.setAttribute('data-done', 'yes');
+})();
+)js";
+
+std::string page(const std::string& title, const std::string& subtitle, const Json& data) {
+  std::string html = "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  html += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
+  html += "<title>" + html_escape(title) + "</title>\n<style>" + kStyle;
+  html += ".tall { height: 420px; }\n</style>\n<script>\n";
+  html += echarts_js();
+  html += "\n</script>\n</head>\n<body>\n<header><h1>" + html_escape(title) + "</h1><p>" +
+          html_escape(subtitle) + "</p></header>\n<main></main>\n";
+  html += "<div id=\"render-check\" hidden></div>\n";
+  html += "<script type=\"application/json\" id=\"report-data\">" + script_safe(data.dump()) +
+          "</script>\n<script>" + kScript + "</script>\n</body>\n</html>\n";
+  return html;
+}
+
+}  // namespace
+
+Json runs_report_data(const std::vector<RunView>& runs) {
+  Json all = Json::array();
+  for (const RunView& view : runs) {
+    const kernel::Verdict* baseline = view.baseline();
+    double baseline_percent = baseline ? percent_of(*baseline) : 0;
+    Json progress = progress_points(view, baseline_percent);
+    Json memory_used = Json::array(), memory_written = Json::array();
+    for (const auto& entry : view.memory_used) memory_used.push_back(entry_json(entry));
+    for (const auto& entry : view.memory_written) memory_written.push_back(entry_json(entry));
+    all.push_back(
+        Json{{"id", view.run.id},
+             {"label", view.label()},
+             {"task", view.task()},
+             {"workload", view.run.config.value("workload", "?")},
+             {"state", view.run.state},
+             {"baseline_percent", baseline_percent},
+             {"evaluations", progress.empty() ? 0 : progress.back().value("evaluations", 0)},
+             {"usd", llm::total(view.calls).cost_usd},
+             {"progress", progress},
+             {"nodes", lineage_nodes(view)},
+             {"memory_used", memory_used},
+             {"memory_written", memory_written},
+             {"cost", cost_rows(view)},
+             {"final", final_table(view, baseline_percent)}});
+  }
+  return Json{{"kind", "runs"}, {"runs", all}};
+}
+
+std::string runs_html(const std::vector<RunView>& runs) {
+  std::string names;
+  for (const RunView& view : runs) names += (names.empty() ? "" : ", ") + view.label();
+  return page("accelopt report", names, runs_report_data(runs));
+}
+
+std::string bench_html(const std::vector<std::pair<std::string, Json>>& results) {
+  Json files = Json::array();
+  std::string names;
+  for (const auto& [name, result] : results) {
+    names += (names.empty() ? "" : ", ") + name;
+    Json rows = Json::array();
+    if (!result.is_array()) continue;
+    for (const Json& row : result) {
+      kernel::Verdict verdict = kernel::Verdict::from_json(row.value("verdict", Json::object()));
+      std::string kernel = row.value("kernel", "?");
+      std::string series = row.value("library", false) ? "library: " + kernel
+                           : kernel == "baseline"      ? "baseline"
+                                                       : "kernel " + kernel;
+      rows.push_back(
+          Json{{"task", row.value("task", "?")},
+               {"series", series},
+               {"file", name},
+               {"status", kernel::status_name(verdict.status)},
+               {"latency_ms", verdict.timing ? verdict.timing->latency_seconds * 1e3 : 0},
+               {"percent", verdict.passed() ? percent_of(verdict) : 0},
+               {"bound", verdict.roofline ? verdict.roofline->bound : ""}});
+    }
+    files.push_back(Json{{"name", name}, {"rows", rows}});
+  }
+  return page("accelopt bench report", names, Json{{"kind", "bench"}, {"files", files}});
+}
+
+}  // namespace accelopt::report

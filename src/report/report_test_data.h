@@ -1,0 +1,128 @@
+// Tests only: a small run written straight into a kernel database (no search, no compiler), with
+// the shapes a report must draw: a baseline, kernels that pass and fail, a fixer's repair, three
+// checkpoints, a memory entry seen and one written, and model calls of two roles.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include "search/config.h"
+#include "store/store.h"
+
+namespace accelopt::report::testing {
+
+inline kernel::Verdict passed(double percent, double speedup) {
+  kernel::Verdict verdict;
+  verdict.status = kernel::Status::kPassed;
+  verdict.task = "silu";
+  verdict.workload = "small";
+  kernel::Timing timing;
+  timing.speedup = speedup;
+  timing.speedup_low = speedup * 0.97;
+  timing.speedup_high = speedup * 1.03;
+  timing.latency_seconds = 1e-3 / (percent / 10);
+  verdict.timing = timing;
+  kernel::RooflineScore roofline;
+  roofline.percent_of_peak = percent;
+  roofline.bound = "memory";
+  verdict.roofline = roofline;
+  return verdict;
+}
+
+inline kernel::Verdict failed(kernel::Status status, const std::string& message) {
+  kernel::Verdict verdict;
+  verdict.status = status;
+  verdict.message = message;
+  return verdict;
+}
+
+inline store::CandidateRecord candidate(int64_t run, const std::string& key, int iteration,
+                                        std::optional<int64_t> parent, store::CandidateKind kind,
+                                        const std::string& source, const std::string& plan) {
+  store::CandidateRecord record;
+  record.run_id = run;
+  record.key = key;
+  record.task = "silu";
+  record.workload = "small";
+  record.source = source;
+  record.source_hash = key;
+  record.normalized_hash = key;
+  record.parent = parent;
+  record.iteration = iteration;
+  record.kind = kind;
+  record.author = kind == store::CandidateKind::kBaseline ? "baseline" : "llm:tiny";
+  record.plan = Json{{"text", plan}};
+  return record;
+}
+
+// Writes the run (id 1) into `store`; returns its id.
+inline int64_t write_sample_run(store::Store& store, const std::filesystem::path& task_directory) {
+  store::MemoryEntryRecord seen;
+  seen.task = "silu";
+  seen.slow_candidate = 7;
+  seen.fast_candidate = 9;
+  seen.speedup = 1.3;
+  seen.speedup_low = 1.2;
+  seen.speedup_high = 1.4;
+  seen.insight =
+      Json{{"title", "## Vectorize\nthe inner loop"}, {"detail", {{"imported_from", "old.json"}}}};
+  store.add_memory_entry(seen);
+
+  Json config{{"task", "silu"},      {"workload", "small"},
+              {"agents", "llm"},     {"task_directory", task_directory.string()},
+              {"memory_horizon", 1}, {"search", search::preset("quick").to_json()}};
+  int64_t run = store.create_run(config);
+  using Kind = store::CandidateKind;
+  std::string base = "void kernel() {\n  for (int i = 0; i < n; ++i) out[i] = f(x[i]);\n}\n";
+  std::string fast =
+      "void kernel() {\n#pragma omp simd\n  for (int i = 0; i < n; ++i) out[i] = f(x[i]);\n}\n";
+  std::string broken = "void kernel() {\n  for (int i = 0; i < n; ++i) out[i] = f(x[i])\n}\n";
+  std::string fixed = "void kernel() {\n  for (int i = 0; i < n; i += 1) out[i] = f(x[i]);\n}\n";
+  std::string faster = fast + "// unrolled by 4\n";
+  int64_t b = store.record_evaluation(
+      candidate(run, "baseline", 0, std::nullopt, Kind::kBaseline, base, ""), passed(10, 1.0));
+  std::vector<store::MemoryEntryRecord> none;
+  store.commit_iteration({run, 0, Json{{"beam", {b}}}, ""}, none);
+  int64_t c2 = store.record_evaluation(
+      candidate(run, "i1/b0/p0/k0", 1, b, Kind::kExecutor, fast,
+                "## Plan\nVectorize the loop with omp simd.\n- keep the tail loop"),
+      passed(15, 1.5));
+  int64_t c3 = store.record_evaluation(
+      candidate(run, "i1/b0/p1/k0", 1, b, Kind::kExecutor, broken, "Unroll by 4"),
+      failed(kernel::Status::kCompileError, "expected ';' before '}' token"));
+  int64_t c4 = store.record_evaluation(
+      candidate(run, "i1/b0/p1/k0/f1", 1, c3, Kind::kFixer, fixed, "Unroll by 4 (fixed)"),
+      passed(12, 1.2));
+  store::MemoryEntryRecord written;
+  written.run_id = run;
+  written.task = "silu";
+  written.slow_candidate = b;
+  written.fast_candidate = c2;
+  written.speedup = 1.5;
+  written.speedup_low = 1.45;
+  written.speedup_high = 1.55;
+  written.iteration = 1;
+  written.insight = Json{{"title", "omp simd vectorizes the activation"}};
+  std::vector<store::MemoryEntryRecord> entries{written};
+  store.commit_iteration({run, 1, Json{{"beam", {c2, c4}}}, ""}, entries);
+  int64_t c5 = store.record_evaluation(
+      candidate(run, "i2/b0/p0/k0", 2, c2, Kind::kExecutor, faster, "Unroll the simd loop by 4"),
+      passed(20, 1.6));
+  store.commit_iteration({run, 2, Json{{"beam", {c5, c2}}}, ""}, none);
+  for (const char* role : {"planner", "executor", "executor", "fixer", "summarizer"}) {
+    llm::CallRecord call;
+    call.run_id = std::to_string(run);
+    call.role = role;
+    call.model = "tiny";
+    call.prompt_tokens = 1000;
+    call.completion_tokens = 200;
+    call.cost_usd = 0.0012;
+    call.latency_s = 1.5;
+    call.timestamp = "2026-01-01T00:00:00.000Z";
+    store.record_call(call);
+  }
+  store.set_run_state(run, "finished");
+  return run;
+}
+
+}  // namespace accelopt::report::testing

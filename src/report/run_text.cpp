@@ -1,0 +1,227 @@
+#include "report/run_text.h"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include <algorithm>
+
+#include "report/line_diff.h"
+
+namespace accelopt::report {
+
+std::string verdict_figures(const kernel::Verdict& verdict) {
+  if (!verdict.passed()) return std::string(kernel::status_name(verdict.status));
+  std::string figures;
+  if (verdict.timing) {
+    figures = fmt::format("{:.2f}x [{:.2f}, {:.2f}]", verdict.timing->speedup,
+                          verdict.timing->speedup_low, verdict.timing->speedup_high);
+  }
+  if (verdict.roofline)
+    figures += fmt::format("  {:.1f}% of peak", verdict.roofline->percent_of_peak);
+  return figures;
+}
+
+namespace {
+
+std::string best_figure(const std::vector<search::Scored>& beam) {
+  if (beam.empty()) return "-";
+  return fmt::format("{:.2f}x", search::rank_value(search::fastest(beam).verdict));
+}
+
+double percent_of(const kernel::Verdict* verdict) {
+  return verdict && verdict->roofline ? verdict->roofline->percent_of_peak : 0;
+}
+
+std::string describe_candidate(const RunView& view, int64_t id) {
+  const store::CandidateRecord* candidate = view.candidate(id);
+  if (candidate == nullptr) return fmt::format("#{}", id);
+  return fmt::format("#{} {} ({}: {})", id, store::kind_name(candidate->kind), candidate->author,
+                     one_line(candidate->plan.value("text", ""), 60));
+}
+
+void print_iterations(std::ostream& out, const RunView& view) {
+  fmt::print(out, "{:>9} {:>10} {:>7} {:>8} {:>9} {:>15} {:>7}\n", "iteration", "candidates",
+             "failed", "reused", "best", "best % of peak", "memory");
+  for (const auto& checkpoint : view.checkpoints) {
+    int count = 0, failed = 0, reused = 0;
+    for (const auto& candidate : view.candidates) {
+      if (candidate.iteration != checkpoint.iteration) continue;
+      ++count;
+      auto trace = view.traces.find(candidate.id);
+      if (trace == view.traces.end()) continue;
+      if (!trace->second.verdict.passed()) ++failed;
+      if (trace->second.reused_from) ++reused;
+    }
+    auto beam = view.beam_of(checkpoint);
+    auto made =
+        std::count_if(view.memory_written.begin(), view.memory_written.end(),
+                      [&](const auto& entry) { return entry.iteration == checkpoint.iteration; });
+    double best = beam.empty() ? 0 : search::rank_value(search::fastest(beam).verdict);
+    double percent = beam.empty() ? 0 : percent_of(&search::fastest(beam).verdict);
+    fmt::print(out, "{:>9} {:>10} {:>7} {:>8} {:>8.2f}x {:>14.1f}% {:>7}\n", checkpoint.iteration,
+               count, failed, reused, best, percent, made);
+  }
+}
+
+void print_cost_by_role(std::ostream& out, const std::vector<llm::CallRecord>& calls) {
+  if (calls.empty()) {
+    out << "  no model calls (tuner agents)\n";
+    return;
+  }
+  for (const auto& [role, totals] : llm::totals_by_role(calls)) {
+    fmt::print(out, "  {:<11} {:>5} calls {:>9} tokens  ${:.4f}\n", role, totals.calls,
+               totals.prompt_tokens + totals.completion_tokens, totals.cost_usd);
+  }
+  auto all = llm::total(calls);
+  fmt::print(out, "  {:<11} {:>5} calls {:>9} tokens  ${:.4f}\n", "total", all.calls,
+             all.prompt_tokens + all.completion_tokens, all.cost_usd);
+}
+
+void print_cost_table(std::ostream& out, std::string_view title,
+                      const std::map<std::string, llm::CallTotals>& rows) {
+  fmt::print(out, "{:<14} {:>6} {:>6} {:>11} {:>11} {:>10} {:>10} {:>11} {:>9}\n", title, "calls",
+             "failed", "prompt", "completion", "reasoning", "cached", "cost_usd", "time_s");
+  for (const auto& [name, totals] : rows) {
+    fmt::print(out, "{:<14} {:>6} {:>6} {:>11} {:>11} {:>10} {:>10} {:>11.4f} {:>9.1f}\n",
+               name.empty() ? "-" : name, totals.calls, totals.failed_calls, totals.prompt_tokens,
+               totals.completion_tokens, totals.reasoning_tokens, totals.cached_tokens,
+               totals.cost_usd, totals.latency_s);
+  }
+}
+
+}  // namespace
+
+void print_runs(std::ostream& out, const store::Store& store, const std::string& workspace) {
+  auto runs = store.runs();
+  if (runs.empty()) {
+    out << "no runs in " << workspace << "\n";
+    return;
+  }
+  fmt::print(out, "{:>4}  {:<16} {:<8} {:<7} {:<7} {:>5} {:>9} {:<24} {}\n", "run", "task",
+             "workload", "agents", "preset", "iter", "best", "updated", "state");
+  for (const auto& run : runs) {
+    auto checkpoint = store.last_checkpoint(run.id);
+    std::vector<search::Scored> beam;
+    if (checkpoint && checkpoint->state.contains("beam")) {
+      for (const Json& id : checkpoint->state["beam"]) {
+        if (auto trace = store.trace(id.get<int64_t>()))
+          beam.push_back({id.get<int64_t>(), trace->verdict});
+      }
+    }
+    fmt::print(out, "{:>4}  {:<16} {:<8} {:<7} {:<7} {:>5} {:>9} {:<24} {}\n", run.id,
+               run.config.value("task", "?"), run.config.value("workload", "?"),
+               run.config.value("agents", "?"), run.config["search"].value("preset", "?"),
+               checkpoint ? checkpoint->iteration : 0, best_figure(beam), run.updated_at,
+               run.state);
+  }
+}
+
+void print_show(std::ostream& out, const RunView& view) {
+  const Json& config = view.run.config;
+  fmt::print(out, "run {}  task {} (workload {})  agents {}  preset {}  strategy {}\n", view.run.id,
+             config.value("task", "?"), config.value("workload", "?"), config.value("agents", "?"),
+             config["search"].value("preset", "?"), config["search"].value("strategy", "?"));
+  fmt::print(out, "state {}  created {}  updated {}\n\n", view.run.state, view.run.created_at,
+             view.run.updated_at);
+  print_iterations(out, view);
+
+  out << "\nbest kernels (the final beam)\n";
+  for (const auto& kernel : view.final_beam) {
+    fmt::print(out, "  {}  {}\n", verdict_figures(kernel.verdict),
+               describe_candidate(view, kernel.candidate));
+  }
+  if (!view.final_beam.empty()) {
+    out << "\nlineage of the best\n";
+    std::optional<int64_t> id = view.final_beam.front().candidate;
+    std::string indent = "  ";
+    while (id) {
+      const store::CandidateRecord* candidate = view.candidate(*id);
+      if (candidate == nullptr) break;
+      const kernel::Verdict* verdict = view.verdict(*id);
+      fmt::print(out, "{}{}  {}\n", indent, describe_candidate(view, *id),
+                 verdict ? verdict_figures(*verdict) : "");
+      id = candidate->parent;
+      indent = "  <- ";
+    }
+  }
+
+  out << "\nmemory entries made\n";
+  for (const auto& entry : view.memory_written) {
+    fmt::print(out, "  #{} it {} {} {}  (#{} -> #{})\n", entry.id, entry.iteration,
+               entry.positive ? "+" : "-", one_line(entry.insight.value("title", ""), 80),
+               entry.slow_candidate, entry.fast_candidate);
+  }
+  if (view.memory_written.empty()) out << "  none\n";
+
+  out << "\ncost by role\n";
+  print_cost_by_role(out, view.calls);
+}
+
+int print_cost(std::ostream& out, const std::string& run_id,
+               const std::vector<llm::CallRecord>& calls) {
+  if (calls.empty()) {
+    fmt::print(out, "no LLM calls recorded for run {}\n", run_id);
+    return 1;
+  }
+  fmt::print(out, "run {}\n\n", run_id);
+  print_cost_table(out, "role", llm::totals_by_role(calls));
+  fmt::print(out, "\n");
+  print_cost_table(out, "model", llm::totals_by_model(calls));
+  fmt::print(out, "\n");
+  print_cost_table(out, "total", {{"all", llm::total(calls)}});
+  bool estimated = std::any_of(calls.begin(), calls.end(), [](const llm::CallRecord& record) {
+    return record.usage_estimated;
+  });
+  if (estimated) fmt::print(out, "\nsome usage is estimated: a server sent none\n");
+  return 0;
+}
+
+void print_compare(std::ostream& out, const RunView& left, const RunView& right) {
+  auto column = [](const RunView& view, const std::string& what) -> std::string {
+    const Json& config = view.run.config;
+    if (what == "task") return fmt::format("{} / {}", view.task(), config.value("workload", "?"));
+    if (what == "agents") return config.value("agents", "?");
+    if (what == "preset") return config["search"].value("preset", "?");
+    if (what == "state") return view.run.state;
+    if (what == "iterations")
+      return std::to_string(view.checkpoints.empty() ? 0 : view.checkpoints.back().iteration);
+    if (what == "candidates") return std::to_string(view.candidates.size());
+    if (what == "failed") {
+      return std::to_string(
+          std::count_if(view.traces.begin(), view.traces.end(),
+                        [](const auto& t) { return !t.second.verdict.passed(); }));
+    }
+    if (what == "baseline % of peak") return fmt::format("{:.1f}%", percent_of(view.baseline()));
+    if (what == "best % of peak") {
+      return view.final_beam.empty()
+                 ? "-"
+                 : fmt::format("{:.1f}%", percent_of(&view.final_beam.front().verdict));
+    }
+    if (what == "best speedup") return best_figure(view.final_beam);
+    if (what == "memory used") return std::to_string(view.memory_used.size());
+    if (what == "memory written") return std::to_string(view.memory_written.size());
+    if (what == "model calls") return std::to_string(view.calls.size());
+    if (what == "cost") return fmt::format("${:.4f}", llm::total(view.calls).cost_usd);
+    return "?";
+  };
+  fmt::print(out, "{:<20} {:<28} {:<28}\n", "", fmt::format("run {}", left.run.id),
+             fmt::format("run {}", right.run.id));
+  for (const char* what : {"task", "agents", "preset", "state", "iterations", "candidates",
+                           "failed", "baseline % of peak", "best % of peak", "best speedup",
+                           "memory used", "memory written", "model calls", "cost"}) {
+    fmt::print(out, "{:<20} {:<28} {:<28}\n", what, column(left, what), column(right, what));
+  }
+  if (left.final_beam.empty() || right.final_beam.empty()) {
+    out << "\none of the runs has no best kernel yet: nothing to diff\n";
+    return;
+  }
+  const auto* a = left.candidate(left.final_beam.front().candidate);
+  const auto* b = right.candidate(right.final_beam.front().candidate);
+  if (a == nullptr || b == nullptr) return;
+  std::string diff =
+      unified_diff(a->source, b->source, fmt::format("run {} #{}", left.run.id, a->id),
+                   fmt::format("run {} #{}", right.run.id, b->id));
+  out << "\nbest kernels: " << (diff.empty() ? "identical\n" : "diff\n") << diff;
+}
+
+}  // namespace accelopt::report

@@ -1,0 +1,29 @@
+// What `accelopt runs`, `show`, `cost` and `compare` print: a run read back as terminal tables.
+#pragma once
+
+#include <ostream>
+
+#include "llm/ledger.h"
+#include "report/run_view.h"
+#include "store/store.h"
+
+namespace accelopt::report {
+
+// One line per run of the workspace; "no runs in WORKSPACE" when there are none.
+void print_runs(std::ostream& out, const store::Store& store, const std::string& workspace);
+
+// The story of a run: settings, a row per iteration, the final beam, the lineage of the best,
+// the memory entries made and the cost by role.
+void print_show(std::ostream& out, const RunView& view);
+
+// The model calls' totals per role, per model and overall. Returns 0; 1 when there are none.
+int print_cost(std::ostream& out, const std::string& run_id,
+               const std::vector<llm::CallRecord>& calls);
+
+// Two runs side by side (settings, best, evaluations, cost), then a diff of their best kernels.
+void print_compare(std::ostream& out, const RunView& left, const RunView& right);
+
+// "1.42x [1.38, 1.46]  31.0% of peak", or the status name when the kernel failed.
+std::string verdict_figures(const kernel::Verdict& verdict);
+
+}  // namespace accelopt::report

@@ -1,0 +1,127 @@
+#include "report/run_view.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <sstream>
+
+#include "common/error.h"
+#include "memory/memory.h"
+#include "search/config.h"
+#include "task/task.h"
+
+namespace accelopt::report {
+
+const store::CandidateRecord* RunView::candidate(int64_t id) const {
+  auto found = index_.find(id);
+  return found == index_.end() ? nullptr : &candidates[found->second];
+}
+
+const kernel::Verdict* RunView::verdict(int64_t id) const {
+  auto found = traces.find(id);
+  return found == traces.end() ? nullptr : &found->second.verdict;
+}
+
+const kernel::Verdict* RunView::baseline() const {
+  for (const auto& candidate : candidates) {
+    if (candidate.kind == store::CandidateKind::kBaseline) return verdict(candidate.id);
+  }
+  return nullptr;
+}
+
+std::vector<search::Scored> RunView::beam_of(const store::Checkpoint& checkpoint) const {
+  std::vector<search::Scored> beam;
+  if (!checkpoint.state.contains("beam")) return beam;
+  for (const Json& id : checkpoint.state["beam"]) {
+    if (const kernel::Verdict* found = verdict(id.get<int64_t>()))
+      beam.push_back({id.get<int64_t>(), *found});
+  }
+  std::stable_sort(beam.begin(), beam.end(), [](const auto& a, const auto& b) {
+    return search::rank_value(a.verdict) > search::rank_value(b.verdict);
+  });
+  return beam;
+}
+
+std::string RunView::label() const {
+  return fmt::format("run {} ({}, {})", run.id, task(), run.config.value("agents", "?"));
+}
+
+namespace {
+
+// The entries the run's planner could see: those visible at its start for its task (the memory's
+// own retrieval when the task can still be loaded, else the entries of the same task).
+std::vector<store::MemoryEntryRecord> memory_seen(const std::vector<store::MemoryEntryRecord>& all,
+                                                  const store::RunRecord& run) {
+  int64_t horizon = run.config.value("memory_horizon", int64_t{0});
+  std::vector<store::MemoryEntryRecord> seen;
+  try {
+    task::Task task = task::load_task(run.config.value("task_directory", ""));
+    memory::MemoryOptions options = search::SearchConfig::from_json(run.config.at("search")).memory;
+    options.retrieve_limit = std::max<int>(options.retrieve_limit, 1);
+    for (auto& entry : memory::retrieve(all, task, options, run.id, horizon)) {
+      if (entry.run_id != run.id) seen.push_back(std::move(entry));
+    }
+    return seen;
+  } catch (const std::exception&) {
+    // The task folder moved or the settings are of another version: fall back to the task's name.
+  }
+  for (const auto& entry : all) {
+    if (entry.id <= horizon && entry.run_id != run.id && entry.task == run.config.value("task", ""))
+      seen.push_back(entry);
+  }
+  return seen;
+}
+
+}  // namespace
+
+RunView load_run_view(const store::Store& store, int64_t run_id) {
+  RunView view;
+  auto run = store.run(run_id);
+  if (!run) {
+    throw UserError(
+        fmt::format("there is no run {} in this workspace (see `accelopt runs`)", run_id));
+  }
+  view.run = *run;
+  view.candidates = store.candidates(run_id);
+  for (size_t index = 0; index < view.candidates.size(); ++index)
+    view.index_[view.candidates[index].id] = index;
+  for (auto& trace : store.traces(run_id)) view.traces[trace.candidate_id] = std::move(trace);
+  view.checkpoints = store.checkpoints(run_id);
+  if (!view.checkpoints.empty()) view.final_beam = view.beam_of(view.checkpoints.back());
+  auto entries = store.memory_entries();
+  for (const auto& entry : entries) {
+    if (entry.run_id == run_id) view.memory_written.push_back(entry);
+  }
+  view.memory_used = memory_seen(entries, view.run);
+  view.calls = store.calls(std::to_string(run_id));
+  return view;
+}
+
+std::string one_line(std::string_view text, size_t width) {
+  std::string result;
+  std::istringstream lines{std::string(text)};
+  std::string line;
+  while (std::getline(lines, line)) {
+    size_t start = line.find_first_not_of(" \t\r");
+    if (start == std::string::npos) continue;
+    line = line.substr(start);
+    bool heading = line[0] == '#';
+    if (heading) line.erase(0, line.find_first_not_of("# "));
+    if (line.rfind("- ", 0) == 0 || line.rfind("* ", 0) == 0) line.erase(0, 2);
+    if (line.empty()) continue;
+    if (!result.empty()) result += ' ';
+    result += line;
+    if (heading && std::string_view(":.;!?").find(line.back()) == std::string_view::npos)
+      result += ':';
+  }
+  std::string collapsed;
+  for (char c : result) {
+    if (c == '\t' || c == '\r') c = ' ';
+    if (c == ' ' && !collapsed.empty() && collapsed.back() == ' ') continue;
+    collapsed += c;
+  }
+  if (collapsed.size() > width) collapsed = collapsed.substr(0, width > 3 ? width - 3 : 0) + "...";
+  return collapsed;
+}
+
+}  // namespace accelopt::report

@@ -1,0 +1,49 @@
+// One run of the kernel database, read back whole for the commands that show it (show, export,
+// report, compare): its candidates and their verdicts, the beam after each iteration, the memory
+// entries it saw and wrote, and its model calls.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "llm/ledger.h"
+#include "search/selection.h"
+#include "store/store.h"
+
+namespace accelopt::report {
+
+struct RunView {
+  store::RunRecord run;
+  std::vector<store::CandidateRecord> candidates;  // oldest first
+  std::map<int64_t, store::TraceRecord> traces;    // by candidate id
+  std::vector<store::Checkpoint> checkpoints;
+  std::vector<search::Scored> final_beam;                // fastest first
+  std::vector<store::MemoryEntryRecord> memory_used;     // visible to the run when it started
+  std::vector<store::MemoryEntryRecord> memory_written;  // made by the run
+  std::vector<llm::CallRecord> calls;
+
+  const store::CandidateRecord* candidate(int64_t id) const;
+  const kernel::Verdict* verdict(int64_t id) const;
+  // The baseline's verdict (the run's first candidate), when it was evaluated.
+  const kernel::Verdict* baseline() const;
+  // The beam recorded by `checkpoint`, fastest first.
+  std::vector<search::Scored> beam_of(const store::Checkpoint& checkpoint) const;
+  std::string task() const { return run.config.value("task", "?"); }
+  std::string label() const;  // "run 3 (silu, tuner)"
+
+ private:
+  std::map<int64_t, size_t> index_;
+  friend RunView load_run_view(const store::Store& store, int64_t run_id);
+};
+
+// UserError "there is no run N in this workspace" when the store has none.
+RunView load_run_view(const store::Store& store, int64_t run_id);
+
+// A text on one line of at most `width` characters: Markdown headings, list marks and line breaks
+// become spaces between sentences, runs of spaces collapse, and a cut ends in "...".
+std::string one_line(std::string_view text, size_t width);
+
+}  // namespace accelopt::report

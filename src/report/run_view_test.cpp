@@ -1,0 +1,129 @@
+// A run read back for people: the view, the text of `show` and `compare`, the exports and the
+// data behind the HTML report, on a run written straight into an in-memory database.
+#include "report/run_view.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "common/error.h"
+#include "common/files.h"
+#include "report/export.h"
+#include "report/html_report.h"
+#include "report/report_test_data.h"
+#include "report/run_text.h"
+
+namespace accelopt::report {
+namespace {
+
+std::filesystem::path silu() {
+  return std::filesystem::path(ACCELOPT_SOURCE_DIR) / "bench/cpu/silu";
+}
+
+TEST(OneLine, HeadingsListsAndBreaksBecomeOneLine) {
+  EXPECT_EQ(one_line("## Plan\nVectorize the loop.\n- keep the tail\n\n  * and  this", 200),
+            "Plan: Vectorize the loop. keep the tail and this");
+  EXPECT_EQ(one_line("abcdefghij", 8), "abcde...");
+  EXPECT_EQ(one_line("", 8), "");
+}
+
+TEST(RunView, ReadsTheRunBack) {
+  auto store = store::Store::open(":memory:");
+  int64_t run = testing::write_sample_run(*store, silu());
+  RunView view = load_run_view(*store, run);
+  EXPECT_EQ(view.candidates.size(), 5u);
+  ASSERT_EQ(view.final_beam.size(), 2u);
+  EXPECT_EQ(view.final_beam.front().candidate, 5);
+  ASSERT_NE(view.baseline(), nullptr);
+  EXPECT_DOUBLE_EQ(view.baseline()->roofline->percent_of_peak, 10);
+  EXPECT_EQ(view.memory_written.size(), 1u);
+  ASSERT_EQ(view.memory_used.size(), 1u);  // the entry that was there before the run
+  EXPECT_EQ(view.memory_used.front().run_id, 0);
+  EXPECT_EQ(view.calls.size(), 5u);
+  EXPECT_THROW(load_run_view(*store, 9), UserError);
+}
+
+TEST(RunText, ShowPrintsOneLineExcerptsAndTheLineage) {
+  auto store = store::Store::open(":memory:");
+  RunView view = load_run_view(*store, testing::write_sample_run(*store, silu()));
+  std::ostringstream out;
+  print_show(out, view);
+  std::string text = out.str();
+  EXPECT_NE(text.find("lineage of the best"), std::string::npos) << text;
+  EXPECT_NE(text.find("#2 executor (llm:tiny: Plan: Vectorize the loop with omp simd. keep"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("##"), std::string::npos) << text;  // no Markdown heading leaks through
+  EXPECT_NE(text.find("planner"), std::string::npos) << text;
+}
+
+TEST(RunText, CompareDiffsTheBestKernels) {
+  auto store = store::Store::open(":memory:");
+  int64_t first = testing::write_sample_run(*store, silu());
+  int64_t second = testing::write_sample_run(*store, silu());
+  std::ostringstream out;
+  print_compare(out, load_run_view(*store, first), load_run_view(*store, second));
+  EXPECT_NE(out.str().find("best % of peak"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("best kernels: identical"), std::string::npos) << out.str();
+}
+
+TEST(Export, FlashinferTraceRecordsAndCsv) {
+  auto store = store::Store::open(":memory:");
+  RunView view = load_run_view(*store, testing::write_sample_run(*store, silu()));
+  TempDir dir;
+  export_run(view, dir.path(), ExportFormat::kFlashinferTrace);
+  Json definition = Json::parse(read_file(dir.path() / "definitions.jsonl"));
+  EXPECT_EQ(definition["name"], "silu");
+  EXPECT_TRUE(definition.contains("axes"));
+  std::istringstream solutions(read_file(dir.path() / "solutions.jsonl"));
+  std::istringstream traces(read_file(dir.path() / "traces.jsonl"));
+  std::string line;
+  int count = 0;
+  while (std::getline(traces, line)) {
+    Json trace = Json::parse(line);
+    for (const char* field : {"definition", "solution", "workload", "evaluation"})
+      EXPECT_TRUE(trace.contains(field)) << field;
+    EXPECT_EQ(trace["workload"]["axes"]["M"], 32);
+    if (++count == 3) {
+      EXPECT_EQ(trace["evaluation"]["status"], "COMPILE_ERROR");
+    }
+  }
+  EXPECT_EQ(count, 5);
+  ASSERT_TRUE(std::getline(solutions, line));
+  Json solution = Json::parse(line);
+  EXPECT_EQ(solution["definition"], "silu");
+  EXPECT_EQ(solution["sources"][0]["path"], "kernel.cpp");
+  std::string csv = read_file(dir.path() / "candidates.csv");
+  EXPECT_EQ(csv.substr(0, csv.find('\n')),
+            "candidate,parent,iteration,kind,author,status,speedup,speedup_low,speedup_high,"
+            "latency_ms,percent_of_peak,reused_from,plan");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 6);
+}
+
+TEST(Export, AccelotFormatNamesTheBestKernelForBench) {
+  auto store = store::Store::open(":memory:");
+  RunView view = load_run_view(*store, testing::write_sample_run(*store, silu()));
+  TempDir dir;
+  export_run(view, dir.path(), ExportFormat::kAccelopt);
+  EXPECT_EQ(read_file(dir.path() / "silu.cpp"), read_file(dir.path() / "best.cpp"));
+  EXPECT_TRUE(std::filesystem::exists(dir.path() / "traces.json"));
+}
+
+TEST(HtmlReport, DataHasAPointPerCheckpointAndADiffPerCandidate) {
+  auto store = store::Store::open(":memory:");
+  RunView view = load_run_view(*store, testing::write_sample_run(*store, silu()));
+  Json data = runs_report_data({view});
+  const Json& run = data["runs"][0];
+  ASSERT_EQ(run["progress"].size(), 3u);
+  EXPECT_DOUBLE_EQ(run["progress"][2]["percent"].get<double>(), 20);
+  EXPECT_DOUBLE_EQ(run["progress"][2]["speedup"].get<double>(), 2);
+  EXPECT_EQ(run["nodes"].size(), 5u);
+  EXPECT_NE(run["nodes"][1]["diff"].get<std::string>().find("+#pragma omp simd"),
+            std::string::npos);
+  std::string html = runs_html({view});
+  EXPECT_EQ(html.find("<script src"), std::string::npos);  // nothing fetched from elsewhere
+  EXPECT_NE(html.find("echarts"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace accelopt::report
