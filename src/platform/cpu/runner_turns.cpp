@@ -49,10 +49,18 @@ TurnResult RunnerTurns::run_turn(Side side, int calls) {
     result.failure = TurnFailure{outcome_status(call.outcome), "while timing: " + call.message};
     return result;
   }
-  if (!is_candidate) return result;
-
-  ++candidate_turns_;
+  // Both sides are checked after their turns: the same work between turns on both, and an
+  // anchor that gives wrong answers is no yardstick.
   Verdict verdict;
+  if (!is_candidate) {
+    if (!check_call(task_, kernel.buffers, kernel.runner, reference_case,
+                    fmt::format("seed {}", reference_case.seed), verdict)) {
+      throw UserError("the anchor kernel (" + anchor_name_ +
+                      ") gave wrong results while timing: " + verdict.message);
+    }
+    return result;
+  }
+  ++candidate_turns_;
   std::string when =
       fmt::format("after timed turn {} (seed {})", candidate_turns_, reference_case.seed);
   if (!check_call(task_, kernel.buffers, kernel.runner, reference_case, when, verdict)) {
