@@ -27,5 +27,23 @@ TEST(Statistics, OutliersDoNotMoveTheMedian) {
   EXPECT_DOUBLE_EQ(median_interval(values).median, 1.0);
 }
 
+TEST(Statistics, IndependentSeriesKeepsTheIndependentInterval) {
+  std::vector<double> values;
+  for (int i = 0; i < 100; ++i) values.push_back(1 + 0.01 * ((i * 37) % 11));
+  EXPECT_LT(variance_inflation(values), 1.6);
+}
+
+TEST(Statistics, SlowPhasesWidenTheInterval) {
+  // Runs of ten alike samples: a machine's slow phases last longer than one pair.
+  std::vector<double> phased;
+  for (int i = 0; i < 100; ++i) phased.push_back((i / 10) % 2 ? 1.1 + 0.001 * i : 0.9 + 0.001 * i);
+  EXPECT_GT(variance_inflation(phased), 4);
+  MedianInterval independent = median_interval(phased), series = median_interval_series(phased);
+  EXPECT_DOUBLE_EQ(series.median, independent.median);
+  EXPECT_GT(series.high - series.low, independent.high - independent.low);
+  EXPECT_LE(series.low, series.median);
+  EXPECT_GE(series.high, series.median);
+}
+
 }  // namespace
 }  // namespace accelopt::platform

@@ -4,10 +4,14 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
+#include "platform/cpu/call_check.h"
 #include "platform/cpu/compiler.h"
 #include "platform/cpu/machine.h"
+#include "platform/cpu/runner_turns.h"
+#include "platform/paired_timing.h"
 #include "platform/platform.h"
 
 namespace accelopt::platform::cpu {
@@ -22,14 +26,6 @@ struct CpuPlatformOptions {
   // probe taken while the machine is busy reads low; work-skipping kernels are far faster still.
   double physics_margin = 2.0;
   bool profile = true;
-};
-
-// One seed's inputs and the reference's outputs for them, in definition order.
-struct ReferenceCase {
-  uint64_t seed = 0;
-  std::vector<std::vector<float>> inputs;
-  std::vector<std::vector<float>> outputs;
-  double reference_seconds = 0;
 };
 
 class CpuPlatform : public Platform {
@@ -48,6 +44,25 @@ class CpuPlatform : public Platform {
                                              std::vector<uint64_t> seeds = {});
 
  private:
+  // evaluate's steps, in order. Each fills its part of `verdict`; a step that returns false (or a
+  // failure) has given the verdict its status.
+  std::optional<CompileResult> compile_candidate(const EvalRequest& request,
+                                                 const std::string& header, Verdict& verdict);
+  RunnerOptions runner_options(const task::Task& task, const std::filesystem::path& library) const;
+  bool load_candidate(Runner& candidate, Verdict& verdict);
+  bool check_correctness(const task::Task& task, const std::vector<ReferenceCase>& cases,
+                         SharedBuffers& buffers, Runner& candidate,
+                         std::chrono::milliseconds call_timeout, Verdict& verdict);
+  std::optional<TurnFailure> time_against_anchor(const EvalRequest& request,
+                                                 const std::string& header,
+                                                 const std::vector<ReferenceCase>& cases,
+                                                 TimedKernel candidate,
+                                                 std::chrono::milliseconds call_timeout,
+                                                 Verdict& verdict);
+  // The roofline score and the profile; false when the latency beats physics.
+  bool score(const task::Task& task, const task::Workload& workload, const CompileResult& compiled,
+             Verdict& verdict);
+
   CpuPlatformOptions options_;
   MachinePeaks peaks_;
   Compiler compiler_;

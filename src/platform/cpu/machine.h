@@ -11,6 +11,7 @@
 
 #include "common/json.h"
 #include "platform/platform.h"
+#include "platform/roofline.h"
 #include "task/task.h"
 
 namespace accelopt::platform::cpu {
@@ -31,6 +32,8 @@ struct MachinePeaks {
 
   // Interpolated on log(working set); clamped at both ends.
   double bandwidth_at(double working_set_bytes) const;
+  // The ceilings a kernel that moves this many bytes meets.
+  Ceilings ceilings_for(double working_set_bytes) const;
   Json to_json() const;
   static MachinePeaks from_json(const Json& json);
 };
@@ -61,6 +64,7 @@ MachinePeaks probe_machine(const ProbeOptions& options);
 // The cached figures for this CPU model, or a fresh probe (also when `force`).
 MachinePeaks load_or_probe_machine(bool force, std::ostream* progress);
 
+// platform::score_roofline with this machine's ceilings for the task's bytes.
 RooflineScore score_roofline(const task::RooflineCounts& counts, const MachinePeaks& peaks,
                              double latency_seconds);
 

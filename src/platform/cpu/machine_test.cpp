@@ -66,6 +66,11 @@ TEST(Machine, ProbeMeasuresPlausibleFigures) {
   EXPECT_GT(peaks.fma_gflops, peaks.vector_gflops * 1.2);  // an FMA is two flops
   ASSERT_FALSE(peaks.bandwidth.empty());
   EXPECT_GE(peaks.bandwidth.front().gbytes_per_second, peaks.bandwidth.back().gbytes_per_second);
+  // The small workloads live in L1: the probe starts well inside it.
+  EXPECT_LE(peaks.bandwidth.front().working_set_bytes, 4 << 10);
+  for (size_t i = 1; i < peaks.bandwidth.size(); ++i) {
+    EXPECT_LE(peaks.bandwidth[i].gbytes_per_second, peaks.bandwidth[i - 1].gbytes_per_second);
+  }
 }
 
 }  // namespace

@@ -1,0 +1,132 @@
+#include "platform/paired_timing.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "platform/roofline.h"
+#include "platform/statistics.h"
+
+namespace accelopt::platform {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Runs turns and keeps the account: seconds spent inside turns, and the first candidate failure.
+class TurnTaker {
+ public:
+  explicit TurnTaker(PairedTurns& turns) : turns_(turns) {}
+
+  // Seconds per call, or nullopt when the candidate failed (failure() says how).
+  std::optional<double> per_call(Side side, int calls) {
+    TurnResult result = turns_.run_turn(side, calls);
+    timed_seconds_ += result.seconds;
+    if (result.failure) {
+      failure_ = std::move(result.failure);
+      return std::nullopt;
+    }
+    return result.seconds / calls;
+  }
+
+  // The calls per turn that make a turn last at least `min_turn_seconds`.
+  std::optional<int> calibrate(Side side, double min_turn_seconds) {
+    // The first call pays for page faults and cold caches; it must not set the pace.
+    if (!per_call(side, 1)) return std::nullopt;
+    int calls = 1;
+    for (int attempt = 0; attempt < 12; ++attempt) {
+      std::optional<double> seconds = per_call(side, calls);
+      if (!seconds) return std::nullopt;
+      if (*seconds * calls >= min_turn_seconds) return calls;
+      int needed = static_cast<int>(std::ceil(min_turn_seconds * 1.2 / std::max(*seconds, 1e-9)));
+      calls = std::clamp(needed, calls + 1, calls * 64);
+    }
+    return calls;
+  }
+
+  double timed_seconds() const { return timed_seconds_; }
+  std::optional<TurnFailure> take_failure() { return std::move(failure_); }
+
+ private:
+  PairedTurns& turns_;
+  double timed_seconds_ = 0;
+  std::optional<TurnFailure> failure_;
+};
+
+double relative_half_width(const MedianInterval& ratio) {
+  return std::max(ratio.median - ratio.low, ratio.high - ratio.median) / ratio.median;
+}
+
+}  // namespace
+
+void summarize_ratios(Timing& timing, const std::vector<double>& anchor_seconds_per_call,
+                      const std::vector<double>& candidate_seconds_per_call) {
+  MedianInterval ratio = median_interval_series(timing.ratios);
+  timing.pairs = static_cast<int>(timing.ratios.size());
+  timing.anchor_latency_seconds = median(anchor_seconds_per_call);
+  timing.candidate_median_seconds = median(candidate_seconds_per_call);
+  timing.speedup = 1 / ratio.median;
+  timing.speedup_low = 1 / ratio.high;
+  timing.speedup_high = 1 / ratio.low;
+  LatencyInterval latency = derive_latency(timing.anchor_latency_seconds, timing);
+  timing.latency_seconds = latency.seconds;
+  timing.latency_low = latency.low;
+  timing.latency_high = latency.high;
+}
+
+PairedTiming time_paired(PairedTurns& turns, const TimingOptions& options,
+                         const std::string& anchor_name) {
+  TurnTaker taker(turns);
+  auto failed = [&] { return PairedTiming{std::nullopt, taker.take_failure()}; };
+
+  std::optional<int> candidate_calls = taker.calibrate(Side::kCandidate, options.min_turn_seconds);
+  if (!candidate_calls) return failed();
+  std::optional<int> anchor_calls = taker.calibrate(Side::kAnchor, options.min_turn_seconds);
+  if (!anchor_calls) return failed();
+  // Alike sides get alike turns: a turn's fixed costs (waking the side, the first call's cold
+  // caches) then weigh the same on both. Far apart, the faster side keeps its own count so the
+  // slower side's turns do not grow without need.
+  int most = std::max(*candidate_calls, *anchor_calls);
+  if (most <= 4 * std::min(*candidate_calls, *anchor_calls)) {
+    candidate_calls = anchor_calls = most;
+  }
+
+  Timing timing;
+  timing.anchor = anchor_name;
+  timing.candidate_calls_per_turn = *candidate_calls;
+  timing.anchor_calls_per_turn = *anchor_calls;
+  for (int warmup = 0; warmup < options.warmup_turns; ++warmup) {
+    if (!taker.per_call(Side::kCandidate, *candidate_calls)) return failed();
+    if (!taker.per_call(Side::kAnchor, *anchor_calls)) return failed();
+  }
+
+  std::vector<double> candidate_seconds, anchor_seconds;
+  auto start = Clock::now();
+  for (int pair = 0; pair < options.max_pairs; ++pair) {
+    std::optional<double> candidate, anchor;
+    if (pair % 2 == 0) {
+      if (!(candidate = taker.per_call(Side::kCandidate, *candidate_calls))) return failed();
+      if (!(anchor = taker.per_call(Side::kAnchor, *anchor_calls))) return failed();
+    } else {
+      if (!(anchor = taker.per_call(Side::kAnchor, *anchor_calls))) return failed();
+      if (!(candidate = taker.per_call(Side::kCandidate, *candidate_calls))) return failed();
+    }
+    candidate_seconds.push_back(*candidate);
+    anchor_seconds.push_back(*anchor);
+    timing.ratios.push_back(*candidate / *anchor);
+    if (static_cast<int>(timing.ratios.size()) < options.min_pairs) continue;
+    if (relative_half_width(median_interval_series(timing.ratios)) <= options.target_half_width) {
+      timing.converged = true;
+      break;
+    }
+    if (seconds_since(start) > options.budget_seconds) break;
+  }
+  summarize_ratios(timing, anchor_seconds, candidate_seconds);
+  timing.kernel_seconds = taker.timed_seconds();
+  return {timing, std::nullopt};
+}
+
+}  // namespace accelopt::platform

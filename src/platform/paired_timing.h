@@ -1,0 +1,57 @@
+// Interleaved paired timing, the same on every platform. A candidate and an anchor take turns on
+// one device; each turn runs k calls of one side while the other is idle, and each pair of turns
+// gives one ratio candidate/anchor. The platform supplies the turns (PairedTurns); this file
+// supplies the rest:
+//
+//   calibrate k per side (a turn lasts ≥ min_turn_seconds; both sides get the same k when their
+//   counts are within 4× of each other) → warm-up turns → pairs, candidate first in even pairs and
+//   second in odd ones (ABBA: a linear drift of the machine cancels) → after min_pairs, stop when
+//   the 95 % interval of the median ratio is within ±target, or when the budget is spent.
+//
+// The interval is median_interval_series (statistics.h): ratios of neighbouring pairs are alike
+// when the machine has slow phases, and the interval widens by as much as they are.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "platform/platform.h"
+
+namespace accelopt::platform {
+
+enum class Side : uint8_t { kCandidate, kAnchor };
+
+// What a candidate earns when one of its turns fails (crash, timeout, wrong answers after a turn).
+struct TurnFailure {
+  Status status = Status::kRuntimeError;
+  std::string message;
+};
+
+struct TurnResult {
+  double seconds = 0;  // the whole turn, timed from outside the kernel
+  std::optional<TurnFailure> failure;
+};
+
+// A platform's two sides. Both must be treated alike: the same input rotation, the same cache
+// state before a turn, the idle side truly idle.
+class PairedTurns {
+ public:
+  virtual ~PairedTurns() = default;
+  // Runs `calls` calls of `side` as one turn. A failing anchor is not the candidate's fault: the
+  // platform throws (UserError) instead of returning a failure for it.
+  virtual TurnResult run_turn(Side side, int calls) = 0;
+};
+
+struct PairedTiming {
+  std::optional<Timing> timing;  // set unless a candidate turn failed
+  std::optional<TurnFailure> failure;
+};
+
+PairedTiming time_paired(PairedTurns& turns, const TimingOptions& options,
+                         const std::string& anchor_name);
+
+// The speedup, latency and their intervals from `timing.ratios` and the anchor's per-call times.
+void summarize_ratios(Timing& timing, const std::vector<double>& anchor_seconds_per_call,
+                      const std::vector<double>& candidate_seconds_per_call);
+
+}  // namespace accelopt::platform

@@ -1,0 +1,116 @@
+#include "platform/paired_timing.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "platform/roofline.h"
+
+namespace accelopt::platform {
+namespace {
+
+// Sides with fixed per-call times and a slow phase every `phase` turns; records each turn.
+class FakeTurns : public PairedTurns {
+ public:
+  FakeTurns(double candidate_seconds, double anchor_seconds)
+      : candidate_seconds_(candidate_seconds), anchor_seconds_(anchor_seconds) {}
+
+  TurnResult run_turn(Side side, int calls) override {
+    sides.push_back(side);
+    calls_made.push_back(calls);
+    double per_call = side == Side::kCandidate ? candidate_seconds_ : anchor_seconds_;
+    TurnResult result{per_call * calls, std::nullopt};
+    if (side == Side::kCandidate && ++candidate_turns_ == fail_at_candidate_turn) {
+      result.failure = TurnFailure{Status::kIncorrectNumerical, "stale results"};
+    }
+    return result;
+  }
+
+  std::vector<Side> sides;
+  std::vector<int> calls_made;
+  int fail_at_candidate_turn = -1;
+
+ private:
+  double candidate_seconds_, anchor_seconds_;
+  int candidate_turns_ = 0;
+};
+
+TimingOptions quick_options() {
+  TimingOptions options;
+  options.min_turn_seconds = 0.01;
+  options.budget_seconds = 5;
+  return options;
+}
+
+TEST(PairedTiming, SteadySidesGiveTheirRatioAndConverge) {
+  FakeTurns turns(0.001, 0.002);
+  PairedTiming paired = time_paired(turns, quick_options(), "baseline");
+  ASSERT_TRUE(paired.timing);
+  ASSERT_FALSE(paired.failure);
+  const Timing& timing = *paired.timing;
+  EXPECT_TRUE(timing.converged);
+  EXPECT_EQ(timing.pairs, 10);
+  EXPECT_NEAR(timing.speedup, 2, 1e-9);
+  EXPECT_NEAR(timing.latency_seconds, 0.001, 1e-12);
+  EXPECT_NEAR(timing.anchor_latency_seconds, 0.002, 1e-12);
+  EXPECT_EQ(timing.anchor, "baseline");
+  // Within 4x of each other: both sides run the same number of calls per turn.
+  EXPECT_EQ(timing.candidate_calls_per_turn, timing.anchor_calls_per_turn);
+  EXPECT_GE(timing.candidate_calls_per_turn * 0.001, 0.01);
+}
+
+TEST(PairedTiming, PairsAlternateWhichSideGoesFirst) {
+  FakeTurns turns(0.001, 0.001);
+  time_paired(turns, quick_options(), "baseline");
+  size_t n = turns.sides.size();
+  ASSERT_GE(n, 4u);
+  // The last two pairs: one candidate-first, the other anchor-first.
+  EXPECT_NE(turns.sides[n - 4], turns.sides[n - 2]);
+  EXPECT_NE(turns.sides[n - 4], turns.sides[n - 3]);
+}
+
+TEST(PairedTiming, FarApartSidesKeepTheirOwnCalls) {
+  FakeTurns turns(0.0001, 0.01);
+  PairedTiming paired = time_paired(turns, quick_options(), "baseline");
+  ASSERT_TRUE(paired.timing);
+  EXPECT_GT(paired.timing->candidate_calls_per_turn, 4 * paired.timing->anchor_calls_per_turn);
+  EXPECT_NEAR(paired.timing->speedup, 100, 1e-6);
+}
+
+TEST(PairedTiming, ACandidateFailureStopsTimingWithItsStatus) {
+  FakeTurns turns(0.001, 0.002);
+  turns.fail_at_candidate_turn = 6;
+  PairedTiming paired = time_paired(turns, quick_options(), "baseline");
+  EXPECT_FALSE(paired.timing);
+  ASSERT_TRUE(paired.failure);
+  EXPECT_EQ(paired.failure->status, Status::kIncorrectNumerical);
+  EXPECT_EQ(paired.failure->message, "stale results");
+}
+
+TEST(Roofline, TheBindingCeilingSetsThePeakTime) {
+  task::RooflineCounts counts{2e9, 0, 1e9};
+  Ceilings ceilings{100, 50, 10};  // 0.02 s of FMA, 0.1 s of memory
+  RooflineScore score = score_roofline(counts, ceilings, 0.2);
+  EXPECT_EQ(score.bound, "memory");
+  EXPECT_NEAR(score.peak_seconds, 0.1, 1e-12);
+  EXPECT_NEAR(score.percent_of_peak, 50, 1e-9);
+  EXPECT_NEAR(score.percent_fma, 10, 1e-9);
+}
+
+TEST(Roofline, ALatencyDerivedFromAnAnchorCarriesTheSpeedupsInterval) {
+  Timing timing;
+  timing.speedup = 2;
+  timing.speedup_low = 1.6;
+  timing.speedup_high = 2.5;
+  LatencyInterval latency = derive_latency(0.01, timing);
+  EXPECT_NEAR(latency.seconds, 0.005, 1e-12);
+  EXPECT_NEAR(latency.low, 0.004, 1e-12);
+  EXPECT_NEAR(latency.high, 0.00625, 1e-12);
+  ScoreInterval score = score_derived_latency({0, 0, 1e7}, {100, 100, 10}, latency);  // 1 ms peak
+  EXPECT_NEAR(score.score.percent_of_peak, 20, 1e-9);
+  EXPECT_NEAR(score.percent_low, 16, 1e-9);
+  EXPECT_NEAR(score.percent_high, 25, 1e-9);
+}
+
+}  // namespace
+}  // namespace accelopt::platform
