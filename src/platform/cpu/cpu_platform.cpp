@@ -222,10 +222,13 @@ Verdict CpuPlatform::evaluate(const EvalRequest& request) {
   }
   std::string header = task::generate_kernel_header(task, workload);
   std::vector<std::string> flags = task.compile_flags;
-  if (request.trusted) flags.insert(flags.end(), request.extra_flags.begin(), request.extra_flags.end());
+  if (request.trusted)
+    flags.insert(flags.end(), request.extra_flags.begin(), request.extra_flags.end());
   CompileResult compiled = compiler_.compile(request.source, header, flags);
   verdict.compile_seconds = compiled.seconds;
   verdict.compile_cached = compiled.cached;
+  verdict.sandbox["compiler_isolated"] = compiler_.isolated();
+  if (compiled.rejection) return finish(Status::kRejectedSource, *compiled.rejection);
   if (!compiled.ok) {
     verdict.log = compiled.diagnostics;
     return finish(Status::kCompileError, compiled.timed_out
@@ -258,7 +261,7 @@ Verdict CpuPlatform::evaluate(const EvalRequest& request) {
     return finish(missing_entry ? Status::kRejectedSource : Status::kRuntimeError,
                   "the kernel could not be loaded: " + *failure);
   }
-  verdict.sandbox = candidate.sandbox();
+  verdict.sandbox.update(candidate.sandbox());
 
   for (const ReferenceCase& reference_case : cases) {
     load_case(buffers, task, reference_case);
