@@ -204,7 +204,8 @@ CompileResult Compiler::compile(const std::string& source, const std::string& he
                        ": not a header a kernel may include (the compiler sees only the system "
                        "headers and \"" +
                        task::kKernelHeaderName + "\")";
-  } else if (succeeded(run)) {
+  } else if (!run.status.timed_out && std::filesystem::exists(work.path() / "kernel.ii")) {
+    // Checked even when -E failed: a refused construct says more than the error it caused.
     result.rejection =
         check_preprocessed(read_file(work.path() / "kernel.ii"), include_directories_);
   }

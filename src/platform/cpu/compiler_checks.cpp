@@ -71,7 +71,7 @@ std::optional<std::string> check_preprocessed(
     size_t first = line.find_first_not_of(" \t\f\v\r");
     if (first == std::string::npos) continue;
     std::string text = line.substr(first);
-    if (!text.starts_with("#") && !text.starts_with("%:") && !text.starts_with("??=")) continue;
+    if (!text.starts_with("#") && !text.starts_with("%:") && !text.starts_with("?\?=")) continue;
     std::smatch match;
     if (std::regex_match(text, match, marker)) {
       std::string file = match[2].str();
