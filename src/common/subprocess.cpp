@@ -1,16 +1,22 @@
 #include "common/subprocess.h"
 
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <set>
 
 #include "common/error.h"
 #include "common/files.h"
@@ -39,9 +45,174 @@ void set_limit(int resource, uint64_t value) {
   ::setrlimit(resource, &limit);
 }
 
+// The isolated view, worked out before fork: the child only makes system calls from it.
+struct IsolationPlan {
+  struct Bind {
+    std::string source, target;
+    bool read_only = true;
+    unsigned long locked_flags = 0;  // flags a remount must keep (nosuid, nodev, noexec)
+  };
+  struct Link {
+    std::string target, path;
+  };
+  bool enabled = false;
+  bool as_root = false;
+  std::string root;
+  std::vector<std::string> directories;  // to create in the new root, parents first
+  std::vector<std::string> files;        // empty files, bind targets for files
+  std::vector<Link> links;
+  std::vector<Bind> binds;
+  std::string uid_map, gid_map;
+};
+
+unsigned long locked_mount_flags(const std::filesystem::path& path) {
+  struct statvfs info {};
+  if (::statvfs(path.c_str(), &info) != 0) return 0;
+  unsigned long flags = 0;
+  if (info.f_flag & ST_NOSUID) flags |= MS_NOSUID;
+  if (info.f_flag & ST_NODEV) flags |= MS_NODEV;
+  if (info.f_flag & ST_NOEXEC) flags |= MS_NOEXEC;
+  return flags;
+}
+
+void chown_tree(const std::filesystem::path& directory, uid_t uid, gid_t gid) {
+  if (::lchown(directory.c_str(), uid, gid) != 0) {
+    throw InternalError(errno_message("cannot hand " + directory.string() + " to the sandbox"));
+  }
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(directory)) {
+    [[maybe_unused]] int ignored = ::lchown(entry.path().c_str(), uid, gid);
+  }
+}
+
+constexpr uid_t kNobody = 65534;
+
+IsolationPlan plan_isolation(const Isolation& isolation) {
+  IsolationPlan plan;
+  if (!isolation.enabled) return plan;
+  plan.enabled = true;
+  plan.as_root = ::geteuid() == 0;
+  plan.root = isolation.root.string();
+  plan.uid_map = std::to_string(::geteuid()) + " " + std::to_string(::geteuid()) + " 1\n";
+  plan.gid_map = std::to_string(::getegid()) + " " + std::to_string(::getegid()) + " 1\n";
+  std::set<std::string> made;
+  auto make_parents = [&](const std::filesystem::path& path) {
+    std::filesystem::path inside;
+    for (const auto& part : path.parent_path().relative_path()) {
+      inside /= part;
+      if (made.insert(inside.string()).second)
+        plan.directories.push_back(plan.root + "/" + inside.string());
+    }
+  };
+  auto add = [&](const std::filesystem::path& path, bool read_only) {
+    std::filesystem::path absolute = path.lexically_normal();
+    std::error_code error;
+    auto status = std::filesystem::symlink_status(absolute, error);
+    if (error || !std::filesystem::exists(status)) return;
+    std::string target = plan.root + absolute.string();
+    make_parents(absolute);
+    if (std::filesystem::is_symlink(status)) {
+      plan.links.push_back({std::filesystem::read_symlink(absolute).string(), target});
+      return;
+    }
+    if (std::filesystem::is_directory(status)) {
+      if (made.insert(absolute.relative_path().string()).second) plan.directories.push_back(target);
+    } else {
+      plan.files.push_back(target);
+    }
+    plan.binds.push_back({absolute.string(), target, read_only, locked_mount_flags(absolute)});
+  };
+  for (const auto& path : isolation.read_only) add(path, true);
+  for (const auto& path : isolation.writable) {
+    add(path, false);
+    if (plan.as_root) chown_tree(path, kNobody, kNobody);
+  }
+  return plan;
+}
+
+void write_text(int fd, const char* text) {
+  [[maybe_unused]] ssize_t ignored = ::write(fd, text, std::strlen(text));
+}
+
+[[noreturn]] void isolation_failed(const char* step, const char* detail) {
+  int error = errno;
+  write_text(2, "accelopt sandbox: cannot ");
+  write_text(2, step);
+  write_text(2, " ");
+  write_text(2, detail);
+  write_text(2, ": ");
+  write_text(2, ::strerrordesc_np(error) ? ::strerrordesc_np(error) : "error");
+  write_text(2, "\n");
+  ::_exit(kIsolationFailed);
+}
+
+bool write_proc_file(const char* path, const std::string& text) {
+  int fd = ::open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  ::close(fd);
+  return ok;
+}
+
+// Runs in the child: async-signal-safe calls only, on strings prepared by plan_isolation.
+void enter_isolation(const IsolationPlan& plan) {
+  int namespaces = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC;
+  if (!plan.as_root) namespaces |= CLONE_NEWUSER;
+  if (::unshare(namespaces) != 0) isolation_failed("unshare", "the namespaces");
+  if (!plan.as_root) {
+    if (!write_proc_file("/proc/self/setgroups", "deny") ||
+        !write_proc_file("/proc/self/uid_map", plan.uid_map) ||
+        !write_proc_file("/proc/self/gid_map", plan.gid_map)) {
+      isolation_failed("map", "the user");
+    }
+  }
+  if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
+    isolation_failed("make private", "/");
+  }
+  if (::mount("tmpfs", plan.root.c_str(), "tmpfs", MS_NOSUID, "size=16m,mode=0755") != 0) {
+    isolation_failed("mount a tmpfs on", plan.root.c_str());
+  }
+  for (const std::string& directory : plan.directories) {
+    if (::mkdir(directory.c_str(), 0755) != 0 && errno != EEXIST) {
+      isolation_failed("create", directory.c_str());
+    }
+  }
+  for (const std::string& file : plan.files) {
+    int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) isolation_failed("create", file.c_str());
+    ::close(fd);
+  }
+  for (const IsolationPlan::Link& link : plan.links) {
+    if (::symlink(link.target.c_str(), link.path.c_str()) != 0) {
+      isolation_failed("link", link.path.c_str());
+    }
+  }
+  for (const IsolationPlan::Bind& bind : plan.binds) {
+    if (::mount(bind.source.c_str(), bind.target.c_str(), nullptr, MS_BIND | MS_REC, nullptr) !=
+        0) {
+      isolation_failed("bind", bind.source.c_str());
+    }
+    if (bind.read_only &&
+        ::mount(nullptr, bind.target.c_str(), nullptr,
+                MS_BIND | MS_REMOUNT | MS_RDONLY | bind.locked_flags, nullptr) != 0) {
+      isolation_failed("make read-only", bind.source.c_str());
+    }
+  }
+  if (::chdir(plan.root.c_str()) != 0 || ::syscall(SYS_pivot_root, ".", ".") != 0 ||
+      ::umount2(".", MNT_DETACH) != 0 || ::chdir("/") != 0) {
+    isolation_failed("enter", "the new root");
+  }
+  if (plan.as_root) {
+    if (::setgroups(0, nullptr) != 0 || ::setresgid(kNobody, kNobody, kNobody) != 0 ||
+        ::setresuid(kNobody, kNobody, kNobody) != 0) {
+      isolation_failed("become", "nobody");
+    }
+  }
+  ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+}
+
 // Runs in the child between fork and exec: async-signal-safe calls only.
-[[noreturn]] void exec_child(const SpawnOptions& options, char* const* argv, char* const* envp,
-                             int output_fd) {
+[[noreturn]] void exec_child(const SpawnOptions& options, const IsolationPlan& isolation,
+                             char* const* argv, char* const* envp, int output_fd) {
   ::setpgid(0, 0);
   sigset_t all;
   sigemptyset(&all);
@@ -65,6 +236,7 @@ void set_limit(int resource, uint64_t value) {
     if (target > highest) highest = target;
   }
   ::syscall(SYS_close_range, highest + 1, ~0U, 0);
+  if (isolation.enabled) enter_isolation(isolation);
 
   const ResourceLimits& limits = options.limits;
   set_limit(RLIMIT_AS, limits.address_space_bytes);
@@ -108,6 +280,8 @@ Process Process::spawn(const SpawnOptions& options) {
   }
   envp.push_back(nullptr);
 
+  IsolationPlan isolation = plan_isolation(options.isolation);
+
   std::string output_path =
       options.output_file.empty() ? "/dev/null" : options.output_file.string();
   int output_fd = ::open(output_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -118,7 +292,7 @@ Process Process::spawn(const SpawnOptions& options) {
     ::close(output_fd);
     throw InternalError(errno_message("fork for " + options.argv[0]));
   }
-  if (pid == 0) exec_child(options, argv.data(), envp.data(), output_fd);
+  if (pid == 0) exec_child(options, isolation, argv.data(), envp.data(), output_fd);
   ::close(output_fd);
   ::setpgid(pid, pid);  // also done in the child; whichever runs first wins the race harmlessly
   int pidfd = open_pidfd(pid);

@@ -27,6 +27,22 @@ struct ResourceLimits {
   bool core_dumps = false;
 };
 
+// A file-system view of its own for a child that reads untrusted input (the compiler reading a
+// kernel): new mount, network and IPC namespaces, and a root that is an empty tmpfs holding only
+// the listed paths, at the same places. Run as root, the child then becomes nobody (65534);
+// otherwise a user namespace makes the mounts possible and the child keeps its user, without
+// capabilities. Nothing else of the host's files (home directories, /etc, /proc, /work) exists for
+// it. When the namespaces cannot be made (a container that forbids them), the child exits with
+// kIsolationFailed and says why on its output.
+struct Isolation {
+  bool enabled = false;
+  std::filesystem::path root;                    // an empty directory the view is built on
+  std::vector<std::filesystem::path> read_only;  // files, directories or symlinks to show
+  std::vector<std::filesystem::path> writable;   // directories to show writable (and own, as root)
+};
+
+inline constexpr int kIsolationFailed = 125;
+
 struct SpawnOptions {
   std::vector<std::string> argv;  // argv[0] is the program's path
   std::vector<std::string> environment;
@@ -35,6 +51,7 @@ struct SpawnOptions {
   ResourceLimits limits;
   std::vector<int> cpus;                      // CPU affinity; empty: inherit
   std::vector<std::pair<int, int>> pass_fds;  // (fd here, fd number in the child)
+  Isolation isolation;
 };
 
 struct ExitStatus {

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <filesystem>
 
@@ -72,6 +73,31 @@ TEST(RunCommand, TrimsHugeOutput) {
       run_command(shell("yes | head -c 3000000", home), std::chrono::seconds(10), 1000);
   EXPECT_LT(result.output.size(), 1100u);
   EXPECT_NE(result.output.find("[output truncated]"), std::string::npos);
+}
+
+TEST(Isolation, ShowsOnlyTheListedPaths) {
+  TempDir home, root;
+  SpawnOptions options = shell(
+      "test ! -e /etc/passwd && test ! -e /root && test ! -e /proc/self && test -x /usr/bin/sh && "
+      "echo made > " +
+          (home.path() / "written").string() + " && id -u",
+      home);
+  options.isolation.enabled = true;
+  options.isolation.root = root.path();
+  options.isolation.read_only = {"/usr", "/bin", "/lib", "/lib64", "/etc/ld.so.cache"};
+  options.isolation.writable = {home.path()};
+  CommandResult result = run_command(options, std::chrono::seconds(10));
+  if (result.status.exited && result.status.exit_code == kIsolationFailed) {
+    GTEST_SKIP() << "namespaces are not permitted here: " << result.output;
+  }
+  EXPECT_TRUE(result.status.exited && result.status.exit_code == 0)
+      << result.status.describe() << "\n"
+      << result.output;
+  EXPECT_TRUE(std::filesystem::exists(home.path() / "written"));
+  if (::geteuid() == 0) {
+    EXPECT_NE(result.output.find("65534"), std::string::npos) << result.output;
+  }
+  EXPECT_TRUE(std::filesystem::is_empty(root.path())) << "the view leaked into the host";
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // Identical kernels are evaluated once: two sources are the same kernel when they are equal after
-// removing comments and collapsing whitespace (string literals are kept as they are).
+// removing comments, joining line splices and collapsing whitespace (string literals are kept as
+// they are). The scanning is kernel/source_text.h's, the one C++ scanner of the project.
 #pragma once
 
 #include <string>

@@ -2,17 +2,23 @@
 
 #include <fmt/format.h>
 
+#include <regex>
 #include <sstream>
 
 #include "common/error.h"
 #include "common/files.h"
 #include "common/hash.h"
 #include "common/json.h"
-#include "common/subprocess.h"
 #include "task/abi.h"
 
 namespace accelopt::platform::cpu {
 namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Bumped whenever the stages or their checks change, so that no cached verdict of an older
+// pipeline is served.
+constexpr const char* kPipelineVersion = "pipeline-3 (-E, check, -S, check, link; sandboxed)";
 
 std::string resolve_program(const std::string& program) {
   if (program.find('/') != std::string::npos) return program;
@@ -23,64 +29,124 @@ std::string resolve_program(const std::string& program) {
   throw UserError("compiler '" + program + "' not found in /usr/local/bin, /usr/bin or /bin");
 }
 
-}  // namespace
-
-std::string trim_diagnostics(const std::string& log, int max_errors, size_t max_bytes) {
-  std::istringstream lines(log);
-  std::string line, trimmed;
-  int errors = 0;
-  bool keeping = false;
-  while (std::getline(lines, line)) {
-    bool is_error =
-        line.find("error:") != std::string::npos || line.find("fatal error") != std::string::npos;
-    if (is_error) {
-      if (++errors > max_errors) break;
-      keeping = true;
-    } else if (line.find("warning:") != std::string::npos ||
-               line.find("note:") != std::string::npos) {
-      keeping = line.find("note:") != std::string::npos && keeping;
-      if (!keeping) continue;
-    } else if (line.find("In function") != std::string::npos ||
-               line.find("In instantiation") != std::string::npos) {
-      continue;
-    }
-    if (keeping) trimmed += line + "\n";
-    if (trimmed.size() > max_bytes) {
-      trimmed.resize(max_bytes);
-      trimmed += "\n[diagnostics truncated]\n";
-      return trimmed;
-    }
-  }
-  if (errors > max_errors)
-    trimmed += fmt::format("[{} more errors not shown]\n", errors - max_errors);
-  if (trimmed.empty()) {
-    trimmed = log.substr(0, max_bytes);
-  }
-  return trimmed;
+// What the compiler's sandbox shows: the system (programs, libraries, headers), the loader's
+// cache, /dev/null, and the compiler's own directory when it lives elsewhere.
+std::vector<std::filesystem::path> visible_paths(const std::string& compiler) {
+  std::vector<std::filesystem::path> paths = {"/usr",
+                                              "/bin",
+                                              "/sbin",
+                                              "/lib",
+                                              "/lib32",
+                                              "/lib64",
+                                              "/libx32",
+                                              "/etc/ld.so.cache",
+                                              "/etc/alternatives",
+                                              "/dev/null"};
+  std::error_code error;
+  std::filesystem::path real = std::filesystem::canonical(compiler, error);
+  if (!error && !real.string().starts_with("/usr/")) paths.push_back(real.parent_path());
+  return paths;
 }
+
+// The <...> search list that `compiler -E -v` prints.
+std::vector<std::filesystem::path> parse_include_directories(const std::string& output) {
+  std::vector<std::filesystem::path> directories;
+  std::istringstream lines(output);
+  std::string line;
+  bool inside = false;
+  while (std::getline(lines, line)) {
+    if (line.starts_with("#include <...> search starts here")) {
+      inside = true;
+    } else if (line.starts_with("End of search list")) {
+      inside = false;
+    } else if (inside && line.starts_with(" ")) {
+      std::string directory = line.substr(1);
+      if (size_t note = directory.find(" ("); note != std::string::npos) directory.resize(note);
+      directories.push_back(std::filesystem::path(directory).lexically_normal());
+    }
+  }
+  return directories;
+}
+
+bool succeeded(const CommandResult& run) {
+  return run.status.exited && run.status.exit_code == 0;
+}
+
+// Libraries (-l...) go after the inputs, where the linker looks for what it still needs.
+bool is_library(const std::string& flag) {
+  return flag.rfind("-l", 0) == 0;
+}
+
+}  // namespace
 
 Compiler::Compiler(CompilerOptions options) : options_(std::move(options)) {
   options_.compiler = resolve_program(options_.compiler);
   TempDir scratch("accelopt-version");
-  SpawnOptions spawn;
-  spawn.argv = {options_.compiler, "--version"};
-  spawn.environment = clean_environment(scratch.path());
-  CommandResult result = run_command(spawn, std::chrono::seconds(30));
-  if (!result.status.exited || result.status.exit_code != 0) {
-    throw UserError("cannot run " + options_.compiler + " --version: " + result.status.describe());
+  auto probe = [&](bool isolate) {
+    return run_stage({"-E", "-v", "-x", "c++", "/dev/null", "-o", "/dev/null"}, scratch.path(),
+                     std::chrono::seconds(30), isolate);
+  };
+  CommandResult search = probe(options_.isolate);
+  if (options_.isolate && search.status.exited && search.status.exit_code == kIsolationFailed) {
+    isolation_problem_ = search.output.substr(0, search.output.find('\n'));
+    search = probe(false);
+  } else if (!options_.isolate) {
+    isolation_problem_ = "the compiler's sandbox is turned off (CompilerOptions::isolate)";
   }
-  version_ = result.output.substr(0, result.output.find('\n'));
+  if (!succeeded(search)) {
+    throw UserError("cannot run " + options_.compiler + " -E -v: " + search.status.describe() +
+                    "\n" + search.output.substr(0, 2000));
+  }
+  include_directories_ = parse_include_directories(search.output);
+  if (include_directories_.empty()) {
+    throw UserError(options_.compiler + " -E -v printed no include search list");
+  }
+  CommandResult version =
+      run_stage({"--version"}, scratch.path(), std::chrono::seconds(30), isolated());
+  if (!succeeded(version)) {
+    throw UserError("cannot run " + options_.compiler + " --version: " + version.status.describe());
+  }
+  version_ = version.output.substr(0, version.output.find('\n'));
   is_clang_ = version_.find("clang") != std::string::npos;
   cache_ =
       options_.cache_directory.empty() ? cache_directory() / "compile" : options_.cache_directory;
   std::filesystem::create_directories(cache_);
 }
 
+CommandResult Compiler::run_stage(const std::vector<std::string>& arguments,
+                                  const std::filesystem::path& work,
+                                  std::chrono::milliseconds timeout, bool isolate) const {
+  TempDir root("accelopt-compiler-root");
+  SpawnOptions spawn;
+  spawn.argv = {options_.compiler};
+  spawn.argv.insert(spawn.argv.end(), arguments.begin(), arguments.end());
+  spawn.environment = clean_environment(work);
+  spawn.working_directory = work;
+  spawn.limits.address_space_bytes = options_.memory_bytes;
+  spawn.limits.file_size_bytes = 512ull << 20;
+  spawn.limits.cpu_seconds = static_cast<uint64_t>(options_.timeout.count()) + 5;
+  spawn.cpus = options_.cpus;
+  if (isolate) {
+    spawn.isolation.enabled = true;
+    spawn.isolation.root = root.path();
+    spawn.isolation.read_only = visible_paths(options_.compiler);
+    spawn.isolation.writable = {work};
+  }
+  CommandResult run = run_command(spawn, timeout, 4 << 20);
+  // Paths into the scratch directory mean nothing to a reader: keep the file names only.
+  std::string scratch_prefix = work.string() + "/";
+  for (size_t at = run.output.find(scratch_prefix); at != std::string::npos;
+       at = run.output.find(scratch_prefix, at)) {
+    run.output.erase(at, scratch_prefix.size());
+  }
+  return run;
+}
+
 CompileResult Compiler::compile(const std::string& source, const std::string& header,
                                 const std::vector<std::string>& extra_flags) {
   std::vector<std::string> flags = options_.flags;
   flags.insert(flags.end(), extra_flags.begin(), extra_flags.end());
-  std::string key_material = version_ + "\n";
+  std::string key_material = std::string(kPipelineVersion) + "\n" + version_ + "\n";
   for (const std::string& flag : flags) key_material += flag + "\n";
   key_material += "--header--\n" + header + "--source--\n" + source;
   CompileResult result;
@@ -94,6 +160,7 @@ CompileResult Compiler::compile(const std::string& source, const std::string& he
     if (json.is_discarded()) return false;
     result.ok = json.value("ok", false);
     result.seconds = json.value("seconds", 0.0);
+    if (json.contains("rejection")) result.rejection = json["rejection"].get<std::string>();
     result.diagnostics = read_file(result.directory / "diagnostics.txt");
     if (std::filesystem::exists(result.directory / "remarks.txt")) {
       result.remarks = read_file(result.directory / "remarks.txt");
@@ -111,37 +178,60 @@ CompileResult Compiler::compile(const std::string& source, const std::string& he
   TempDir work("accelopt-compile");
   write_file_atomic(work.path() / "kernel.cpp", source);
   write_file_atomic(work.path() / task::kKernelHeaderName, header);
-  SpawnOptions spawn;
-  // Libraries (-l...) go after the source, where the linker looks for what it still needs.
-  spawn.argv = {options_.compiler};
-  for (const std::string& flag : flags) {
-    if (flag.rfind("-l", 0) != 0) spawn.argv.push_back(flag);
+  auto deadline = Clock::now() + options_.timeout;
+  auto left = [&]() {
+    return std::max(std::chrono::milliseconds(1),
+                    std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()));
+  };
+  std::vector<std::string> compile_flags, libraries;
+  for (const std::string& flag : flags)
+    (is_library(flag) ? libraries : compile_flags).push_back(flag);
+  std::string log;
+
+  auto stage = [&](std::vector<std::string> arguments) {
+    CommandResult run = run_stage(arguments, work.path(), left(), isolated());
+    log += run.output;
+    return run;
+  };
+  std::vector<std::string> preprocess = compile_flags;
+  preprocess.insert(preprocess.end(), {"-E", "-I.", "kernel.cpp", "-o", "kernel.ii"});
+  CommandResult run = stage(preprocess);
+  static const std::regex missing_header(R"(fatal error: ([^\n]*): No such file or directory)");
+  std::smatch missing;
+  if (!run.status.timed_out && !succeeded(run) &&
+      std::regex_search(run.output, missing, missing_header)) {
+    result.rejection = "#include of " + missing[1].str().substr(0, 200) +
+                       ": not a header a kernel may include (the compiler sees only the system "
+                       "headers and \"" +
+                       task::kKernelHeaderName + "\")";
+  } else if (!run.status.timed_out && std::filesystem::exists(work.path() / "kernel.ii")) {
+    // Checked even when -E failed: a refused construct says more than the error it caused.
+    result.rejection =
+        check_preprocessed(read_file(work.path() / "kernel.ii"), include_directories_);
   }
-  spawn.argv.insert(spawn.argv.end(), {"-I.", "kernel.cpp", "-o", "kernel.so"});
-  for (const std::string& flag : flags) {
-    if (flag.rfind("-l", 0) == 0) spawn.argv.push_back(flag);
+  if (!result.rejection && succeeded(run)) {
+    std::vector<std::string> to_assembly = compile_flags;
+    to_assembly.insert(to_assembly.end(), {"-S", "kernel.ii", "-o", "kernel.s"});
+    if (is_clang_) {
+      to_assembly.insert(to_assembly.end(),
+                         {"-Rpass=loop-vectorize", "-Rpass-missed=loop-vectorize",
+                          "-Rpass-analysis=loop-vectorize"});
+    } else {
+      to_assembly.push_back("-fopt-info-vec-optimized-missed=remarks.txt");
+    }
+    run = stage(to_assembly);
+    if (is_clang_) result.remarks = run.output;
+    if (succeeded(run)) result.rejection = check_assembly(read_file(work.path() / "kernel.s"));
   }
-  if (is_clang_) {
-    spawn.argv.insert(spawn.argv.end(), {"-Rpass=loop-vectorize", "-Rpass-missed=loop-vectorize",
-                                         "-Rpass-analysis=loop-vectorize"});
-  } else {
-    spawn.argv.push_back("-fopt-info-vec-optimized-missed=remarks.txt");
+  if (!result.rejection && succeeded(run)) {
+    std::vector<std::string> link = compile_flags;
+    link.insert(link.end(), {"kernel.s", "-o", "kernel.so"});
+    link.insert(link.end(), libraries.begin(), libraries.end());
+    run = stage(link);
   }
-  spawn.environment = clean_environment(work.path());
-  spawn.working_directory = work.path();
-  spawn.limits.address_space_bytes = options_.memory_bytes;
-  spawn.limits.file_size_bytes = 512ull << 20;
-  spawn.limits.cpu_seconds = static_cast<uint64_t>(options_.timeout.count()) + 5;
-  spawn.cpus = options_.cpus;
-  CommandResult run = run_command(spawn, options_.timeout, 4 << 20);
-  // Paths into the scratch directory mean nothing to a reader: keep the file names only.
-  std::string scratch_prefix = work.path().string() + "/";
-  for (size_t at = run.output.find(scratch_prefix); at != std::string::npos;
-       at = run.output.find(scratch_prefix, at)) {
-    run.output.erase(at, scratch_prefix.size());
-  }
-  result.seconds = run.wall_seconds;
-  result.ok = run.status.exited && run.status.exit_code == 0;
+  result.seconds =
+      std::chrono::duration<double>(Clock::now() - (deadline - options_.timeout)).count();
+  result.ok = !result.rejection && succeeded(run);
   if (run.status.timed_out) {
     result.timed_out = true;
     result.diagnostics = fmt::format(
@@ -150,7 +240,9 @@ CompileResult Compiler::compile(const std::string& source, const std::string& he
         options_.timeout.count());
     return result;  // not cached: a busy machine may finish next time
   }
-  if (!result.ok) {
+  if (result.rejection) {
+    result.diagnostics = *result.rejection;
+  } else if (!result.ok) {
     bool out_of_memory = run.status.signal != 0 ||
                          run.output.find("out of memory") != std::string::npos ||
                          run.output.find("virtual memory exhausted") != std::string::npos;
@@ -161,11 +253,9 @@ CompileResult Compiler::compile(const std::string& source, const std::string& he
                            result.diagnostics;
     }
   } else {
-    result.diagnostics = run.output.substr(0, 4000);
+    result.diagnostics = trim_diagnostics(log, 5, 4000);
   }
-  if (is_clang_) {
-    result.remarks = run.output;
-  } else if (std::filesystem::exists(work.path() / "remarks.txt")) {
+  if (!is_clang_ && std::filesystem::exists(work.path() / "remarks.txt")) {
     result.remarks = read_file(work.path() / "remarks.txt");
   }
 
@@ -180,9 +270,13 @@ CompileResult Compiler::compile(const std::string& source, const std::string& he
   if (result.ok) std::filesystem::copy_file(work.path() / "kernel.so", staging / "kernel.so");
   write_file_atomic(staging / "diagnostics.txt", result.diagnostics);
   write_file_atomic(staging / "remarks.txt", result.remarks);
-  write_file_atomic(staging / "log.txt", run.output);
-  Json json = {
-      {"ok", result.ok}, {"seconds", result.seconds}, {"compiler", version_}, {"flags", flags}};
+  write_file_atomic(staging / "log.txt", log);
+  Json json = {{"ok", result.ok},
+               {"seconds", result.seconds},
+               {"compiler", version_},
+               {"flags", flags},
+               {"isolated", isolated()}};
+  if (result.rejection) json["rejection"] = *result.rejection;
   write_file_atomic(staging / "result.json", json.dump(2));
   std::filesystem::remove_all(result.directory);
   std::filesystem::rename(staging, result.directory);

@@ -1,5 +1,13 @@
 // Turns a kernel source and its generated header into a shared library, under limits, once.
 //
+// The compiler reads hostile text, so it runs in a sandbox of its own (subprocess.h's Isolation: a
+// root that holds only /usr and the work directory, no network, as nobody when accelopt is root)
+// and in three stages, each output checked before the next stage reads it:
+//   kernel.cpp --(-E)--> kernel.ii   check_preprocessed: which files, which directives
+//   kernel.ii  --(-S)--> kernel.s    check_assembly: no directive that reads a file
+//   kernel.s   --(link)-> kernel.so
+// A kernel refused by a check gets a `rejection` instead of a library.
+//
 // Results live in a content-addressed cache: the key is the SHA-256 of the compiler's version, the
 // flags, the header and the source, so the same kernel is never compiled twice, even across runs.
 // Failures are cached too (they are as deterministic as successes); deadlines are not.
@@ -8,8 +16,12 @@
 #include <chrono>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "common/subprocess.h"
+#include "platform/cpu/compiler_checks.h"
 
 namespace accelopt::platform::cpu {
 
@@ -22,12 +34,14 @@ struct CompilerOptions {
   uint64_t memory_bytes = 4ull << 30;
   std::vector<int> cpus;                  // where the compiler may run; empty: anywhere
   std::filesystem::path cache_directory;  // empty: cache_directory()/compile
+  bool isolate = true;  // run the compiler in its sandbox (off only where namespaces are refused)
 };
 
 struct CompileResult {
   bool ok = false;
   bool timed_out = false;
   bool cached = false;
+  std::optional<std::string> rejection;  // a stage's output broke a rule: why (REJECTED_SOURCE)
   std::string key;
   std::filesystem::path library;    // kernel.so, when ok
   std::filesystem::path directory;  // the cache entry: kernel.cpp, accelopt_task.h, logs
@@ -46,17 +60,24 @@ class Compiler {
 
   const std::string& version() const { return version_; }
   bool is_clang() const { return is_clang_; }
+  // Whether compiles run in the sandbox; when not, why (a container that refuses namespaces).
+  bool isolated() const { return isolation_problem_.empty(); }
+  const std::string& isolation_problem() const { return isolation_problem_; }
 
  private:
   CompilerOptions options_;
   std::string version_;
   bool is_clang_ = false;
+  // Runs the compiler with `arguments` in `work`: in the sandbox unless it could not be made, under
+  // the memory and CPU limits, scratch paths removed from its output.
+  CommandResult run_stage(const std::vector<std::string>& arguments,
+                          const std::filesystem::path& work, std::chrono::milliseconds timeout,
+                          bool isolate) const;
+
+  std::string isolation_problem_;
+  std::vector<std::filesystem::path> include_directories_;  // the compiler's <...> search list
   std::filesystem::path cache_;
   std::mutex mutex_;  // guards the cache directory's entries while one is being made
 };
-
-// Keeps the first `max_errors` errors of a compiler log with their context lines, and nothing past
-// `max_bytes`.
-std::string trim_diagnostics(const std::string& log, int max_errors = 5, size_t max_bytes = 4000);
 
 }  // namespace accelopt::platform::cpu

@@ -62,15 +62,5 @@ TEST_F(CompilerTest, StopsARunawayCompileAtItsDeadline) {
   EXPECT_NE(result.diagnostics.find("2 s limit"), std::string::npos) << result.diagnostics;
 }
 
-TEST(TrimDiagnostics, KeepsOnlyTheFirstErrors) {
-  std::string log;
-  for (int i = 1; i <= 20; ++i)
-    log += "kernel.cpp:" + std::to_string(i) + ":1: error: bad\n  code\n  ^\n";
-  std::string trimmed = trim_diagnostics(log, 3);
-  EXPECT_NE(trimmed.find("kernel.cpp:3:1"), std::string::npos);
-  EXPECT_EQ(trimmed.find("kernel.cpp:4:1"), std::string::npos);
-  EXPECT_NE(trimmed.find("more errors not shown"), std::string::npos);
-}
-
 }  // namespace
 }  // namespace accelopt::platform::cpu

@@ -199,6 +199,12 @@ std::optional<CompileResult> CpuPlatform::compile_candidate(const EvalRequest& r
   CompileResult compiled = compiler_.compile(request.source, header, flags);
   verdict.compile_seconds = compiled.seconds;
   verdict.compile_cached = compiled.cached;
+  verdict.sandbox["compiler_isolated"] = compiler_.isolated();
+  if (compiled.rejection) {
+    verdict.status = Status::kRejectedSource;
+    verdict.message = *compiled.rejection;
+    return std::nullopt;
+  }
   if (compiled.ok) return compiled;
   verdict.log = compiled.diagnostics;
   verdict.status = Status::kCompileError;
@@ -215,7 +221,7 @@ bool CpuPlatform::load_candidate(Runner& candidate, Verdict& verdict) {
     verdict.message = "the kernel could not be loaded: " + *failure;
     return false;
   }
-  verdict.sandbox = candidate.sandbox();
+  verdict.sandbox.update(candidate.sandbox());
   return true;
 }
 

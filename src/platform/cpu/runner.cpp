@@ -139,6 +139,13 @@ std::optional<std::string> Runner::start() {
       sandbox_[key] = value == "1";
     }
   }
+  if (!sandbox_.value("dropped_root", false)) {
+    sandbox_["warning"] =
+        "accelopt is not running as root, so the kernel runs as accelopt's own user (uid " +
+        std::to_string(::getuid()) +
+        ") instead of nobody; seccomp still forbids opening files, but run accelopt as root (or in "
+        "a container) for a separate user";
+  }
   sandbox_["clean_environment"] = true;
   sandbox_["process_group"] = true;
   sandbox_["rlimits"] = true;
@@ -267,9 +274,21 @@ std::string Runner::output() const {
   } catch (const std::exception&) {
     return "";
   }
-  if (text.size() > 4000)
-    text = text.substr(0, 2000) + "\n[...]\n" + text.substr(text.size() - 2000);
-  return text;
+  return filter_kernel_output(text);
+}
+
+std::string filter_kernel_output(const std::string& raw) {
+  std::string text =
+      raw.size() > 4000 ? raw.substr(0, 2000) + "\n[...]\n" + raw.substr(raw.size() - 2000) : raw;
+  std::string filtered;
+  bool line_start = true;
+  for (char c : text) {
+    if (line_start) filtered += "kernel| ";
+    line_start = c == '\n';
+    bool printable = (c >= 0x20 && c < 0x7f) || c == '\n' || c == '\t';
+    filtered += printable ? c : '?';
+  }
+  return filtered;
 }
 
 }  // namespace accelopt::platform::cpu

@@ -51,8 +51,8 @@ class Runner {
 
   void pause();  // SIGSTOP the whole group: it must not run while the other side is timed
   void resume();
-  int thread_count() const;                         // threads alive in the runner now
-  std::string output() const;                       // what the kernel printed, trimmed
+  int thread_count() const;    // threads alive in the runner now
+  std::string output() const;  // what the kernel printed, through filter_kernel_output
   const Json& sandbox() const { return sandbox_; }  // the measures the runner reported
 
  private:
@@ -71,6 +71,10 @@ class Runner {
   std::string pending_;  // bytes read past the last line
   Json sandbox_ = Json::object();
 };
+
+// What a kernel printed, fit for a verdict: at most 4 KB (head and tail), every line marked
+// "kernel| " so that it can never pass for the harness's own words, control bytes as '?'.
+std::string filter_kernel_output(const std::string& raw);
 
 // Where accelopt-runner is: $ACCELOPT_RUNNER, beside the running executable, or where it was built.
 std::filesystem::path find_runner_program();

@@ -1,17 +1,28 @@
 // accelopt-runner: loads one kernel library and calls its entry point on buffers in shared memory,
 // inside a sandbox it sets up itself before the first call. See runner_protocol.h for the wire.
 //
-// Order matters: the network namespace and the privilege drop need root and come first; the first
-// seccomp filter still lets the dynamic loader open files read-only, so that dlopen works; the
-// second, installed once the kernel is loaded, forbids opening anything at all.
+// Order matters: the network namespace and the privilege drop need root and come first. Loading
+// the kernel runs its code (global initializers, .init_array, ifunc resolvers) inside dlopen, so
+// the kernel never gets a chance to open a file:
+//   1. the libraries the kernel needs (its DT_NEEDED entries) are loaded first, by name;
+//   2. a filter hands every open to a supervising thread (seccomp user notification); the first
+//      open, the loader's open of the kernel, is answered with a copy of the library descriptor
+//      the harness passed (nothing is opened by path), and before answering the supervisor makes
+//      every later open a trap, so code that runs while loading can open nothing;
+//   3. after dlopen every descriptor but the pipes is closed, and the last filter forbids opening
+//      anything at all for the calls.
+// Trusted library code (--call-while-loading) keeps the older path: read-only opens while loading.
 #include <dlfcn.h>
+#include <elf.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -19,9 +30,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #ifdef ACCELOPT_HAVE_SECCOMP
+#include <linux/seccomp.h>
 #include <seccomp.h>
 #endif
 
@@ -90,9 +103,16 @@ void add_rule(scmp_filter_ctx filter, uint32_t action, const char* name, unsigne
   if (result != 0) fail(std::string("seccomp rule for ") + name + ": " + std::strerror(-result));
 }
 
+enum class OpenPolicy {
+  kReadOnly,    // trusted library code while loading: the loader and it may read files
+  kSupervised,  // every open goes to the supervisor (at most one is ever answered)
+  kNever,       // the calls: no file at all
+};
+
 // Allows what computing needs (memory, threads, clocks, the two pipes) and traps everything else:
-// files (after loading), sockets, processes, exec, ptrace, mounts, limits.
-void install_seccomp(bool allow_read_only_open) {
+// files (after loading), sockets, processes, exec, ptrace, mounts, limits. Returns the supervisor's
+// listening descriptor under kSupervised, -1 otherwise.
+int install_seccomp(OpenPolicy open_policy) {
   scmp_filter_ctx filter = seccomp_init(SCMP_ACT_TRAP);
   if (filter == nullptr) fail("seccomp_init failed");
   static const char* const kAllowed[] = {
@@ -156,18 +176,147 @@ void install_seccomp(bool allow_read_only_open) {
   add_rule(filter, SCMP_ACT_ALLOW, "kill", 1,
            SCMP_A0(SCMP_CMP_EQ, static_cast<scmp_datum_t>(::getpid())));
   add_rule(filter, SCMP_ACT_ALLOW, "prlimit64", 1, SCMP_A2(SCMP_CMP_EQ, 0));  // read, never raise
-  add_rule(filter, SCMP_ACT_ERRNO(ENOTTY), "ioctl");
-  if (allow_read_only_open) {
+  int listener = -1;
+  if (open_policy == OpenPolicy::kSupervised) {
+    // The listener will take the lowest free descriptor; only the supervisor may talk to it.
+    listener = ::fcntl(kReplyFd, F_DUPFD_CLOEXEC, 0);
+    ::close(listener);
+    add_rule(filter, SCMP_ACT_ALLOW, "ioctl", 1,
+             SCMP_A0(SCMP_CMP_EQ, static_cast<scmp_datum_t>(listener)));
+    add_rule(filter, SCMP_ACT_ERRNO(ENOTTY), "ioctl", 1,
+             SCMP_A0(SCMP_CMP_NE, static_cast<scmp_datum_t>(listener)));
+    add_rule(filter, SCMP_ACT_NOTIFY, "openat");
+  } else {
+    add_rule(filter, SCMP_ACT_ERRNO(ENOTTY), "ioctl");
+  }
+  if (open_policy == OpenPolicy::kReadOnly) {
     add_rule(filter, SCMP_ACT_ALLOW, "openat", 1,
              SCMP_A2(SCMP_CMP_MASKED_EQ, O_ACCMODE | O_CREAT | O_TRUNC, O_RDONLY));
   }
-  seccomp_attr_set(filter, SCMP_FLTATR_CTL_TSYNC, 1);
+  // Synchronizing threads and a listener do not mix; only the supervised load is single-threaded.
+  seccomp_attr_set(filter, SCMP_FLTATR_CTL_TSYNC, open_policy == OpenPolicy::kSupervised ? 0 : 1);
   seccomp_attr_set(filter, SCMP_FLTATR_CTL_NNP, 0);  // set once by main(); prctl is not allowed
   int result = seccomp_load(filter);
+  if (result == 0 && open_policy == OpenPolicy::kSupervised) {
+    int actual = seccomp_notify_fd(filter);
+    if (actual != listener) fail("the seccomp listener is on an unexpected descriptor");
+  }
   seccomp_release(filter);
   if (result != 0) fail(std::string("seccomp_load: ") + std::strerror(-result));
+  return listener;
+}
+
+// From now on every open traps, in every thread (the filter joins the stack, so it only narrows).
+void trap_every_open() {
+  scmp_filter_ctx filter = seccomp_init(SCMP_ACT_ALLOW);
+  if (filter == nullptr) ::_exit(kRunnerSetupFailure);
+  for (const char* name : {"open", "openat", "openat2", "open_by_handle_at", "creat"}) {
+    int number = seccomp_syscall_resolve_name(name);
+    if (number != __NR_SCMP_ERROR) seccomp_rule_add(filter, SCMP_ACT_TRAP, number, 0);
+  }
+  seccomp_attr_set(filter, SCMP_FLTATR_CTL_TSYNC, 1);
+  seccomp_attr_set(filter, SCMP_FLTATR_CTL_NNP, 0);
+  int result = seccomp_load(filter);
+  seccomp_release(filter);
+  if (result != 0) ::_exit(kRunnerSetupFailure);
+}
+
+// The supervising thread: answers the loader's open of the kernel with `library_fd`, refuses
+// anything else, and makes all later opens trap before it answers, so no kernel code ever runs
+// while an open could still be granted.
+void supervise_load(int listener, int library_fd, const std::string& library_path,
+                    std::string& refused) {
+  struct seccomp_notif* request = nullptr;
+  struct seccomp_notif_resp* response = nullptr;
+  if (seccomp_notify_alloc(&request, &response) != 0) ::_exit(kRunnerSetupFailure);
+  while (seccomp_notify_receive(listener, request) != 0) {
+    if (errno != EINTR && errno != ENOENT) ::_exit(kRunnerSetupFailure);
+  }
+  // The path lives in this process: the thread that asked is blocked in the loader.
+  const char* path = reinterpret_cast<const char*>(request->data.args[1]);
+  bool expected = request->data.nr == __NR_openat && path != nullptr && library_path == path;
+  trap_every_open();
+  if (expected) {
+    struct seccomp_notif_addfd answer {};
+    answer.id = request->id;
+    answer.flags = SECCOMP_ADDFD_FLAG_SEND;
+    answer.srcfd = static_cast<uint32_t>(library_fd);
+    answer.newfd_flags = O_CLOEXEC;
+    if (::ioctl(listener, SECCOMP_IOCTL_NOTIF_ADDFD, &answer) < 0) ::_exit(kRunnerSetupFailure);
+  } else {
+    refused = path == nullptr ? "(no path)" : std::string(path).substr(0, 200);
+    response->id = request->id;
+    response->error = -EACCES;
+    response->val = 0;
+    response->flags = 0;
+    seccomp_notify_respond(listener, response);
+  }
+  seccomp_notify_free(request, response);
 }
 #endif
+
+// The DT_NEEDED names of the ELF shared object on `fd`, read with pread (no mapping, no code run).
+std::vector<std::string> needed_libraries(int fd) {
+  auto read_at = [&](void* into, size_t size, uint64_t offset) {
+    return ::pread(fd, into, size, static_cast<off_t>(offset)) == static_cast<ssize_t>(size);
+  };
+  Elf64_Ehdr header{};
+  if (!read_at(&header, sizeof header, 0) || std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 ||
+      header.e_ident[EI_CLASS] != ELFCLASS64 || header.e_phentsize != sizeof(Elf64_Phdr)) {
+    fail("the kernel library is not a 64-bit ELF file");
+  }
+  std::vector<Elf64_Phdr> segments(header.e_phnum);
+  if (!read_at(segments.data(), segments.size() * sizeof(Elf64_Phdr), header.e_phoff)) {
+    fail("cannot read the kernel library's program headers");
+  }
+  auto file_offset = [&](uint64_t address) -> uint64_t {
+    for (const Elf64_Phdr& segment : segments) {
+      if (segment.p_type == PT_LOAD && address >= segment.p_vaddr &&
+          address < segment.p_vaddr + segment.p_filesz) {
+        return address - segment.p_vaddr + segment.p_offset;
+      }
+    }
+    fail("the kernel library's dynamic section points outside its file");
+  };
+  std::vector<uint64_t> names;
+  uint64_t strings = 0;
+  for (const Elf64_Phdr& segment : segments) {
+    if (segment.p_type != PT_DYNAMIC) continue;
+    for (uint64_t at = 0; at + sizeof(Elf64_Dyn) <= segment.p_filesz; at += sizeof(Elf64_Dyn)) {
+      Elf64_Dyn entry{};
+      if (!read_at(&entry, sizeof entry, segment.p_offset + at) || entry.d_tag == DT_NULL) break;
+      if (entry.d_tag == DT_NEEDED) names.push_back(entry.d_un.d_val);
+      if (entry.d_tag == DT_STRTAB) strings = entry.d_un.d_ptr;
+    }
+  }
+  std::vector<std::string> libraries;
+  for (uint64_t name : names) {
+    char text[256] = {};
+    if (!read_at(text, sizeof text - 1, file_offset(strings) + name)) {
+      fail("cannot read a library name of the kernel");
+    }
+    libraries.emplace_back(text);
+  }
+  return libraries;
+}
+
+// Loads what the kernel links against while opening files is still allowed, so that loading the
+// kernel itself opens only the kernel.
+void preload_libraries(int library_fd) {
+  for (const std::string& name : needed_libraries(library_fd)) {
+    if (name.find('/') != std::string::npos) fail("the kernel needs a library by path: " + name);
+    if (::dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL) == nullptr) {
+      fail("cannot load " + name + ", which the kernel needs: " + ::dlerror());
+    }
+  }
+}
+
+// Whatever the kernel opened or duplicated while loading does not survive into the calls.
+void close_all_but_pipes() {
+  for (int fd = 0; fd < 1024; ++fd) {
+    if (fd > STDERR_FILENO && fd != kCommandFd && fd != kReplyFd) ::close(fd);
+  }
+}
 
 bool drop_privileges() {
   if (::geteuid() != 0) return false;
@@ -227,8 +376,8 @@ int main(int argc, char** argv) {
   std::string entry_name = "kernel";
   std::vector<size_t> offsets;
   bool want_seccomp = true;
-  // Trusted library code (oneDNN) reads its CPU's description from /sys on its first call; that call
-  // happens while files may still be opened read-only.
+  // Trusted library code (oneDNN) reads its CPU's description from /sys on its first call; that
+  // call happens while files may still be opened read-only.
   bool call_while_loading = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -268,26 +417,44 @@ int main(int argc, char** argv) {
   ::sigaction(SIGSYS, &action, nullptr);
 
   bool seccomp = false;
-#ifdef ACCELOPT_HAVE_SECCOMP
-  if (want_seccomp) install_seccomp(/*allow_read_only_open=*/true);
-#endif
+  bool supervised_load = false;
   std::string library_path = "/proc/self/fd/" + std::to_string(kLibraryFd);
-  void* library = ::dlopen(library_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  void* library = nullptr;
+#ifdef ACCELOPT_HAVE_SECCOMP
+  if (want_seccomp && !call_while_loading) {
+    preload_libraries(kLibraryFd);
+    int listener = install_seccomp(OpenPolicy::kSupervised);
+    std::string refused;
+    std::thread supervisor(supervise_load, listener, kLibraryFd, library_path, std::ref(refused));
+    library = ::dlopen(library_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    supervisor.join();
+    if (!refused.empty()) fail("the loader tried to open " + refused + " besides the kernel");
+    supervised_load = true;
+  } else if (want_seccomp) {
+    install_seccomp(OpenPolicy::kReadOnly);
+  }
+#endif
+  if (!supervised_load) library = ::dlopen(library_path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (library == nullptr) fail(std::string("cannot load the kernel: ") + ::dlerror());
-  ::close(kLibraryFd);
   void* entry = ::dlsym(library, entry_name.c_str());
   if (entry == nullptr) fail("the kernel does not define extern \"C\" " + entry_name);
-  if (call_while_loading) call_entry(entry, arguments);
+  if (call_while_loading) {
+    call_entry(entry, arguments);  // trusted code may keep what it opened
+    ::close(kLibraryFd);
+  } else {
+    close_all_but_pipes();
+  }
 #ifdef ACCELOPT_HAVE_SECCOMP
   if (want_seccomp) {
-    install_seccomp(/*allow_read_only_open=*/false);
+    install_seccomp(OpenPolicy::kNever);
     seccomp = true;
   }
 #endif
 
   reply(std::string("READY netns=") + (network_namespace ? "1" : "0") +
         " seccomp=" + (seccomp ? "1" : "0") + " uid=" + std::to_string(::getuid()) +
-        " no_new_privs=" + (no_new_privs ? "1" : "0") + " dropped_root=" + (dropped ? "1" : "0"));
+        " no_new_privs=" + (no_new_privs ? "1" : "0") + " dropped_root=" + (dropped ? "1" : "0") +
+        " load_without_files=" + (supervised_load ? "1" : "0"));
 
   std::string command;
   while (read_line(command)) {

@@ -1,8 +1,8 @@
 #include "platform/cpu/source_check.h"
 
+#include <cctype>
 #include <regex>
 #include <set>
-#include <sstream>
 
 #include "task/abi.h"
 
@@ -46,96 +46,37 @@ const std::set<std::string>& forbidden_words() {
 
 }  // namespace
 
-std::string strip_comments_and_literals(const std::string& source, bool keep_literals) {
-  std::string out = source;
-  enum class State { kCode, kLineComment, kBlockComment, kString, kChar };
-  State state = State::kCode;
-  for (size_t i = 0; i < out.size(); ++i) {
-    char c = source[i];
-    char next = i + 1 < source.size() ? source[i + 1] : '\0';
-    switch (state) {
-      case State::kCode:
-        if (c == '/' && next == '/') {
-          state = State::kLineComment;
-          out[i] = ' ';
-        } else if (c == '/' && next == '*') {
-          state = State::kBlockComment;
-          out[i] = ' ';
-          out[++i] = ' ';
-        } else if (c == '"') {
-          state = State::kString;
-        } else if (c == '\'') {
-          state = State::kChar;
-        }
-        break;
-      case State::kLineComment:
-        if (c == '\n') {
-          state = State::kCode;
-        } else {
-          out[i] = ' ';
-        }
-        break;
-      case State::kBlockComment:
-        if (c == '*' && next == '/') {
-          out[i] = ' ';
-          out[++i] = ' ';
-          state = State::kCode;
-        } else if (c != '\n') {
-          out[i] = ' ';
-        }
-        break;
-      case State::kString:
-      case State::kChar:
-        if (keep_literals) {
-          if (c == '\\' && next != '\0') {
-            ++i;
-          } else if ((state == State::kString && c == '"') ||
-                     (state == State::kChar && c == '\'')) {
-            state = State::kCode;
-          }
-        } else if (c == '\\' && next != '\0') {
-          out[i] = ' ';
-          if (next != '\n') out[++i] = ' ';
-        } else if ((state == State::kString && c == '"') || (state == State::kChar && c == '\'')) {
-          state = State::kCode;
-        } else if (c != '\n') {
-          out[i] = ' ';
-        }
-        break;
-    }
-  }
-  return out;
+bool is_allowed_header(const std::string& name) {
+  return allowed_headers().count(name) > 0 || name == task::kKernelHeaderName;
 }
 
 std::optional<std::string> check_kernel_source(const std::string& source,
                                                const std::string& entry_point) {
   if (source.size() > 512 * 1024) return "the source is larger than 512 KiB";
-  // Include lines are read from the original (string contents matter there), other rules from code.
-  std::string code = strip_comments_and_literals(source);
-  std::istringstream lines(code);
-  std::istringstream original(source);
-  std::string line, original_line;
-  int number = 0;
-  static const std::regex include_pattern(R"(^\s*#\s*include\s*(.*)$)");
-  static const std::regex angle_pattern(R"(^<([^<>]+)>\s*$)");
-  static const std::regex quote_pattern(R"re(^"([^"]+)"\s*$)re");
-  while (std::getline(lines, line)) {
-    std::getline(original, original_line);
-    ++number;
-    std::smatch match;
-    if (!std::regex_match(line, match, include_pattern)) continue;
-    std::string target = std::regex_replace(original_line, std::regex(R"(^\s*#\s*include\s*)"), "");
-    target = std::regex_replace(target, std::regex(R"(\s*(//.*|/\*.*)?$)"), "");
+  static const std::regex angle_pattern(R"(^<([^<>]+)>$)");
+  static const std::regex quote_pattern(R"re(^"([^"]+)"$)re");
+  for (const kernel::Directive& directive : kernel::find_directives(source)) {
+    std::string where = "line " + std::to_string(directive.line) + ": ";
+    const std::string& name = directive.name;
+    if (name == "include_next" || name == "embed" || name == "line" ||
+        (!name.empty() && std::isdigit(static_cast<unsigned char>(name[0])))) {
+      return where + "#" + name + " is not allowed in a kernel";
+    }
+    if (name == "pragma" &&
+        std::regex_search(directive.rest,
+                          std::regex(R"(^(GCC|clang)\s+(system_header|dependency))"))) {
+      return where + "this #pragma is not allowed in a kernel";
+    }
+    if (name != "include" && name != "import") continue;
     std::smatch header;
-    std::string where = "line " + std::to_string(number) + ": ";
-    if (std::regex_match(target, header, angle_pattern)) {
+    if (std::regex_match(directive.rest, header, angle_pattern)) {
       if (!allowed_headers().count(header[1].str())) {
         return where + "#include <" + header[1].str() +
                "> is not allowed; a kernel may include only the C/C++ standard library, "
                "<immintrin.h> (and the other x86 intrinsic headers), <omp.h> and \"" +
                task::kKernelHeaderName + "\"";
       }
-    } else if (std::regex_match(target, header, quote_pattern)) {
+    } else if (std::regex_match(directive.rest, header, quote_pattern)) {
       if (header[1].str() != task::kKernelHeaderName) {
         return where + "#include \"" + header[1].str() +
                "\" is not allowed; the only local header is \"" + task::kKernelHeaderName + "\"";
@@ -158,11 +99,7 @@ std::optional<std::string> check_kernel_source(const std::string& source,
              "when the library loads, or talks to the operating system directly)";
     }
   }
-  static const std::regex pragma_pattern(
-      R"(#\s*pragma\s+(GCC|clang)\s+(system_header|dependency))");
-  if (std::regex_search(code, pragma_pattern)) {
-    return "this #pragma is not allowed in a kernel";
-  }
+  std::string code = strip_comments_and_literals(source);
   std::regex entry_pattern("\\b" + entry_point + "\\s*\\(");
   if (!std::regex_search(code, entry_pattern)) {
     return "the source does not define the entry point " + entry_point + " (extern \"C\" void " +

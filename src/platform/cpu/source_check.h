@@ -1,11 +1,16 @@
-// Rules a kernel source must keep before it reaches the compiler. The compiler is trusted code but
-// a source can still turn it against the machine (#include "/etc/shadow", .incbin), so what a
-// source may pull in is an allow-list: the C and C++ standard library, the x86 intrinsics, omp.h
-// and the generated task header.
+// Rules a kernel source must keep before it reaches the compiler: the quick, friendly first look.
+// What a source may pull in is an allow-list (the C and C++ standard library, the x86 intrinsics,
+// omp.h and the generated task header), read here from the text in every spelling the lexer allows.
+//
+// This is not the boundary: macros can build any spelling. The compiler runs in a sandbox that
+// sees only the system headers, and its preprocessed output and assembly are checked again
+// (compiler.h), whatever the source looked like.
 #pragma once
 
 #include <optional>
 #include <string>
+
+#include "kernel/source_text.h"
 
 namespace accelopt::platform::cpu {
 
@@ -13,8 +18,9 @@ namespace accelopt::platform::cpu {
 std::optional<std::string> check_kernel_source(const std::string& source,
                                                const std::string& entry_point);
 
-// The source with comments (and, unless `keep_literals`, the contents of string and character
-// literals) blanked out, line structure kept, so that rules look only at code.
-std::string strip_comments_and_literals(const std::string& source, bool keep_literals = false);
+// Whether `name` (as written between <> or "") is a header a kernel may include.
+bool is_allowed_header(const std::string& name);
+
+using kernel::strip_comments_and_literals;
 
 }  // namespace accelopt::platform::cpu

@@ -38,13 +38,15 @@ TEST(SourceCheck, RequiresTheEntryPoint) {
   EXPECT_NE(why->find("entry point other_name"), std::string::npos);
 }
 
-TEST(SourceCheck, StripKeepsLineStructure) {
-  std::string source = "a /* x\ny */ b // c\n\"s\\\"t\" d";
-  std::string stripped = strip_comments_and_literals(source);
-  EXPECT_EQ(std::count(stripped.begin(), stripped.end(), '\n'), 2);
-  EXPECT_EQ(stripped.find('x'), std::string::npos);
-  EXPECT_EQ(stripped.find('t'), std::string::npos);
-  EXPECT_NE(stripped.find('d'), std::string::npos);
+TEST(SourceCheck, ReadsIncludesInEverySpellingTheLexerAllows) {
+  for (std::string spelling :
+       {"%:include \"/etc/passwd\"\n", "#import \"/etc/passwd\"\n", "#incl\\\nude <unistd.h>\n",
+        "auto s = R\"x(\")x\";\n#include </etc/passwd>\n", "#include_next <stdio.h>\n",
+        "#line 1 \"/etc/passwd\"\n"}) {
+    EXPECT_TRUE(check_kernel_source(spelling + kBody, "kernel")) << spelling;
+  }
+  EXPECT_EQ(check_kernel_source("auto s = R\"(#include <unistd.h>)\";" + kBody, "kernel"),
+            std::nullopt);
 }
 
 }  // namespace

@@ -1,0 +1,8 @@
+// #import is #include-once in GCC.
+// expect: REJECTED_SOURCE
+// message: is not allowed
+#import "/etc/passwd"
+#include "accelopt_task.h"
+extern "C" void kernel(const float* __restrict x, const float* __restrict y, float* __restrict out) {
+  for (std::int64_t i = 0; i < N; ++i) out[i] = 2.0f * x[i] + y[i];
+}

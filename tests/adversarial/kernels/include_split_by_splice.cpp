@@ -1,0 +1,9 @@
+// A backslash-newline inside the directive's name.
+// expect: REJECTED_SOURCE
+// message: is not allowed
+#incl\
+ude "/etc/passwd"
+#include "accelopt_task.h"
+extern "C" void kernel(const float* __restrict x, const float* __restrict y, float* __restrict out) {
+  for (std::int64_t i = 0; i < N; ++i) out[i] = 2.0f * x[i] + y[i];
+}
