@@ -498,9 +498,9 @@ std::vector<Attempt> Run::iterate(int iteration, const std::vector<roles::Insigh
       try {
         plans[slot] = plans_for(iteration, tried[slot], parents[slot], given,
                                 *context_.agents.planner, config_.plans, fmt::format("b{}", slot));
-      } catch (const llm::BudgetExceeded& error) {
+      } catch (const roles::BudgetExhausted& error) {
         stop(fmt::format("the LLM budget is spent ({})", error.what()));
-      } catch (const llm::LlmError& error) {
+      } catch (const roles::AgentUnavailable& error) {
         emit(EventKind::kNote, iteration, fmt::format("planner failed: {}", error.what()));
       }
     }));
@@ -523,9 +523,9 @@ std::vector<Attempt> Run::iterate(int iteration, const std::vector<roles::Insigh
             *context_.agents.executor, config_.implementations,
             plans[slot][index].author == "tuner" ? store::CandidateKind::kTuner
                                                  : store::CandidateKind::kExecutor);
-      } catch (const llm::BudgetExceeded& error) {
+      } catch (const roles::BudgetExhausted& error) {
         stop(fmt::format("the LLM budget is spent ({})", error.what()));
-      } catch (const llm::LlmError& error) {
+      } catch (const roles::AgentUnavailable& error) {
         emit(EventKind::kNote, iteration, fmt::format("executor failed: {}", error.what()));
       } catch (...) {
         stop("an error ended the run");  // the other jobs stop starting work; the error goes up
@@ -645,10 +645,10 @@ std::vector<store::MemoryEntryRecord> Run::remember(int iteration,
                         auto insight = summarizer->summarize(pair);
                         return insight ? memory::insight_to_json(*insight) : Json(nullptr);
                       });
-    } catch (const llm::BudgetExceeded& error) {
+    } catch (const roles::BudgetExhausted& error) {
       stop(fmt::format("the LLM budget is spent ({})", error.what()));
       break;
-    } catch (const llm::LlmError& error) {
+    } catch (const roles::AgentUnavailable& error) {
       emit(EventKind::kNote, iteration, fmt::format("summarizer failed: {}", error.what()));
       continue;
     }

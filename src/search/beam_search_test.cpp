@@ -235,7 +235,7 @@ class BudgetedExecutor : public roles::Executor {
  public:
   std::vector<roles::Implementation> implement(const roles::KernelView& kernel,
                                                const roles::Plan& plan, int count) override {
-    if (++calls > 2) throw llm::BudgetExceeded(llm::BudgetCap::kUsd, "the run's $0.01 is spent");
+    if (++calls > 2) throw roles::BudgetExhausted("the run's $0.01 is spent");
     return inner.implement(kernel, plan, count);
   }
   tuner::TunerExecutor inner;
