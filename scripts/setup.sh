@@ -7,6 +7,7 @@ packages=(
   libsqlite3-dev nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libfmt-dev
   libseccomp-dev libcurl4-openssl-dev libcpp-httplib-dev libkainjow-mustache-dev
   libgtest-dev libgmock-dev libbenchmark-dev libdnnl-dev
+  postgresql libpqxx-dev
 )
 
 missing=()
