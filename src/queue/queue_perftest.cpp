@@ -110,12 +110,14 @@ int main(int argc, char** argv) {
   int noop_jobs = 200;
   double noop = queue::noop_seconds(url, noop_jobs);
   std::cout << fmt::format("queue overhead: {:.2f} ms per evaluation ({} no-op jobs, 1 worker)\n",
-                           1000 * noop / noop_jobs, noop_jobs);
+                           1000 * noop / noop_jobs, noop_jobs)
+            << std::flush;  // before the workers fork, or they inherit the unflushed line
   for (int workers : {1, 2}) {
     double seconds = queue::real_seconds(url, workers, jobs);
     std::cout << fmt::format(
-        "{} worker(s): {} evaluations in {:.1f} s = {:.0f} evaluations per hour\n", workers, jobs,
-        seconds, jobs * 3600 / seconds);
+                     "{} worker(s): {} evaluations in {:.1f} s = {:.0f} evaluations per hour\n",
+                     workers, jobs, seconds, jobs * 3600 / seconds)
+              << std::flush;
   }
   return 0;
 }
