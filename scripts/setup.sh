@@ -8,6 +8,7 @@ packages=(
   libseccomp-dev libcurl4-openssl-dev libcpp-httplib-dev libkainjow-mustache-dev
   libgtest-dev libgmock-dev libbenchmark-dev libdnnl-dev
   chromium  # the HTML report's tests open it headless (docs/report.md)
+  postgresql libpqxx-dev
 )
 
 missing=()

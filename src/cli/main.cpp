@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/scale_out_commands.h"
 #include "common/error.h"
 
 int main(int argc, char** argv) {
@@ -16,6 +17,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "accelopt 0.1.0");
   accelopt::cli::CommandTable table;
   accelopt::cli::register_commands(app, table);
+  accelopt::cli::register_worker_command(app, table);
+  accelopt::cli::register_slurm_command(app, table);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

@@ -1,6 +1,7 @@
 // The kernel database: every run, task, candidate, trace, model call, memory entry and checkpoint
-// of a workspace, in one SQLite file (default ./.accelopt/accelopt.db). The schema and its
-// migrations are described in store.cpp. ":memory:" opens a private in-memory database (tests).
+// of a workspace, in one SQLite file (default ./.accelopt/accelopt.db) or, when the location is a
+// "postgresql://…" URL, in a PostgreSQL database that many machines and users share. The schema and
+// its migrations are described in store.cpp. ":memory:" opens a private in-memory database (tests).
 //
 // Every method is thread-safe: one connection, one mutex. Each method that records a finished unit
 // of work (an evaluation, an iteration, a model call) is one transaction, so a run killed at any
@@ -34,6 +35,7 @@ struct RunRecord {
   Json config = Json::object();  // the effective search configuration, task directory included
   std::string state;             // "running", "finished", "stopped: <why>", "failed: <why>"
   std::string created_at, updated_at;
+  std::string origin;  // user@host that created the run
 };
 
 struct CandidateRecord {
@@ -66,6 +68,7 @@ struct MemoryEntryRecord {
   int iteration = 0;
   Json insight = Json::object();  // roles::Insight as JSON
   std::string created_at;
+  std::string origin;  // user@host whose run made it; empty: this process's, on insert
 };
 
 struct Checkpoint {
@@ -77,8 +80,9 @@ struct Checkpoint {
 
 class Store {
  public:
-  // Opens or creates the database at `path` (parents created), applying pending migrations. Throws
-  // UserError for a file that is not an accelopt database or was written by a newer accelopt.
+  // Opens or creates the database at `path` (parents created) or at a "postgresql://…" URL,
+  // applying pending migrations. Throws UserError for a database that is not accelopt's, was
+  // written by a newer accelopt, or cannot be reached.
   static std::unique_ptr<Store> open(const std::filesystem::path& path);
   ~Store();
   Store(const Store&) = delete;
@@ -144,7 +148,8 @@ class StoreLedger : public llm::CallLedger {
   Store& store_;
 };
 
-// The default database of a workspace directory: <workspace>/accelopt.db.
+// The default database of a workspace directory: <workspace>/accelopt.db; a "postgresql://…"
+// workspace is its own database.
 std::filesystem::path database_path(const std::filesystem::path& workspace);
 
 }  // namespace accelopt::store

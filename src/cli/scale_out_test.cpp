@@ -1,0 +1,239 @@
+// End to end (slow) against a throwaway PostgreSQL server and the real `accelopt` binary: two
+// `accelopt worker` processes evaluate kernels queued by a RemotePlatform; a run on a
+// postgresql:// workspace is killed with SIGKILL and resumed; `accelopt slurm` writes its sbatch
+// array, and submits two workers where a Slurm cluster answers.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <set>
+#include <thread>
+
+#include "common/files.h"
+#include "common/json.h"
+#include "common/subprocess.h"
+#include "queue/evaluation_request.h"
+#include "queue/queue.h"
+#include "queue/remote_platform.h"
+#include "store/postgres_cluster.h"
+#include "store/store.h"
+#include "task/task.h"
+
+namespace accelopt::cli {
+namespace {
+
+using namespace std::chrono_literals;
+
+store::PostgresCluster* cluster(std::string* why = nullptr) {
+  static std::string reason;
+  static std::unique_ptr<store::PostgresCluster> instance = store::PostgresCluster::start(reason);
+  if (why != nullptr) *why = reason;
+  return instance.get();
+}
+
+std::string binary() {
+  return std::string(ACCELOPT_BINARY_DIR) + "/src/cli/accelopt";
+}
+
+// This process's environment: the workers find the compiler and the test's cache as we do.
+std::vector<std::string> inherited_environment() {
+  std::vector<std::string> environment;
+  for (char** variable = environ; *variable != nullptr; ++variable) {
+    environment.emplace_back(*variable);
+  }
+  return environment;
+}
+
+Process start_accelopt(const std::vector<std::string>& arguments,
+                       const std::filesystem::path& log) {
+  SpawnOptions options;
+  options.argv = {binary()};
+  options.argv.insert(options.argv.end(), arguments.begin(), arguments.end());
+  options.environment = inherited_environment();
+  options.output_file = log;
+  return Process::spawn(options);
+}
+
+class ScaleOut : public testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    if (cluster(&why) == nullptr) GTEST_SKIP() << why;
+    std::string name = testing::UnitTest::GetInstance()->current_test_info()->name();
+    for (char& character : name) character = static_cast<char>(std::tolower(character));
+    database_ = name;
+    url_ = cluster()->create_database(name);
+  }
+  std::string database_, url_;
+};
+
+TEST_F(ScaleOut, TwoWorkerProcessesEvaluateQueuedKernels) {
+  TempDir dir;
+  queue::Queue::open(url_);  // the table exists before the workers poll it
+  std::vector<Process> workers;
+  for (std::string name : {"one", "two"}) {
+    workers.push_back(start_accelopt(
+        {"worker", "--db", url_, "--platform", "cpu", "--name", name, "--idle-exit-seconds", "15"},
+        dir.path() / (name + ".log")));
+  }
+  task::Task task = task::load_task(std::string(ACCELOPT_SOURCE_DIR) + "/bench/cpu/silu");
+  queue::RemotePlatformOptions options;
+  options.url = url_;
+  options.timeout = 10min;
+  queue::RemotePlatform remote(options);
+  // Four evaluations at once, as the search's pipeline asks them.
+  std::vector<platform::Verdict> verdicts(4);
+  {
+    std::vector<std::jthread> threads;
+    for (size_t index = 0; index < verdicts.size(); ++index) {
+      threads.emplace_back([&, index] {
+        platform::EvalRequest request;
+        request.task = &task;
+        request.workload = "small";
+        request.source = read_file(task.baseline_path()) + "\n// copy " + std::to_string(index);
+        request.timing.target_half_width = 0.1;
+        request.timing.budget_seconds = 1;
+        request.timing.min_pairs = 4;
+        verdicts[index] = remote.evaluate(request);
+      });
+    }
+  }
+  for (const platform::Verdict& verdict : verdicts) {
+    EXPECT_TRUE(verdict.passed()) << verdict.to_json().dump(1);
+  }
+  for (Process& worker : workers) {
+    ExitStatus status = worker.wait(2min);
+    EXPECT_TRUE(status.exited && status.exit_code == 0) << status.describe();
+  }
+  std::string log = read_file(dir.path() / "one.log") + read_file(dir.path() / "two.log");
+  // A harness failure on a worker (not the kernel's: two workers racing on the compile cache, say)
+  // is retried once, so all four are done all the same.
+  EXPECT_EQ(
+      cluster()->psql(database_, "SELECT count(*) FROM evaluation_queue WHERE state = 'done'"), "4")
+      << log;
+  EXPECT_EQ(cluster()->psql(database_, "SELECT count(DISTINCT worker) FROM evaluation_queue"), "2")
+      << log;
+}
+
+// kill -9 in the middle of a run whose workspace is a PostgreSQL database, then `accelopt
+// resume`: what was recorded stays as it was, nothing is evaluated twice, and the run finishes.
+TEST_F(ScaleOut, ARunKilledAndResumedAgainstPostgres) {
+  TempDir dir;
+  std::filesystem::path config = dir.path() / "accelopt.toml";
+  write_file_atomic(config,
+                    "[search]\npreset = \"quick\"\niterations = 3\n"
+                    "timing_target = 0.1\ntiming_budget_seconds = 1.0\ntiming_min_pairs = 4\n");
+  std::string task = std::string(ACCELOPT_SOURCE_DIR) + "/bench/cpu/matmul";
+  Process run = start_accelopt({"optimize", "--task", task, "--workload", "small", "--config",
+                                config.string(), "--workspace", url_},
+                               dir.path() / "killed.log");
+  size_t before_kill = 0;
+  for (int wait = 0; wait < 1200 && before_kill < 4; ++wait) {
+    std::this_thread::sleep_for(100ms);
+    if (run.try_wait()) break;
+    before_kill = store::Store::open(url_)->candidates(1).size();
+  }
+  ASSERT_FALSE(run.try_wait().has_value()) << read_file(dir.path() / "killed.log");
+  run.kill_group();
+  run.wait(10s);
+  std::vector<store::CandidateRecord> recorded;
+  std::vector<std::string> verdicts;
+  {
+    auto store = store::Store::open(url_);
+    EXPECT_EQ(store->run(1)->state, "running");
+    recorded = store->candidates(1);
+    for (const auto& candidate : recorded) {
+      verdicts.push_back(store->trace(candidate.id)->verdict.to_json().dump());
+    }
+  }
+  ASSERT_GE(recorded.size(), 4u);
+
+  Process resume = start_accelopt({"resume", "1", "--workspace", url_}, dir.path() / "resume.log");
+  ExitStatus status = resume.wait(10min);
+  ASSERT_TRUE(status.exited && status.exit_code == 0) << read_file(dir.path() / "resume.log");
+  auto store = store::Store::open(url_);
+  EXPECT_EQ(store->run(1)->state, "finished");
+  auto after = store->candidates(1);
+  ASSERT_GE(after.size(), recorded.size());
+  for (size_t index = 0; index < recorded.size(); ++index) {
+    EXPECT_EQ(after[index].id, recorded[index].id);
+    EXPECT_EQ(after[index].key, recorded[index].key);
+    EXPECT_EQ(store->trace(after[index].id)->verdict.to_json().dump(), verdicts[index]);
+  }
+  std::set<std::string> evaluated;
+  for (const auto& trace : store->traces(1)) {
+    if (trace.reused_from) continue;
+    store::CandidateRecord candidate = *store->candidate(trace.candidate_id);
+    if (candidate.normalized_hash.empty()) continue;
+    EXPECT_TRUE(evaluated.insert(candidate.normalized_hash).second) << candidate.key;
+  }
+  EXPECT_GE(store->last_checkpoint(1)->iteration, 2);
+}
+
+CommandResult accelopt_command(const std::vector<std::string>& arguments) {
+  SpawnOptions options;
+  options.argv = {binary()};
+  options.argv.insert(options.argv.end(), arguments.begin(), arguments.end());
+  options.environment = inherited_environment();
+  return run_command(options, 60s);
+}
+
+TEST(Slurm, DryRunPrintsAnArrayOfWorkers) {
+  CommandResult result = accelopt_command({"slurm", "--dry-run", "--workers", "3", "--partition",
+                                           "debug", "--db", "postgresql://queue.example/ao"});
+  ASSERT_EQ(result.status.exit_code, 0) << result.output;
+  EXPECT_NE(result.output.find("#SBATCH --array=0-2\n"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("#SBATCH --partition=debug\n"), std::string::npos);
+  EXPECT_NE(result.output.find("worker --db 'postgresql://queue.example/ao' --platform 'cpu'"),
+            std::string::npos)
+      << result.output;
+  EXPECT_EQ(result.output.find("--gres"), std::string::npos);
+  CommandResult cuda = accelopt_command({"slurm", "--dry-run", "--workers", "1", "--platform",
+                                         "cuda", "--db", "postgresql://queue.example/ao"});
+  EXPECT_NE(cuda.output.find("#SBATCH --gres=gpu:1\n"), std::string::npos) << cuda.output;
+  CommandResult sqlite = accelopt_command({"slurm", "--dry-run", "--db", ".accelopt"});
+  EXPECT_EQ(sqlite.status.exit_code, 2) << sqlite.output;
+}
+
+// Where a Slurm cluster answers (sbatch on PATH, `scontrol ping` up) two workers are submitted
+// and evaluate two queued jobs; elsewhere the test says why it cannot run.
+TEST_F(ScaleOut, SlurmRunsTwoWorkers) {
+  SpawnOptions ping;
+  ping.argv = {"/bin/sh", "-c", "command -v sbatch >/dev/null && scontrol ping"};
+  ping.environment = inherited_environment();
+  CommandResult up = run_command(ping, 30s);
+  if (up.status.exit_code != 0) {
+    GTEST_SKIP() << "no Slurm cluster here (sbatch missing or `scontrol ping` failed; install "
+                    "slurm-wlm and munge and start munged, slurmctld and slurmd): "
+                 << up.output;
+  }
+  TempDir dir;
+  auto queue = queue::Queue::open(url_);
+  task::Task task = task::load_task(std::string(ACCELOPT_SOURCE_DIR) + "/bench/cpu/silu");
+  std::vector<int64_t> ids;
+  for (int index = 0; index < 2; ++index) {
+    platform::EvalRequest request;
+    request.task = &task;
+    request.workload = "small";
+    request.source = read_file(task.baseline_path());
+    request.measure_time = false;
+    ids.push_back(queue->enqueue("cpu", queue::request_to_json(request)));
+  }
+  CommandResult submitted = accelopt_command(
+      {"slurm", "--workers", "2", "--db", url_, "--idle-exit-seconds", "20", "--script",
+       (dir.path() / "workers.sbatch").string(), "--log-dir", (dir.path() / "logs").string()});
+  ASSERT_EQ(submitted.status.exit_code, 0) << submitted.output;
+  for (int64_t id : ids) {
+    for (int wait = 0; wait < 600 && queue->outcome(id)->state != queue::JobState::kDone; ++wait) {
+      std::this_thread::sleep_for(500ms);
+    }
+    EXPECT_EQ(queue->outcome(id)->state, queue::JobState::kDone);
+  }
+}
+
+}  // namespace
+}  // namespace accelopt::cli

@@ -1,0 +1,130 @@
+// `accelopt slurm --workers N --partition P --db postgresql://…`: writes an sbatch script that
+// starts N workers as one job array (one worker per array task) and submits it; --dry-run prints
+// the script instead. The workers reach the database and the task folders from the compute nodes,
+// so both must be visible there (a shared file system, a reachable server).
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include "cli/scale_out_commands.h"
+#include "common/error.h"
+#include "common/files.h"
+#include "common/subprocess.h"
+
+namespace accelopt::cli {
+namespace {
+
+struct SlurmArguments {
+  std::string db;
+  int workers = 1;
+  std::string partition;
+  std::string platform = "cpu";
+  std::string time = "04:00:00";
+  int cpus_per_worker = 2;  // one core times, the other compiles
+  int gpus_per_worker = 0;  // default: 1 for cuda, 0 otherwise
+  double idle_exit_seconds = 600;
+  std::string script = "accelopt-workers.sbatch";
+  std::string log_directory = "accelopt-worker-logs";
+  bool dry_run = false;
+};
+
+// Single-quoted for the shell; refuses what cannot be quoted so.
+std::string shell_quoted(const std::string& text) {
+  if (text.find('\'') != std::string::npos) {
+    throw UserError("slurm: a single quote cannot appear in " + text);
+  }
+  return "'" + text + "'";
+}
+
+std::string this_executable() {
+  std::error_code error;
+  std::filesystem::path path = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (error) throw InternalError("slurm: cannot find the accelopt binary: " + error.message());
+  return path.string();
+}
+
+std::string sbatch_script(const SlurmArguments& arguments) {
+  if (arguments.workers < 1) throw UserError("slurm: --workers must be at least 1");
+  int gpus = arguments.gpus_per_worker > 0 ? arguments.gpus_per_worker
+                                           : (arguments.platform == "cuda" ? 1 : 0);
+  std::filesystem::path logs = std::filesystem::absolute(arguments.log_directory);
+  std::string script = "#!/bin/bash\n";
+  script += "#SBATCH --job-name=accelopt-worker\n";
+  script += fmt::format("#SBATCH --array=0-{}\n", arguments.workers - 1);
+  if (!arguments.partition.empty()) {
+    script += fmt::format("#SBATCH --partition={}\n", arguments.partition);
+  }
+  script += "#SBATCH --ntasks=1\n";
+  script += fmt::format("#SBATCH --cpus-per-task={}\n", arguments.cpus_per_worker);
+  if (gpus > 0) script += fmt::format("#SBATCH --gres=gpu:{}\n", gpus);
+  script += fmt::format("#SBATCH --time={}\n", arguments.time);
+  script += fmt::format("#SBATCH --output={}/worker-%A_%a.log\n", logs.string());
+  script +=
+      "# One accelopt worker per array task; each claims evaluations from the shared queue.\n";
+  script += fmt::format(
+      "exec {} worker --db {} --platform {} --name \"slurm-${{SLURM_ARRAY_JOB_ID}}_"
+      "${{SLURM_ARRAY_TASK_ID}}@$(hostname)\" --idle-exit-seconds {}\n",
+      shell_quoted(this_executable()), shell_quoted(arguments.db), shell_quoted(arguments.platform),
+      arguments.idle_exit_seconds);
+  return script;
+}
+
+int run_slurm(const SlurmArguments& arguments) {
+  if (!arguments.db.starts_with("postgresql://") && !arguments.db.starts_with("postgres://")) {
+    throw UserError("slurm: workers share a PostgreSQL database: give --db postgresql://…");
+  }
+  std::string script = sbatch_script(arguments);
+  if (arguments.dry_run) {
+    std::cout << script;
+    return 0;
+  }
+  std::filesystem::create_directories(std::filesystem::absolute(arguments.log_directory));
+  write_file_atomic(arguments.script, script);
+  SpawnOptions options;
+  options.argv = {"/bin/sh", "-c", "exec sbatch --parsable " + shell_quoted(arguments.script)};
+  for (char** variable = environ; *variable != nullptr; ++variable) {
+    options.environment.emplace_back(*variable);  // sbatch needs the user's Slurm settings
+  }
+  CommandResult result = run_command(options, std::chrono::seconds(60));
+  if (!result.status.exited || result.status.exit_code != 0) {
+    throw UserError(fmt::format("slurm: sbatch {} {}: {}", arguments.script,
+                                result.status.describe(), result.output));
+  }
+  std::cout << fmt::format("submitted {} workers as Slurm job {} (script {}, logs in {})\n",
+                           arguments.workers, result.output, arguments.script,
+                           arguments.log_directory);
+  return 0;
+}
+
+}  // namespace
+
+void register_slurm_command(CLI::App& app, CommandTable& table) {
+  auto arguments = std::make_shared<SlurmArguments>();
+  auto* slurm = app.add_subcommand("slurm", "Submit accelopt workers to Slurm as an sbatch array");
+  slurm->add_option("--db", arguments->db, "the shared database, postgresql://…")->required();
+  slurm->add_option("--workers", arguments->workers, "how many workers (array tasks)")
+      ->capture_default_str();
+  slurm->add_option("--partition", arguments->partition, "Slurm partition");
+  slurm->add_option("--platform", arguments->platform, "cpu or cuda")->capture_default_str();
+  slurm->add_option("--time", arguments->time, "time limit per worker")->capture_default_str();
+  slurm->add_option("--cpus-per-worker", arguments->cpus_per_worker, "CPUs per worker")
+      ->capture_default_str();
+  slurm->add_option("--gpus-per-worker", arguments->gpus_per_worker,
+                    "GPUs per worker (default: 1 for cuda, else 0)");
+  slurm
+      ->add_option("--idle-exit-seconds", arguments->idle_exit_seconds,
+                   "a worker stops after this long with nothing queued")
+      ->capture_default_str();
+  slurm->add_option("--script", arguments->script, "where to write the sbatch script")
+      ->capture_default_str();
+  slurm->add_option("--log-dir", arguments->log_directory, "the workers' log folder")
+      ->capture_default_str();
+  slurm->add_flag("--dry-run", arguments->dry_run, "print the script; submit nothing");
+  slurm->callback(
+      [&table, arguments] { table.select([arguments] { return run_slurm(*arguments); }); });
+}
+
+}  // namespace accelopt::cli

@@ -1,0 +1,225 @@
+// The evaluation queue against a real PostgreSQL server: jobs are claimed once each, two worker
+// processes share one queue, heartbeats keep a long evaluation, and a worker SIGKILLed in the
+// middle of an evaluation loses its lease, after which the evaluation is redone exactly once and
+// nothing is lost or recorded twice.
+#include "queue/queue.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "common/files.h"
+#include "queue/worker.h"
+#include "store/postgres_cluster.h"
+
+namespace accelopt::queue {
+namespace {
+
+using namespace std::chrono_literals;
+
+store::PostgresCluster* cluster(std::string* why = nullptr) {
+  static std::string reason;
+  static std::unique_ptr<store::PostgresCluster> instance = store::PostgresCluster::start(reason);
+  if (why != nullptr) *why = reason;
+  return instance.get();
+}
+
+class QueueTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    if (cluster(&why) == nullptr) GTEST_SKIP() << why;
+    std::string name = testing::UnitTest::GetInstance()->current_test_info()->name();
+    for (char& character : name) character = static_cast<char>(std::tolower(character));
+    url_ = cluster()->create_database(name);
+  }
+  std::string url_;
+};
+
+// A stand-in evaluation: the request's number, doubled, after `delay`.
+Evaluate doubling(std::chrono::milliseconds delay) {
+  return [delay](const Json& request) {
+    std::this_thread::sleep_for(delay);
+    return Json{{"status", "PASSED"}, {"value", request.at("n").get<int>() * 2}};
+  };
+}
+
+TEST_F(QueueTest, AJobIsClaimedOnceAndCompletedWithItsVerdict) {
+  auto queue = Queue::open(url_);
+  int64_t id = queue->enqueue("cpu", Json{{"n", 21}});
+  EXPECT_FALSE(queue->claim("w", "cuda", 10s).has_value());  // another platform's worker
+  std::optional<Job> job = queue->claim("w", "cpu", 10s);
+  ASSERT_TRUE(job.has_value());
+  EXPECT_EQ(job->id, id);
+  EXPECT_EQ(job->attempt, 1);
+  EXPECT_EQ(job->request["n"], 21);
+  EXPECT_FALSE(queue->claim("v", "cpu", 10s).has_value());  // leased: nobody else gets it
+  EXPECT_TRUE(queue->heartbeat(*job, 10s));
+  EXPECT_TRUE(queue->complete(*job, Json{{"value", 42}}));
+  EXPECT_FALSE(queue->complete(*job, Json{{"value", 43}}));  // recorded once
+  std::optional<Outcome> outcome = queue->outcome(id);
+  ASSERT_TRUE(outcome.has_value());
+  EXPECT_EQ(outcome->state, JobState::kDone);
+  EXPECT_EQ((*outcome->result)["value"], 42);
+  EXPECT_EQ(queue->counts().done, 1);
+}
+
+TEST_F(QueueTest, AnExpiredLeaseIsRetriedOnceThenFails) {
+  auto queue = Queue::open(url_);
+  int64_t id = queue->enqueue("cpu", Json{{"n", 1}});
+  std::optional<Job> first = queue->claim("a", "cpu", 100ms);
+  ASSERT_TRUE(first.has_value());
+  std::this_thread::sleep_for(300ms);
+  std::optional<Job> second = queue->claim("b", "cpu", 100ms);
+  ASSERT_TRUE(second.has_value());
+  EXPECT_EQ(second->id, id);
+  EXPECT_EQ(second->attempt, 2);
+  EXPECT_FALSE(queue->heartbeat(*first, 10s));  // the first worker lost it
+  EXPECT_FALSE(queue->complete(*first, Json{{"late", true}}));
+  std::this_thread::sleep_for(300ms);
+  EXPECT_FALSE(queue->claim("c", "cpu", 100ms).has_value());  // no attempt left
+  std::optional<Outcome> outcome = queue->outcome(id);
+  EXPECT_EQ(outcome->state, JobState::kFailed);
+  EXPECT_EQ(outcome->attempts, 2);
+  EXPECT_NE(outcome->error.find("lease of b expired"), std::string::npos) << outcome->error;
+}
+
+TEST_F(QueueTest, AHarnessFailureIsQueuedAgainWhileAttemptsRemain) {
+  auto queue = Queue::open(url_);
+  int64_t id = queue->enqueue("cpu", Json{{"n", 1}});
+  EXPECT_TRUE(queue->fail(*queue->claim("a", "cpu", 10s), "compiler missing"));
+  EXPECT_EQ(queue->outcome(id)->state, JobState::kQueued);
+  EXPECT_TRUE(queue->fail(*queue->claim("a", "cpu", 10s), "compiler missing"));
+  EXPECT_EQ(queue->outcome(id)->state, JobState::kFailed);
+  EXPECT_EQ(queue->outcome(id)->error, "a: compiler missing");
+}
+
+TEST_F(QueueTest, HeartbeatsKeepALongEvaluation) {
+  auto queue = Queue::open(url_);
+  int64_t id = queue->enqueue("cpu", Json{{"n", 5}});
+  WorkerOptions options;
+  options.url = url_;
+  options.lease = 1500ms;
+  options.max_jobs = 1;
+  std::atomic<bool> stop = false;
+  std::ostringstream log;
+  // Once the worker holds the job, a rival claims all the while: it would get the job if the
+  // lease lapsed.
+  std::atomic<bool> rival_got_it = false;
+  std::jthread rival([&](std::stop_token token) {
+    auto rival_queue = Queue::open(url_);
+    while (!token.stop_requested() && rival_queue->outcome(id)->state == JobState::kQueued) {
+      std::this_thread::sleep_for(10ms);
+    }
+    while (!token.stop_requested()) {
+      if (rival_queue->claim("rival", "cpu", 10s)) rival_got_it = true;
+      std::this_thread::sleep_for(50ms);
+    }
+  });
+  WorkerStats stats = run_worker(options, doubling(4000ms), stop, log);
+  rival.request_stop();
+  rival.join();
+  EXPECT_EQ(stats.completed, 1) << log.str();
+  EXPECT_FALSE(rival_got_it);
+  EXPECT_EQ(queue->outcome(id)->attempts, 1);
+  EXPECT_EQ((*queue->outcome(id)->result)["value"], 10);
+}
+
+// Runs a worker in a child process; returns its pid. The child never returns.
+pid_t fork_worker(const WorkerOptions& options, const Evaluate& evaluate) {
+  pid_t child = fork();
+  if (child != 0) return child;
+  int code = 0;
+  try {
+    std::atomic<bool> stop = false;
+    std::ostringstream log;
+    run_worker(options, evaluate, stop, log);
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "worker: %s\n", error.what());
+    code = 1;
+  }
+  _exit(code);  // no static destructors: the cluster belongs to the parent
+}
+
+int wait_for(pid_t child) {
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  return status;
+}
+
+TEST_F(QueueTest, TwoWorkersShareOneQueue) {
+  auto queue = Queue::open(url_);
+  std::vector<int64_t> ids;
+  for (int n = 0; n < 24; ++n) ids.push_back(queue->enqueue("cpu", Json{{"n", n}}));
+  WorkerOptions options;
+  options.url = url_;
+  options.poll = 20ms;
+  options.idle_exit = 1s;
+  options.name = "one";
+  pid_t one = fork_worker(options, doubling(50ms));
+  options.name = "two";
+  pid_t two = fork_worker(options, doubling(50ms));
+  EXPECT_EQ(wait_for(one), 0);
+  EXPECT_EQ(wait_for(two), 0);
+  std::set<std::string> workers;
+  for (size_t n = 0; n < ids.size(); ++n) {
+    std::optional<Outcome> outcome = queue->outcome(ids[n]);
+    ASSERT_EQ(outcome->state, JobState::kDone);
+    EXPECT_EQ(outcome->attempts, 1);
+    EXPECT_EQ((*outcome->result)["value"], 2 * static_cast<int>(n));
+    workers.insert(outcome->worker);
+  }
+  EXPECT_EQ(workers, (std::set<std::string>{"one", "two"}));
+}
+
+TEST_F(QueueTest, AWorkerKilledMidEvaluationIsRedoneOnceAndNothingIsLostOrDoubled) {
+  TempDir dir;
+  auto queue = Queue::open(url_);
+  std::vector<int64_t> ids;
+  for (int n = 0; n < 3; ++n) ids.push_back(queue->enqueue("cpu", Json{{"n", n}}));
+  // The doomed worker marks that it began job 0, then hangs in it until killed.
+  std::filesystem::path began = dir.path() / "began";
+  WorkerOptions doomed;
+  doomed.url = url_;
+  doomed.name = "doomed";
+  doomed.lease = 1s;
+  pid_t child = fork_worker(doomed, [&](const Json& request) -> Json {
+    std::ofstream(began) << request.dump();
+    for (;;) std::this_thread::sleep_for(1s);
+  });
+  for (int wait = 0; wait < 500 && !std::filesystem::exists(began); ++wait) {
+    std::this_thread::sleep_for(20ms);
+  }
+  ASSERT_TRUE(std::filesystem::exists(began));
+  ::kill(child, SIGKILL);
+  wait_for(child);
+
+  WorkerOptions survivor;
+  survivor.url = url_;
+  survivor.name = "survivor";
+  survivor.poll = 50ms;
+  survivor.idle_exit = 3s;  // longer than the dead lease
+  std::atomic<bool> stop = false;
+  std::ostringstream log;
+  WorkerStats stats = run_worker(survivor, doubling(10ms), stop, log);
+  EXPECT_EQ(stats.completed, 3) << log.str();
+  for (size_t n = 0; n < ids.size(); ++n) {
+    std::optional<Outcome> outcome = queue->outcome(ids[n]);
+    ASSERT_EQ(outcome->state, JobState::kDone) << log.str();
+    EXPECT_EQ(outcome->worker, "survivor");
+    EXPECT_EQ((*outcome->result)["value"], 2 * static_cast<int>(n));
+    EXPECT_EQ(outcome->attempts, n == 0 ? 2 : 1);  // only the killed evaluation was redone
+  }
+  QueueCounts counts = queue->counts();
+  EXPECT_EQ(counts.done, 3);
+  EXPECT_EQ(counts.queued + counts.leased + counts.failed, 0);
+}
+
+}  // namespace
+}  // namespace accelopt::queue

@@ -1,0 +1,37 @@
+// A throwaway PostgreSQL server for tests: initdb into a temporary directory, started by pg_ctl on
+// a unix socket in that directory (no TCP port), stopped and removed when the object goes. Run as
+// root, the server runs as `nobody` through runuser, since PostgreSQL refuses to run as root.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "common/files.h"
+
+namespace accelopt::store {
+
+class PostgresCluster {
+ public:
+  // The running cluster, or nullptr with `why` saying what is missing (no PostgreSQL binaries
+  // under /usr/lib/postgresql, or a server that would not start) so a test can skip saying so.
+  static std::unique_ptr<PostgresCluster> start(std::string& why);
+  ~PostgresCluster();  // pg_ctl stop -m immediate
+  PostgresCluster(const PostgresCluster&) = delete;
+  PostgresCluster& operator=(const PostgresCluster&) = delete;
+
+  // Creates an empty database and returns its URL ("postgresql:///name?host=<socket dir>&…").
+  std::string create_database(const std::string& name);
+  std::string url(const std::string& database) const;
+  // Runs a statement through psql on `database`; its output. Throws InternalError on failure.
+  std::string psql(const std::string& database, const std::string& sql) const;
+
+ private:
+  PostgresCluster() = default;
+
+  TempDir directory_{"accelopt-postgres"};
+  std::filesystem::path bin_;
+  bool started_ = false;
+};
+
+}  // namespace accelopt::store
