@@ -9,4 +9,4 @@ bash scripts/build.sh
 label_args=()
 [ "${1:-}" = "--quick" ] && label_args=(-LE slow)
 cd build
-ctest --output-on-failure --timeout 900 -j 2 "${label_args[@]}"
+ctest --output-on-failure --timeout 900 --repeat until-pass:2 -j 2 "${label_args[@]}"
