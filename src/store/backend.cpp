@@ -5,6 +5,7 @@
 #include <charconv>
 
 #include "common/error.h"
+#include "store/store.h"
 
 namespace accelopt::store {
 

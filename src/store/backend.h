@@ -60,7 +60,4 @@ class Backend {
 std::unique_ptr<Backend> open_sqlite(const std::filesystem::path& path);  // ":memory:" for tests
 std::unique_ptr<Backend> open_postgres(const std::string& url);
 
-// "postgresql://…" or "postgres://…".
-bool is_postgres_url(std::string_view location);
-
 }  // namespace accelopt::store

@@ -152,4 +152,7 @@ class StoreLedger : public llm::CallLedger {
 // workspace is its own database.
 std::filesystem::path database_path(const std::filesystem::path& workspace);
 
+// "postgresql://…" or "postgres://…": a shared database rather than a file.
+bool is_postgres_url(std::string_view location);
+
 }  // namespace accelopt::store

@@ -1,9 +1,11 @@
 #include "platform/cpu/compiler.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <regex>
 #include <sstream>
+#include <thread>
 
 #include "common/error.h"
 #include "common/files.h"
@@ -260,8 +262,10 @@ CompileResult Compiler::compile(const std::string& source, const std::string& he
   }
 
   // Build the entry beside its final place, then rename it in: readers see all of it or nothing.
+  // The staging folder is this thread's own, since others may compile the same source.
   std::filesystem::path staging = result.directory;
-  staging += ".tmp";
+  staging +=
+      fmt::format(".tmp.{}.{}", getpid(), std::hash<std::thread::id>{}(std::this_thread::get_id()));
   std::filesystem::remove_all(staging);
   std::filesystem::create_directories(staging);
   std::filesystem::copy_file(work.path() / "kernel.cpp", staging / "kernel.cpp");
@@ -278,8 +282,20 @@ CompileResult Compiler::compile(const std::string& source, const std::string& he
                {"isolated", isolated()}};
   if (result.rejection) json["rejection"] = *result.rejection;
   write_file_atomic(staging / "result.json", json.dump(2));
-  std::filesystem::remove_all(result.directory);
-  std::filesystem::rename(staging, result.directory);
+  // Another process may put the same entry in first: then keep theirs. An entry without its
+  // record was left by a killed process and is replaced.
+  CompileResult fresh = result;
+  std::error_code error;
+  std::filesystem::rename(staging, result.directory, error);
+  if (error && load_cached()) {
+    std::filesystem::remove_all(staging);
+    return result;
+  }
+  if (error) {
+    result = fresh;
+    std::filesystem::remove_all(result.directory);
+    std::filesystem::rename(staging, result.directory);
+  }
   result.library = result.directory / "kernel.so";
   return result;
 }
