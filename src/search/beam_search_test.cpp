@@ -13,7 +13,6 @@
 
 #include "common/error.h"
 #include "common/files.h"
-#include "llm/client.h"
 #include "tuner/knobs.h"
 #include "tuner/tuner_agents.h"
 
@@ -123,6 +122,7 @@ class SearchTest : public ::testing::Test {
     context.agents.planner = &planner_;
     context.agents.executor = &executor_;
     context.agents.summarizer = &summarizer_;
+    context.agents.proposes = store::CandidateKind::kTuner;
     context.events = &sink_;
     return context;
   }
@@ -173,6 +173,7 @@ TEST_F(SearchTest, FixerRepairsAndDuplicatesAreEvaluatedOnce) {
   context.agents.executor = &llm;
   context.agents.fixer = &llm;
   context.agents.summarizer = nullptr;
+  context.agents.proposes = store::CandidateKind::kExecutor;
   config_.iterations = 1;
   config_.beam_width = 1;
   RunSummary summary = start_run(config_, "", context);
@@ -200,6 +201,7 @@ TEST_F(SearchTest, HybridRefinesEachLlmKernelEnteringTheBeamWithTheTuner) {
   context.agents.executor = &llm;
   context.agents.fixer = &llm;
   context.agents.summarizer = nullptr;
+  context.agents.proposes = store::CandidateKind::kExecutor;
   context.agents.refine_planner = &planner_;
   context.agents.refine_executor = &executor_;
   context.agents.refine_summarizer = &summarizer_;
@@ -235,7 +237,7 @@ class BudgetedExecutor : public roles::Executor {
  public:
   std::vector<roles::Implementation> implement(const roles::KernelView& kernel,
                                                const roles::Plan& plan, int count) override {
-    if (++calls > 2) throw llm::BudgetExceeded(llm::BudgetCap::kUsd, "the run's $0.01 is spent");
+    if (++calls > 2) throw roles::BudgetExhausted("the run's $0.01 is spent");
     return inner.implement(kernel, plan, count);
   }
   tuner::TunerExecutor inner;
@@ -350,6 +352,7 @@ TEST_F(SearchTest, ResumeDoesNotRepeatARecordedAgentCall) {
     context.agents.planner = &llm;
     context.agents.executor = &llm;
     context.agents.fixer = &llm;
+    context.agents.proposes = store::CandidateKind::kExecutor;
     EXPECT_THROW(start_run(config_, "", context), CrashNow);
     EXPECT_EQ(llm.fixes, 1);
     calls_before = platform.calls.load() - 1;
@@ -361,6 +364,7 @@ TEST_F(SearchTest, ResumeDoesNotRepeatARecordedAgentCall) {
   context.agents.planner = &llm;
   context.agents.executor = &llm;
   context.agents.fixer = &llm;
+  context.agents.proposes = store::CandidateKind::kExecutor;
   RunSummary summary = resume_run(1, context);
   EXPECT_EQ(summary.state, "finished");
   EXPECT_EQ(calls_before, 3);
