@@ -11,6 +11,7 @@
 
 #include "agents/llm_agents.h"
 #include "cli/commands.h"
+#include "cli/signals.h"
 #include "common/error.h"
 #include "common/files.h"
 #include "llm/config.h"
@@ -25,6 +26,7 @@
 #include "search/selection.h"
 #include "store/store.h"
 #include "task/task.h"
+#include "tuner/knobs.h"
 #include "tuner/tuner_agents.h"
 
 namespace accelopt::cli {
@@ -45,6 +47,7 @@ struct OptimizeArguments {
   double max_wall_seconds = -1;
   int64_t seed = -1;
   std::string prompts;  // the user's prompt templates
+  std::string kernel;   // the user's own kernel to start from; empty: the task's baseline
 };
 
 std::unique_ptr<store::Store> open_workspace(const std::string& workspace) {
@@ -89,6 +92,7 @@ std::unique_ptr<Agents> make_agents(const std::string& mode, const std::string& 
     agents->set.planner = &agents->tuner_planner;
     agents->set.executor = &agents->tuner_executor;
     agents->set.summarizer = &agents->tuner_summarizer;
+    agents->set.proposes = store::CandidateKind::kTuner;
     return agents;
   }
   if (config.empty()) {
@@ -143,6 +147,24 @@ void print_summary(const search::RunSummary& summary) {
   std::cout << fmt::format("run {}: {} ({} iterations, {} evaluations); see `accelopt show {}`\n",
                            summary.run_id, summary.state, summary.iterations_done,
                            summary.evaluations, summary.run_id);
+  if (search::worth_resuming(summary.state)) {
+    std::cout << fmt::format("continue it with `accelopt resume {}`\n", summary.run_id);
+  }
+}
+
+// The exit code of a run that ended in `state`: 0 finished or stopped by a budget, 128 + the
+// signal when interrupted, 1 failed.
+int exit_code(const std::string& state, const StopOnSignals& signals) {
+  if (state == "interrupted") return signals.exit_code();
+  return state.rfind("failed", 0) == 0 ? 1 : 0;
+}
+
+// The tuner changes nothing but declared knobs: a kernel without any gets no candidate at all.
+void check_tunable(const std::string& mode, const std::string& source) {
+  if (mode == "tuner" && tuner::parse_knobs(source).empty()) {
+    throw UserError(
+        "this kernel declares no knobs; the tuner has nothing to change: see docs/knobs.md");
+  }
 }
 
 int run_optimize(const OptimizeArguments& arguments) {
@@ -175,21 +197,32 @@ int run_optimize(const OptimizeArguments& arguments) {
     }
   }
   check_mode(mode);
+  std::string start_kernel;
+  if (!arguments.kernel.empty()) {
+    if (tasks.size() != 1) throw UserError("--kernel: give one --task, the kernel's own");
+    start_kernel = read_file(arguments.kernel);
+  }
+  for (const task::Task& task : tasks) {
+    check_tunable(mode, start_kernel.empty() ? read_file(task.baseline_path()) : start_kernel);
+  }
   auto store = open_workspace(arguments.workspace);
   auto platform = make_platform();
   report::ProgressPrinter progress(std::cerr, report::is_smart_terminal(STDERR_FILENO));
   std::vector<std::pair<std::string, search::RunSummary>> summaries;
   int code = 0;
+  StopOnSignals signals;
   for (const task::Task& task : tasks) {
+    if (signals.requested()) break;  // the tasks not started are not started
     search::SearchContext context;
     context.task = &task;
     context.platform = platform.get();
     context.store = store.get();
     context.events = &progress;
+    context.interrupt = &signals.requested();
     Json extra{{"agents", mode},
                {"config_file", absolute_or_empty(arguments.config)},
                {"prompts", absolute_or_empty(arguments.prompts)}};
-    int64_t run_id = search::create_run(config, arguments.workload, context, extra);
+    int64_t run_id = search::create_run(config, arguments.workload, context, extra, start_kernel);
     std::unique_ptr<Agents> agents;
     try {
       agents = make_agents(mode, arguments.config, arguments.prompts, *store, run_id);
@@ -204,7 +237,7 @@ int run_optimize(const OptimizeArguments& arguments) {
     }
     if (tasks.size() > 1) std::cerr << fmt::format("== {} ==\n", task.name);
     search::RunSummary summary = search::run_created(run_id, context);
-    if (summary.state.rfind("failed", 0) == 0) code = 1;
+    code = std::max(code, exit_code(summary.state, signals));
     summaries.emplace_back(task.name, summary);
   }
   if (summaries.size() == 1) {
@@ -233,7 +266,7 @@ int run_optimize(const OptimizeArguments& arguments) {
   return code;
 }
 
-int run_resume(int64_t run_id, const std::string& workspace) {
+int run_resume(int64_t run_id, const std::string& workspace, int more_iterations) {
   auto store = open_workspace(workspace);
   auto record = store->run(run_id);
   if (!record) throw UserError(fmt::format("there is no run {} in {}", run_id, workspace));
@@ -253,9 +286,11 @@ int run_resume(int64_t run_id, const std::string& workspace) {
     llm::ModelSet* models = agents->models.get();
     context.spend_usd = [models] { return models->budget().spent().usd; };
   }
-  search::RunSummary summary = search::resume_run(run_id, context);
+  StopOnSignals signals;
+  context.interrupt = &signals.requested();
+  search::RunSummary summary = search::resume_run(run_id, context, more_iterations);
   print_summary(summary);
-  return summary.state.rfind("failed", 0) == 0 ? 1 : 0;
+  return exit_code(summary.state, signals);
 }
 
 int run_runs(const std::string& workspace) {
@@ -539,7 +574,7 @@ int run_memory(const std::string& action, const std::string& argument, const std
     if (file.value("format", "") != "accelopt-memory") {
       throw UserError(fmt::format("{}: not an accelopt memory export", argument));
     }
-    int count = 0;
+    std::vector<store::MemoryEntryRecord> entries;
     for (const Json& json : file.at("entries")) {
       store::MemoryEntryRecord entry;
       entry.run_id = 0;  // imported: no run of this workspace made it
@@ -556,10 +591,11 @@ int run_memory(const std::string& action, const std::string& argument, const std
       entry.iteration = json.value("iteration", 0);
       entry.insight = json.value("insight", Json::object());
       entry.insight["detail"]["imported_from"] = argument;
-      store->add_memory_entry(entry);
-      ++count;
+      entries.push_back(std::move(entry));
     }
-    std::cout << fmt::format("imported {} entries\n", count);
+    int64_t added = memory::import_entries(*store, entries);
+    std::cout << fmt::format("imported {} entries ({} already in the memory)\n", added,
+                             static_cast<int64_t>(entries.size()) - added);
     return 0;
   }
   if (action == "clear") {
@@ -599,6 +635,8 @@ void register_loop_commands(CLI::App& app, CommandTable& table) {
   optimize->add_option("--seed", optimize_arguments->seed, "the search's seed");
   optimize->add_option("--prompts", optimize_arguments->prompts,
                        "a folder of your own prompt templates (llm, hybrid)");
+  optimize->add_option("--kernel", optimize_arguments->kernel,
+                       "start from your own kernel FILE instead of the task's baseline (one task)");
   optimize->callback([&table, optimize_arguments] {
     table.select([optimize_arguments] { return run_optimize(*optimize_arguments); });
   });
@@ -606,11 +644,17 @@ void register_loop_commands(CLI::App& app, CommandTable& table) {
   auto run_id = std::make_shared<int64_t>(0);
   auto workspace = std::make_shared<std::string>(kDefaultWorkspace);
   auto out = std::make_shared<std::string>();
-  auto* resume = app.add_subcommand("resume", "Continue a run that was interrupted");
+  auto more_iterations = std::make_shared<int>(0);
+  auto* resume = app.add_subcommand(
+      "resume", "Continue a run that was interrupted, stopped or failed; or extend a finished one");
   resume->add_option("RUN", *run_id, "run id (see `accelopt runs`)")->required();
   resume->add_option("--workspace", *workspace, "workspace directory")->capture_default_str();
-  resume->callback([&table, run_id, workspace] {
-    table.select([run_id, workspace] { return run_resume(*run_id, *workspace); });
+  resume->add_option("--iterations", *more_iterations,
+                     "run N more iterations after the last one done (a finished run too)");
+  resume->callback([&table, run_id, workspace, more_iterations] {
+    table.select([run_id, workspace, more_iterations] {
+      return run_resume(*run_id, *workspace, *more_iterations);
+    });
   });
 
   auto* runs = app.add_subcommand("runs", "List the runs of a workspace");

@@ -22,6 +22,9 @@ struct KernelView {
   std::string source;
   std::optional<kernel::Verdict> verdict;  // absent before its first evaluation
   uint64_t seed = 0;  // set by the search per call, so agents that sample are reproducible
+  // The planner's view only: plan texts already tried on this kernel (it stayed in the beam), so a
+  // planner proposes others instead of being asked the same question again.
+  std::vector<std::string> tried_plans;
 };
 
 // One memory entry as an agent sees it (the memory part keeps provenance beside it).

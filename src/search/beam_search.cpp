@@ -21,6 +21,8 @@
 namespace accelopt::search {
 namespace {
 
+constexpr std::string_view kUnreachable = "failed: the agents could not be reached";
+
 // The passing, timed attempts that were not measured before: candidates for the beam.
 std::vector<Scored> newcomers_of(const std::vector<Attempt>& attempts) {
   std::vector<Scored> newcomers;
@@ -346,10 +348,9 @@ RunSummary Run::go(bool resuming, int more_iterations) {
         tally.unavailable > 0 && (tally.unavailable == tally.calls || attempts.empty());
     if (nothing_reached) {
       // Not checkpointed: a resumed run asks again what could not be asked now.
-      return end(fmt::format(
-          "failed: the agents could not be reached in iteration {} ({} of {} calls failed; the "
-          "last: {})",
-          iteration, tally.unavailable, tally.calls, tally.last_error));
+      return end(fmt::format("{} in iteration {} ({} of {} calls failed; the last: {})",
+                             kUnreachable, iteration, tally.unavailable, tally.calls,
+                             tally.last_error));
     }
     std::vector<Scored> previous = beam_;
     int width = config_.strategy == Strategy::kBeam ? config_.beam_width : 1;  // sampling: best
@@ -423,6 +424,10 @@ int64_t create_run(const SearchConfig& config, const std::string& workload, Sear
   record["memory_horizon"] = context.store->max_memory_id();
   if (!start_kernel.empty()) record["start_kernel"] = start_kernel;
   return context.store->create_run(record);
+}
+
+bool worth_resuming(const std::string& state) {
+  return state == "interrupted" || state.rfind(kUnreachable, 0) == 0;
 }
 
 RunSummary run_created(int64_t run_id, SearchContext& context) {

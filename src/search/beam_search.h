@@ -100,6 +100,10 @@ RunSummary start_run(const SearchConfig& config, const std::string& workload,
                      SearchContext& context, const Json& extra = Json::object(),
                      const std::string& start_kernel = {});
 
+// True for an end state that resuming is for: "interrupted", or failed because the agents could not
+// be reached (a budget stop or a failing baseline ends the same way again).
+bool worth_resuming(const std::string& state);
+
 // The two halves of start_run, for callers that need the run's id before it runs (the LLM ledger
 // records calls under it): create_run records the run, run_created runs it.
 int64_t create_run(const SearchConfig& config, const std::string& workload, SearchContext& context,

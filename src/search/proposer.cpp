@@ -94,6 +94,7 @@ std::vector<roles::Plan> Proposer::plans(const CandidateKey& slot, const Scored&
       count + static_cast<int>(std::min<size_t>(tried.size(), static_cast<size_t>(2 * count)));
   roles::KernelView view = view_of(parent.candidate, slot.plans_seed(config_.seed));
   view.verdict = parent.verdict;
+  view.tried_plans.assign(tried.begin(), tried.end());
   Json answer = call(slot.plans_answer(), [&] {
     Json plans = Json::array();
     for (const roles::Plan& plan : planner.propose(view, insights, asked)) {
