@@ -24,7 +24,7 @@ struct KernelView {
   uint64_t seed = 0;  // set by the search per call, so agents that sample are reproducible
   // The planner's view only: plan texts already tried on this kernel (it stayed in the beam), so a
   // planner proposes others instead of being asked the same question again.
-  std::vector<std::string> tried_plans;
+  std::vector<std::string> tried_plans = {};
 };
 
 // One memory entry as an agent sees it (the memory part keeps provenance beside it).
