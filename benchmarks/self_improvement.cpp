@@ -116,6 +116,7 @@ Outcome run_once(const task::Task& task, const Options& options, platform::Platf
   context.agents.planner = &planner;
   context.agents.executor = &executor;
   context.agents.summarizer = &summarizer;
+  context.agents.proposes = store::CandidateKind::kTuner;
   search::RunSummary summary =
       search::start_run(config, options.workload, context, Json{{"agents", "tuner"}});
 

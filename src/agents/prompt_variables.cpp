@@ -187,6 +187,11 @@ Json kernel_variables(const roles::KernelView& kernel) {
               {"has_knobs", !knobs.empty()},
               {"has_verdict", kernel.verdict.has_value()},
               {"has_profile", kernel.verdict.has_value()}};
+  Json tried = Json::array();
+  for (const std::string& plan : kernel.tried_plans)
+    tried.push_back({{"text", trim_middle(plan, 600)}});
+  out["has_tried_plans"] = !tried.empty();
+  out["tried_plans"] = std::move(tried);
   if (!kernel.verdict) return out;
   const kernel::Verdict& verdict = *kernel.verdict;
   out["status"] = std::string(kernel::status_name(verdict.status));

@@ -129,6 +129,19 @@ TEST(Prompts, ThePlannerSeesProfileMemoryAndKnobs) {
   EXPECT_NE(user.find("CHUNK = 1024 (allowed: 64 256 1024 4096 16384)"), std::string::npos);
   EXPECT_NE(user.find("`x` float32[M, N] = [2048, 7168]"), std::string::npos) << user;
   EXPECT_NE(user.find("proposal 2 of 4"), std::string::npos);
+  EXPECT_EQ(user.find("Plans already tried"), std::string::npos);  // none yet
+}
+
+// A kernel that stays in the beam is planned for again: the planner sees what it proposed before.
+TEST(Prompts, ThePlannerSeesThePlansAlreadyTriedOnItsKernel) {
+  task::Task task = task::load_task(kSourceDir / "bench" / "cpu" / "silu");
+  roles::KernelView kernel{&task, "", read_file(task.baseline_path()), measured_verdict()};
+  kernel.tried_plans = {"## Plan: Tile the rows\nTiles of 64 rows.", "## Plan: Unroll by 4"};
+  std::string user =
+      PromptLibrary({}, kBuiltin).render("planner.user", all_variables(task, kernel));
+  EXPECT_NE(user.find("Plans already tried on this kernel"), std::string::npos) << user;
+  EXPECT_NE(user.find("- ## Plan: Tile the rows\nTiles of 64 rows."), std::string::npos) << user;
+  EXPECT_NE(user.find("- ## Plan: Unroll by 4"), std::string::npos);
 }
 
 TEST(Prompts, OptionsSwitchTheWording) {

@@ -11,9 +11,12 @@
 
 #include "agents/llm_agents.h"
 #include "cli/commands.h"
+#include "cli/signals.h"
 #include "cli/workspace.h"
 #include "common/error.h"
 #include "common/files.h"
+#include "kernel/knobs.h"
+#include "llm/commands.h"
 #include "llm/config.h"
 #include "llm/models.h"
 #include "platform/cpu/cpu_platform.h"
@@ -41,11 +44,13 @@ struct OptimizeArguments {
   double max_wall_seconds = -1;
   int64_t seed = -1;
   std::string prompts;  // the user's prompt templates
+  std::string kernel;   // the user's own kernel to start from; empty: the task's baseline
 };
 
 struct ResumeArguments {
   int64_t run_id = 0;
   std::string workspace = kDefaultWorkspace;
+  int more_iterations = 0;  // a finished run: this many more iterations
 };
 
 // The TOML configuration file, read once: [search] and [memory] set the search, [models] and the
@@ -97,6 +102,7 @@ std::unique_ptr<Agents> make_agents(const std::string& mode, const ConfigFile& c
     agents->set.planner = &agents->tuner_planner;
     agents->set.executor = &agents->tuner_executor;
     agents->set.summarizer = &agents->tuner_summarizer;
+    agents->set.proposes = store::CandidateKind::kTuner;
     return agents;
   }
   if (config.path.empty()) {
@@ -133,6 +139,24 @@ std::unique_ptr<Agents> make_agents(const std::string& mode, const ConfigFile& c
   return agents;
 }
 
+// Pings the run's models before it starts (as `llm ping` does), so that a closed port or an
+// unknown model is a clear error now rather than a run that fails call by call. A replayed run
+// needs no server.
+void check_models_answer(const std::string& mode, const ConfigFile& config) {
+  if (mode == "tuner" || !config.has_models()) return;
+  if (config.llm.replay.mode == llm::ReplayMode::kReplay) return;
+  std::string problems;
+  for (const llm::ModelCheck& check : llm::check_models(config.llm)) {
+    if (!check.reachable) problems += fmt::format("\n  {}: {}", check.model, check.error);
+  }
+  if (!problems.empty()) {
+    throw UserError(
+        fmt::format("the models of {} do not answer:{}\nstart the server (or fix "
+                    "[models]) and try again; `accelopt llm ping --config {}` checks",
+                    config.path, problems, config.path));
+  }
+}
+
 // What every run of one command shares: the database, the platform and the progress line.
 struct Workbench {
   std::unique_ptr<store::Store> store;
@@ -151,8 +175,10 @@ std::unique_ptr<Workbench> open_workbench(const std::string& workspace, Access a
 }
 
 // The one place a search's context is built, for optimize and resume alike.
-search::SearchContext make_context(const task::Task& task, Workbench& bench, const Agents& agents) {
+search::SearchContext make_context(const task::Task& task, Workbench& bench, const Agents& agents,
+                                   const StopOnSignals& signals) {
   search::SearchContext context;
+  context.interrupt = &signals.requested();
   context.task = &task;
   context.platform = bench.platform.get();
   context.store = bench.store.get();
@@ -165,8 +191,19 @@ search::SearchContext make_context(const task::Task& task, Workbench& bench, con
   return context;
 }
 
-bool failed(const search::RunSummary& summary) {
-  return summary.state.rfind("failed", 0) == 0;
+// The exit code of a run that ended in `state`: 0 finished or stopped by a budget, 128 + the
+// signal when interrupted, 1 failed.
+int exit_code(const std::string& state, const StopOnSignals& signals) {
+  if (state == "interrupted") return signals.exit_code();
+  return state.rfind("failed", 0) == 0 ? 1 : 0;
+}
+
+// The tuner changes nothing but declared knobs: a kernel without any gets no candidate at all.
+void check_tunable(const std::string& mode, const std::string& source) {
+  if (mode == "tuner" && kernel::parse_knobs(source).empty()) {
+    throw UserError(
+        "this kernel declares no knobs; the tuner has nothing to change: see docs/knobs.md");
+  }
 }
 
 void print_summary(const search::RunSummary& summary) {
@@ -178,6 +215,9 @@ void print_summary(const search::RunSummary& summary) {
   std::cout << fmt::format("run {}: {} ({} iterations, {} evaluations); see `accelopt show {}`\n",
                            summary.run_id, summary.state, summary.iterations_done,
                            summary.evaluations, summary.run_id);
+  if (search::worth_resuming(summary.state)) {
+    std::cout << fmt::format("continue it with `accelopt resume {}`\n", summary.run_id);
+  }
 }
 
 // Several tasks: one table, percentage of peak before and after, and the geometric means.
@@ -238,10 +278,21 @@ int run_optimize(const OptimizeArguments& arguments) {
   ConfigFile file = read_config(arguments.config);
   search::SearchConfig config = search_config(arguments, file);
   std::string mode = agents_mode(arguments, file);
+  std::string start_kernel;
+  if (!arguments.kernel.empty()) {
+    if (tasks.size() != 1) throw UserError("--kernel: give one --task, the kernel's own");
+    start_kernel = read_file(arguments.kernel);
+  }
+  for (const task::Task& task : tasks) {
+    check_tunable(mode, start_kernel.empty() ? read_file(task.baseline_path()) : start_kernel);
+  }
+  check_models_answer(mode, file);
   auto bench = open_workbench(arguments.workspace, Access::kWrite);
   std::vector<std::pair<std::string, search::RunSummary>> summaries;
   int code = 0;
+  StopOnSignals signals;
   for (const task::Task& task : tasks) {
+    if (signals.requested()) break;  // the tasks not started are not started
     search::SearchContext creating;
     creating.task = &task;
     creating.store = bench->store.get();
@@ -250,7 +301,7 @@ int run_optimize(const OptimizeArguments& arguments) {
                {"prompts", arguments.prompts.empty()
                                ? std::string()
                                : std::filesystem::absolute(arguments.prompts).string()}};
-    int64_t run_id = search::create_run(config, arguments.workload, creating, extra);
+    int64_t run_id = search::create_run(config, arguments.workload, creating, extra, start_kernel);
     std::unique_ptr<Agents> agents;
     try {
       agents = make_agents(mode, file, arguments.prompts, *bench->store, run_id);
@@ -258,10 +309,10 @@ int run_optimize(const OptimizeArguments& arguments) {
       bench->store->set_run_state(run_id, std::string("failed: ") + error.what());
       throw;
     }
-    search::SearchContext context = make_context(task, *bench, *agents);
+    search::SearchContext context = make_context(task, *bench, *agents, signals);
     if (tasks.size() > 1) std::cerr << fmt::format("== {} ==\n", task.name);
     search::RunSummary summary = search::run_created(run_id, context);
-    if (failed(summary)) code = 1;
+    code = std::max(code, exit_code(summary.state, signals));
     summaries.emplace_back(task.name, summary);
   }
   if (summaries.size() == 1) {
@@ -280,12 +331,15 @@ int run_resume(const ResumeArguments& arguments) {
   }
   task::Task task = task::load_task(record->config.at("task_directory").get<std::string>());
   ConfigFile file = read_config(record->config.value("config_file", ""));
+  check_models_answer(record->config.value("agents", "tuner"), file);
   auto agents = make_agents(record->config.value("agents", "tuner"), file,
                             record->config.value("prompts", ""), *bench->store, arguments.run_id);
-  search::SearchContext context = make_context(task, *bench, *agents);
-  search::RunSummary summary = search::resume_run(arguments.run_id, context);
+  StopOnSignals signals;
+  search::SearchContext context = make_context(task, *bench, *agents, signals);
+  search::RunSummary summary =
+      search::resume_run(arguments.run_id, context, arguments.more_iterations);
   print_summary(summary);
-  return failed(summary) ? 1 : 0;
+  return exit_code(summary.state, signals);
 }
 
 void add_optimize_flags(CLI::App& command, OptimizeArguments& arguments) {
@@ -310,12 +364,18 @@ void add_optimize_flags(CLI::App& command, OptimizeArguments& arguments) {
   command.add_option("--seed", arguments.seed, "the search's seed")->check(CLI::NonNegativeNumber);
   command.add_option("--prompts", arguments.prompts,
                      "a folder of your own prompt templates (llm, hybrid)");
+  command.add_option("--kernel", arguments.kernel,
+                     "start from your own kernel FILE instead of the task's baseline (one task)");
 }
 
 void add_resume_flags(CLI::App& command, ResumeArguments& arguments) {
   command.add_option("RUN", arguments.run_id, "run id (see `accelopt runs`)")->required();
   command.add_option("--workspace", arguments.workspace, "workspace directory")
       ->capture_default_str();
+  command
+      .add_option("--iterations", arguments.more_iterations,
+                  "run N more iterations after the last one done (a finished run too)")
+      ->check(CLI::NonNegativeNumber);
 }
 
 }  // namespace
@@ -330,7 +390,8 @@ void register_loop_commands(CLI::App& app, CommandTable& table) {
   });
 
   auto resume_arguments = std::make_shared<ResumeArguments>();
-  auto* resume = app.add_subcommand("resume", "Continue a run that was interrupted");
+  auto* resume = app.add_subcommand(
+      "resume", "Continue a run that was interrupted, stopped or failed; or extend a finished one");
   add_resume_flags(*resume, *resume_arguments);
   resume->callback([&table, resume_arguments] {
     table.select([resume_arguments] { return run_resume(*resume_arguments); });

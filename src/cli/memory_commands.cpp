@@ -9,6 +9,7 @@
 #include "cli/workspace.h"
 #include "common/error.h"
 #include "common/files.h"
+#include "memory/memory.h"
 #include "report/run_view.h"
 
 namespace accelopt::cli {
@@ -83,7 +84,7 @@ int run_memory(const std::string& action, const std::string& argument, const std
     if (file.value("format", "") != "accelopt-memory") {
       throw UserError(fmt::format("{}: not an accelopt memory export", argument));
     }
-    int count = 0;
+    std::vector<store::MemoryEntryRecord> entries;
     for (const Json& json : file.at("entries")) {
       store::MemoryEntryRecord entry;
       entry.run_id = 0;  // imported: no run of this workspace made it
@@ -100,10 +101,11 @@ int run_memory(const std::string& action, const std::string& argument, const std
       entry.iteration = json.value("iteration", 0);
       entry.insight = json.value("insight", Json::object());
       entry.insight["detail"]["imported_from"] = argument;
-      store->add_memory_entry(entry);
-      ++count;
+      entries.push_back(std::move(entry));
     }
-    std::cout << fmt::format("imported {} entries\n", count);
+    int64_t added = memory::import_entries(*store, entries);
+    std::cout << fmt::format("imported {} entries ({} already in the memory)\n", added,
+                             static_cast<int64_t>(entries.size()) - added);
     return 0;
   }
   if (action == "clear") {

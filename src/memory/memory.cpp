@@ -33,8 +33,8 @@ std::vector<size_t> select_rewrites(const std::vector<Rewrite>& rewrites,
                                     const MemoryOptions& options) {
   std::vector<size_t> positive, negative;
   for (size_t index = 0; index < rewrites.size(); ++index) {
-    if (rewrites[index].speedup > options.positive_threshold) positive.push_back(index);
-    if (rewrites[index].speedup < options.negative_threshold) negative.push_back(index);
+    if (rewrites[index].speedup_low > options.positive_threshold) positive.push_back(index);
+    if (rewrites[index].speedup_high < options.negative_threshold) negative.push_back(index);
   }
   // Stable sorts keep the search's (deterministic) order among equal speedups.
   std::stable_sort(positive.begin(), positive.end(),
@@ -125,6 +125,27 @@ std::vector<store::MemoryEntryRecord> retrieve(const std::vector<store::MemoryEn
     }
   }
   return result;
+}
+
+namespace {
+// What makes two entries the same lesson, wherever they were made: provenance (ids, run) aside.
+std::string identity(const store::MemoryEntryRecord& entry) {
+  return Json{entry.task, entry.positive, fmt::format("{:.6g}", entry.speedup),
+              entry.insight.value("title", ""), entry.insight.value("description", "")}
+      .dump();
+}
+}  // namespace
+
+int64_t import_entries(store::Store& store, std::vector<store::MemoryEntryRecord> entries) {
+  std::set<std::string> held;
+  for (const auto& entry : store.memory_entries()) held.insert(identity(entry));
+  int64_t added = 0;
+  for (auto& entry : entries) {
+    if (!held.insert(identity(entry)).second) continue;
+    store.add_memory_entry(entry);
+    ++added;
+  }
+  return added;
 }
 
 store::MemoryEntryRecord make_entry(const roles::Insight& insight, const Rewrite& rewrite,

@@ -1,7 +1,8 @@
 // AccelOpt's optimization memory. After each iteration the search measures slow→fast rewrites (a
-// beam kernel and a child of it); the memory keeps the ones worth remembering:
-//   positive  speedup above positive_threshold (1.04)
-//   negative  speedup below negative_threshold (1/1.15)
+// beam kernel and a child of it); the memory keeps the ones worth remembering, judged by the
+// rewrite's confidence interval, so that noise is not remembered as an optimization:
+//   positive  the interval's low end above positive_threshold (1.04)
+//   negative  the interval's high end below negative_threshold (1/1.15)
 // at most top_k new entries per iteration (half of them positive when both kinds exist), in a queue
 // of capacity exp_n per task (oldest out). Entries persist in the store with their provenance (run,
 // task, candidates, speedup with interval), so a later run can start from them: scope `task` reads
@@ -41,7 +42,7 @@ struct Rewrite {
 };
 
 // Indices of the rewrites to summarize this iteration, positive ones first (largest speedup first),
-// then negative ones (smallest first).
+// then negative ones (smallest first); only those whose interval clears a threshold.
 std::vector<size_t> select_rewrites(const std::vector<Rewrite>& rewrites,
                                     const MemoryOptions& options);
 
@@ -54,6 +55,11 @@ roles::Insight insight_from_json(const Json& json);
 std::vector<store::MemoryEntryRecord> retrieve(const std::vector<store::MemoryEntryRecord>& all,
                                                const task::Task& task, const MemoryOptions& options,
                                                int64_t run_id, int64_t horizon);
+
+// Adds `entries` (an exported memory, say) to the store, skipping each one the store already holds:
+// same task, kind, speedup and insight text. Returns how many were added, so importing the same
+// file twice adds nothing the second time.
+int64_t import_entries(store::Store& store, std::vector<store::MemoryEntryRecord> entries);
 
 // The entry for an insight about a rewrite of `task`, with its provenance.
 store::MemoryEntryRecord make_entry(const roles::Insight& insight, const Rewrite& rewrite,

@@ -45,6 +45,21 @@ TEST(SelectRewrites, FillsWithTheOtherKind) {
   EXPECT_EQ(select_rewrites(rewrites({0.1, 0.2, 0.3, 0.4}), options).size(), 3u);
 }
 
+// Issue 11: a median beyond the threshold is not enough; the whole interval must clear it.
+TEST(SelectRewrites, JudgesTheIntervalNotTheMedian) {
+  MemoryOptions options;
+  std::vector<Rewrite> measured = {
+      Rewrite{1, 2, 1.10, 1.02, 1.18},  // median above 1.04, low end below: noise, not kept
+      Rewrite{1, 3, 1.10, 1.05, 1.15},  // the whole interval above 1.04: kept
+      Rewrite{1, 4, 0.80, 0.70, 0.90},  // median below 1/1.15, high end above: not kept
+      Rewrite{1, 5, 0.80, 0.75, 0.85},  // the whole interval below 1/1.15: kept
+  };
+  auto chosen = select_rewrites(measured, options);
+  ASSERT_EQ(chosen.size(), 2u);
+  EXPECT_EQ(chosen[0], 1u);
+  EXPECT_EQ(chosen[1], 3u);
+}
+
 task::Task make_task(const std::string& name, const std::string& op_type,
                      std::vector<std::string> tags) {
   task::Task task;
@@ -109,6 +124,18 @@ TEST(Memory, EntryKeepsTheHarnessSpeedupAndRoundTrips) {
   EXPECT_DOUBLE_EQ(back.speedup_low, 1.1);
   EXPECT_EQ(back.detail["moves"][0]["to"], 2);
   EXPECT_THROW(parse_scope("everything"), UserError);
+}
+
+TEST(ImportEntries, TheSameMemoryTwiceAddsNothingTheSecondTime) {
+  auto store = store::Store::open(":memory:");
+  task::Task silu = make_task("silu", "elementwise", {"activation"});
+  std::vector<store::MemoryEntryRecord> file = {entry(0, 0, silu), entry(1, 0, silu)};
+  EXPECT_EQ(import_entries(*store, file), 2);
+  EXPECT_EQ(import_entries(*store, file), 0);
+  EXPECT_EQ(store->memory_entries().size(), 2u);
+  file.push_back(entry(2, 0, silu));  // one new entry beside the two known ones
+  EXPECT_EQ(import_entries(*store, file), 1);
+  EXPECT_EQ(store->memory_entries().size(), 3u);
 }
 
 }  // namespace

@@ -25,6 +25,9 @@ struct KernelView {
   // Where the call sits in the run, as the search names it (e.g. "i3/b1/p4"). With the seed it
   // tells a recorded call apart from an identical prompt elsewhere in the run, for replay.
   std::string place = "";
+  // The planner's view only: plan texts already tried on this kernel (it stayed in the beam), so a
+  // planner proposes others instead of being asked the same question again.
+  std::vector<std::string> tried_plans = {};
 };
 
 // One memory entry as an agent sees it (the memory part keeps provenance beside it).

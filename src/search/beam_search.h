@@ -1,6 +1,6 @@
 // The AccelOpt loop: beam search (or repeated sampling) over candidate kernels of one task.
 //
-//   start_run ──► evaluate the baseline (iteration 0) ──► for t in 1..T: iteration(t) ──► finish
+//   start_run ──► evaluate the baseline (iteration 0) ──► for t in 1..T: iteration(t) ──► end
 //   iteration(t):
 //     for each beam kernel b (repeated sampling: the baseline, B times):
 //       planner(b, memory) → N plans (exact duplicates dropped)
@@ -11,23 +11,40 @@
 //     memory: slow→fast rewrites beyond the thresholds, TopK, summarized into entries
 //     checkpoint: memory entries + beam, one transaction
 //
+// The parts, one job each (as Ninja's build.h splits Plan, Builder and CommandRunner):
+//   beam_search.cpp   Run: the iterations, the beam, selection, hybrid refinement, checkpoints, and
+//                     how the run ends
+//   proposer.h        asks planner, executor and fixer, with answers kept in the store
+//   evaluator.h       evaluates candidates: once per distinct source, within budgets, one at a time
+//   memory_writer.h   turns measured rewrites into memory entries
+//   candidate_key.h   the keys of candidates and answers, and the agents' seeds (resume's contract)
+//   checkpoint.h      the typed checkpoint, and the JSON the store keeps of it
+//   progress.h, stop.h   counters and events; budgets and stop requests
+//
 // Pipeline: agent calls run on a pool of agent_concurrency threads; a kernel is evaluated as soon
 // as its answer arrives; evaluations are serialized (eval_concurrency) so timing has its core.
 //
+// How a run ends (its state in the store):
+//   finished           T iterations done, or no beam kernel got a new plan (converged)
+//   stopped: <budget>  max_evaluations, max_wall_seconds or the LLM budget: no new evaluation or
+//                      agent call starts, the iteration in progress is finished with what it has
+//   interrupted        SearchContext::interrupt was set (Ctrl-C): no new work starts, the work in
+//                      flight ends, and the iteration in progress is not checkpointed
+//   failed: <why>      the baseline does not pass, or no agent could be reached in an iteration
+//                      (every call failed with roles::AgentUnavailable, or they produced nothing)
+// Every state but "finished" can be resumed; a finished run can be extended by more iterations.
+//
 // Resume. Everything a run decides is a function of its settings, the seed and what the store
-// holds: each candidate has a key fixed by its place ("i3/b1/p4/k0/f1"), each agent answer is
+// holds: each candidate has a key fixed by its place (candidate_key.h), each agent answer is
 // stored under such a key, and each agent call gets a seed derived from (seed, iteration, place). A
 // resumed run restarts at the iteration after its last checkpoint; an evaluation whose key is
 // stored is read back, an answer whose key is stored is not asked again. So a run killed at any
 // moment and resumed ends in the state an uninterrupted run reaches (with agent_concurrency 1
 // exactly; with more, which of two identical sources is evaluated and which reuses it can differ,
 // not the verdicts).
-//
-// Budgets (max_evaluations, max_wall_seconds, the LLM budget) stop a run cleanly: no new evaluation
-// or agent call starts, the iteration in progress is finished with what it has, and the run ends
-// "stopped: <which budget>".
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
@@ -50,6 +67,9 @@ struct AgentSet {
   roles::Planner* refine_planner = nullptr;
   roles::Executor* refine_executor = nullptr;
   roles::Summarizer* refine_summarizer = nullptr;
+  // What planner and executor make: kTuner for the tuner's agents, kExecutor for an LLM's. Only
+  // LLM kernels are refined in hybrid runs; tuner moves are summarized by refine_summarizer.
+  store::CandidateKind proposes = store::CandidateKind::kExecutor;
 };
 
 struct SearchContext {
@@ -59,6 +79,8 @@ struct SearchContext {
   AgentSet agents;
   EventSink* events = nullptr;        // may be null
   std::function<double()> spend_usd;  // the LLM spend so far; empty: no LLM
+  // Set (by a signal handler, say) to stop the run: it ends "interrupted". Null: not stoppable.
+  const std::atomic<bool>* interrupt = nullptr;
 };
 
 struct RunSummary {
@@ -72,17 +94,25 @@ struct RunSummary {
 };
 
 // Records a new run (settings, task, workload, the memory horizon, `extra` for the caller: e.g. the
-// agents mode) and runs it to its end.
+// agents mode) and runs it to its end. `start_kernel` (a source; empty: none) is the user's own
+// kernel: evaluated after the baseline, timed against it, it is the beam's first kernel instead.
 RunSummary start_run(const SearchConfig& config, const std::string& workload,
-                     SearchContext& context, const Json& extra = Json::object());
+                     SearchContext& context, const Json& extra = Json::object(),
+                     const std::string& start_kernel = {});
+
+// True for an end state that resuming is for: "interrupted", or failed because the agents could not
+// be reached (a budget stop or a failing baseline ends the same way again).
+bool worth_resuming(const std::string& state);
 
 // The two halves of start_run, for callers that need the run's id before it runs (the LLM ledger
 // records calls under it): create_run records the run, run_created runs it.
 int64_t create_run(const SearchConfig& config, const std::string& workload, SearchContext& context,
-                   const Json& extra = Json::object());
+                   const Json& extra = Json::object(), const std::string& start_kernel = {});
 RunSummary run_created(int64_t run_id, SearchContext& context);
 
-// Continues `run_id` from its last checkpoint with the settings it was started with.
-RunSummary resume_run(int64_t run_id, SearchContext& context);
+// Continues `run_id` from its last checkpoint with the settings it was started with. With
+// `more_iterations` > 0 the run's target becomes its last checkpointed iteration plus that many, so
+// a finished run goes on; without, a finished run is refused (UserError).
+RunSummary resume_run(int64_t run_id, SearchContext& context, int more_iterations = 0);
 
 }  // namespace accelopt::search

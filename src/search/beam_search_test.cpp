@@ -11,9 +11,10 @@
 #include <cmath>
 #include <regex>
 
+#include <fmt/format.h>
+
 #include "common/error.h"
 #include "common/files.h"
-#include "llm/client.h"
 #include "kernel/knobs.h"
 #include "tuner/tuner_agents.h"
 
@@ -123,6 +124,7 @@ class SearchTest : public ::testing::Test {
     context.agents.planner = &planner_;
     context.agents.executor = &executor_;
     context.agents.summarizer = &summarizer_;
+    context.agents.proposes = store::CandidateKind::kTuner;
     context.events = &sink_;
     return context;
   }
@@ -173,6 +175,7 @@ TEST_F(SearchTest, FixerRepairsAndDuplicatesAreEvaluatedOnce) {
   context.agents.executor = &llm;
   context.agents.fixer = &llm;
   context.agents.summarizer = nullptr;
+  context.agents.proposes = store::CandidateKind::kExecutor;
   config_.iterations = 1;
   config_.beam_width = 1;
   RunSummary summary = start_run(config_, "", context);
@@ -200,6 +203,7 @@ TEST_F(SearchTest, HybridRefinesEachLlmKernelEnteringTheBeamWithTheTuner) {
   context.agents.executor = &llm;
   context.agents.fixer = &llm;
   context.agents.summarizer = nullptr;
+  context.agents.proposes = store::CandidateKind::kExecutor;
   context.agents.refine_planner = &planner_;
   context.agents.refine_executor = &executor_;
   context.agents.refine_summarizer = &summarizer_;
@@ -350,6 +354,7 @@ TEST_F(SearchTest, ResumeDoesNotRepeatARecordedAgentCall) {
     context.agents.planner = &llm;
     context.agents.executor = &llm;
     context.agents.fixer = &llm;
+    context.agents.proposes = store::CandidateKind::kExecutor;
     EXPECT_THROW(start_run(config_, "", context), CrashNow);
     EXPECT_EQ(llm.fixes, 1);
     calls_before = platform.calls.load() - 1;
@@ -361,6 +366,7 @@ TEST_F(SearchTest, ResumeDoesNotRepeatARecordedAgentCall) {
   context.agents.planner = &llm;
   context.agents.executor = &llm;
   context.agents.fixer = &llm;
+  context.agents.proposes = store::CandidateKind::kExecutor;
   RunSummary summary = resume_run(1, context);
   EXPECT_EQ(summary.state, "finished");
   EXPECT_EQ(calls_before, 3);
@@ -402,6 +408,209 @@ TEST_F(SearchTest, MemoryFromAnEarlierRunSteersTheNextOne) {
   EXPECT_EQ(store->run(second.run_id)->config["memory_horizon"],
             store->memory_entries()[entries - 1].id);
   EXPECT_GE(second.best_speedup, first.best_speedup * 0.99);
+}
+
+// Agents whose model cannot be reached while `down` is set: every call fails as an LLM agent's
+// does after its retries (a closed port, an unknown model, a hanging server, unusable answers).
+class Unreachable : public roles::Planner, public roles::Executor, public roles::Fixer {
+ public:
+  std::vector<roles::Plan> propose(const roles::KernelView& kernel,
+                                   const std::vector<roles::Insight>& memory, int count) override {
+    check();
+    return inner.propose(kernel, memory, count);
+  }
+  std::vector<roles::Implementation> implement(const roles::KernelView& kernel,
+                                               const roles::Plan& plan, int count) override {
+    check();
+    return inner.implement(kernel, plan, count);
+  }
+  std::optional<roles::Implementation> fix(const roles::KernelView& failed,
+                                           const roles::Plan& plan) override {
+    check();
+    return inner.fix(failed, plan);
+  }
+  void check() {
+    ++calls;
+    if (down) throw roles::AgentUnavailable("http://127.0.0.1:9: connection refused");
+  }
+  ScriptedAgents inner;
+  bool down = false;
+  int calls = 0;
+};
+
+// Issue 12: a run whose agents cannot be reached fails (it does not "converge"), and once they are
+// back, resume completes it as if nothing had happened.
+TEST_F(SearchTest, UnreachableAgentsFailTheRunAndResumeCompletesIt) {
+  config_.iterations = 2;
+  Json expected;
+  {
+    auto store = store::Store::open(":memory:");
+    FakePlatform platform;
+    Unreachable agents;
+    SearchContext context = tuner_context(*store, platform);
+    context.agents = AgentSet{&agents, &agents, &agents};
+    RunSummary summary = start_run(config_, "", context);
+    ASSERT_EQ(summary.state, "finished");
+    expected = run_state(*store, summary.run_id);
+  }
+  auto store = store::Store::open(":memory:");
+  FakePlatform platform;
+  Unreachable agents;
+  agents.down = true;
+  SearchContext context = tuner_context(*store, platform);
+  context.agents = AgentSet{&agents, &agents, &agents};
+  RunSummary failed = start_run(config_, "", context);
+  EXPECT_EQ(failed.state.rfind("failed: the agents could not be reached in iteration 1", 0), 0u)
+      << failed.state;
+  EXPECT_NE(failed.state.find("connection refused"), std::string::npos);
+  EXPECT_EQ(failed.iterations_done, 0);
+  EXPECT_TRUE(worth_resuming(failed.state));
+  EXPECT_EQ(store->run(failed.run_id)->state, failed.state);
+  EXPECT_EQ(store->checkpoints(failed.run_id).size(), 1u);  // the baseline's only
+  agents.down = false;
+  RunSummary resumed = resume_run(failed.run_id, context);
+  EXPECT_EQ(resumed.state, "finished");
+  EXPECT_EQ(run_state(*store, resumed.run_id), expected);
+}
+
+// A platform that raises the interrupt flag (as Ctrl-C does) once it has evaluated `at` kernels.
+class InterruptingPlatform : public FakePlatform {
+ public:
+  kernel::Verdict evaluate(const platform::EvalRequest& request) override {
+    kernel::Verdict verdict = FakePlatform::evaluate(request);
+    if (calls.load() == at) interrupt->store(true);
+    return verdict;
+  }
+  int at = 0;
+  std::atomic<bool>* interrupt = nullptr;
+};
+
+// Issue 12: a stop request ends the run "interrupted" without losing or repeating work: the
+// evaluation in flight is kept, nothing new starts, the iteration is not checkpointed, and resume
+// reaches the state of an uninterrupted run.
+TEST_F(SearchTest, InterruptEndsTheRunAndResumeReachesTheUninterruptedState) {
+  Json expected;
+  int uninterrupted_calls = 0;
+  {
+    auto store = store::Store::open(":memory:");
+    FakePlatform platform;
+    SearchContext context = tuner_context(*store, platform);
+    expected = run_state(*store, start_run(config_, "", context).run_id);
+    uninterrupted_calls = platform.calls.load();
+  }
+  auto store = store::Store::open(":memory:");
+  std::atomic<bool> interrupt{false};
+  InterruptingPlatform platform;
+  platform.at = uninterrupted_calls / 2;
+  platform.interrupt = &interrupt;
+  SearchContext context = tuner_context(*store, platform);
+  context.interrupt = &interrupt;
+  RunSummary interrupted = start_run(config_, "", context);
+  EXPECT_EQ(interrupted.state, "interrupted");
+  EXPECT_EQ(store->run(interrupted.run_id)->state, "interrupted");
+  EXPECT_EQ(platform.calls.load(), uninterrupted_calls / 2);  // nothing started after the request
+  EXPECT_EQ(store->checkpoints(interrupted.run_id).size(),
+            static_cast<size_t>(interrupted.iterations_done + 1));
+  interrupt = false;
+  FakePlatform fresh;
+  context.platform = &fresh;
+  RunSummary resumed = resume_run(interrupted.run_id, context);
+  EXPECT_EQ(resumed.state, "finished");
+  EXPECT_EQ(run_state(*store, resumed.run_id), expected);
+  EXPECT_EQ(platform.calls.load() + fresh.calls.load(), uninterrupted_calls);
+}
+
+TEST_F(SearchTest, ResumeWithMoreIterationsExtendsAFinishedRun) {
+  auto store = store::Store::open(":memory:");
+  FakePlatform platform;
+  SearchContext context = tuner_context(*store, platform);
+  config_.iterations = 2;
+  RunSummary first = start_run(config_, "", context);
+  ASSERT_EQ(first.state, "finished");
+  ASSERT_EQ(first.iterations_done, 2);
+  EXPECT_THROW(resume_run(first.run_id, context), UserError);
+  RunSummary extended = resume_run(first.run_id, context, 2);
+  EXPECT_EQ(extended.state, "finished");
+  EXPECT_EQ(extended.iterations_done, 4);
+  EXPECT_GE(extended.best_speedup, first.best_speedup);
+  auto last = store->last_checkpoint(first.run_id);
+  EXPECT_EQ(last->iteration, 4);
+  EXPECT_EQ(last->state["iterations"], 4);  // an interrupted extension resumes to its own end
+}
+
+TEST_F(SearchTest, StartsFromTheUsersKernelTimedAgainstTheBaseline) {
+  auto store = store::Store::open(":memory:");
+  FakePlatform platform;
+  SearchContext context = tuner_context(*store, platform);
+  config_.iterations = 1;
+  std::string mine = std::regex_replace(kBaseline, std::regex("A = 1"), "A = 4");
+  RunSummary summary = start_run(config_, "", context, Json::object(), mine);
+  EXPECT_EQ(summary.state, "finished");
+  auto start = store->candidate_by_key(summary.run_id, "i0/start");
+  ASSERT_TRUE(start.has_value());
+  EXPECT_EQ(start->author, "user");
+  EXPECT_EQ(start->parent, summary.baseline_candidate);
+  EXPECT_NEAR(store->trace(start->id)->verdict.timing->speedup, 1.45, 1e-9);
+  EXPECT_EQ(store->checkpoints(summary.run_id)[0].state["beam"], Json::array({start->id}));
+  EXPECT_GE(summary.best_speedup, 1.45);
+
+  RunSummary broken = start_run(config_, "", context, Json::object(), mine + "BROKEN\n");
+  EXPECT_EQ(broken.state.rfind("failed: your kernel does not pass (COMPILE_ERROR", 0), 0u)
+      << broken.state;
+}
+
+// Issue 12: a failing source met again keeps the verdict and the repair it got the first time.
+class SameBrokenKernel : public ScriptedAgents {
+ public:
+  std::vector<roles::Implementation> implement(const roles::KernelView& kernel, const roles::Plan&,
+                                               int) override {
+    return {roles::Implementation{kernel.source + "BROKEN\n", "", "llm:fake"}};
+  }
+};
+
+TEST_F(SearchTest, AReusedFailingSourceIsNotSentToTheFixerAgain) {
+  auto store = store::Store::open(":memory:");
+  FakePlatform platform;
+  SameBrokenKernel llm;
+  SearchContext context = tuner_context(*store, platform);
+  context.agents = AgentSet{&llm, &llm, &llm};
+  config_.iterations = 1;
+  config_.beam_width = 1;
+  RunSummary summary = start_run(config_, "", context);
+  EXPECT_EQ(summary.state, "finished");
+  EXPECT_EQ(llm.fixes, 1);  // three plans, one broken source, one repair
+  for (int plan = 0; plan < 3; ++plan) {
+    auto repair = store->candidate_by_key(summary.run_id, fmt::format("i1/b0/p{}/k0/f1", plan));
+    ASSERT_TRUE(repair.has_value()) << plan;
+    EXPECT_EQ(repair->kind, store::CandidateKind::kFixer);
+  }
+}
+
+// Issue 12: a kernel that stays in the beam is not asked about with the same question again: the
+// planner is told the plans already tried on it.
+class TriedPlansPlanner : public SameBrokenKernel {
+ public:
+  std::vector<roles::Plan> propose(const roles::KernelView& kernel,
+                                   const std::vector<roles::Insight>& memory, int count) override {
+    told.push_back(kernel.tried_plans);
+    return ScriptedAgents::propose(kernel, memory, count);
+  }
+  std::vector<std::vector<std::string>> told;
+};
+
+TEST_F(SearchTest, APlannerIsToldThePlansTriedOnAKernelThatStays) {
+  auto store = store::Store::open(":memory:");
+  FakePlatform platform;
+  TriedPlansPlanner llm;
+  SearchContext context = tuner_context(*store, platform);
+  context.agents = AgentSet{&llm, &llm};  // no fixer: every kernel fails, the baseline stays
+  config_.iterations = 3;
+  config_.beam_width = 1;
+  RunSummary summary = start_run(config_, "", context);
+  EXPECT_EQ(summary.state, "finished");
+  ASSERT_EQ(llm.told.size(), 2u);  // the second iteration got nothing new: converged
+  EXPECT_TRUE(llm.told[0].empty());
+  EXPECT_EQ(llm.told[1], (std::vector<std::string>{"plan 0", "plan 1", "plan 2"}));
 }
 
 }  // namespace

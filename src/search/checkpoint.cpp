@@ -1,0 +1,37 @@
+#include "search/checkpoint.h"
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+
+namespace accelopt::search {
+
+store::Checkpoint SearchCheckpoint::to_store(int64_t run_id) const {
+  store::Checkpoint checkpoint;
+  checkpoint.run_id = run_id;
+  checkpoint.iteration = iteration;
+  checkpoint.state = Json{{"beam", beam},
+                          {"baseline", baseline},
+                          {"wall_seconds", wall_seconds},
+                          {"stop", stop_reason}};
+  if (iterations) checkpoint.state["iterations"] = *iterations;
+  return checkpoint;
+}
+
+SearchCheckpoint SearchCheckpoint::from_store(const store::Checkpoint& checkpoint) {
+  const Json& state = checkpoint.state;
+  if (!state.contains("beam") || !state.contains("baseline")) {
+    throw InternalError(fmt::format("run {}: the checkpoint of iteration {} lacks beam or baseline",
+                                    checkpoint.run_id, checkpoint.iteration));
+  }
+  SearchCheckpoint result;
+  result.iteration = checkpoint.iteration;
+  result.beam = state.at("beam").get<std::vector<int64_t>>();
+  result.baseline = state.at("baseline").get<int64_t>();
+  result.wall_seconds = state.value("wall_seconds", 0.0);
+  result.stop_reason = state.value("stop", "");
+  if (state.contains("iterations")) result.iterations = state.at("iterations").get<int>();
+  return result;
+}
+
+}  // namespace accelopt::search

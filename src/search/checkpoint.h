@@ -1,0 +1,32 @@
+// The search's state after an iteration, as it is checkpointed. The store keeps a checkpoint's
+// state as JSON (store::Checkpoint); this type is its meaning, and the only code that reads or
+// writes that JSON:
+//   {"beam": [candidate ids, fastest first], "baseline": id, "wall_seconds": s, "stop": "why",
+//    "iterations": T}
+// "iterations" (the run's target) is absent in runs checkpointed before `resume --iterations`; the
+// run's settings give it then. Other readers (`accelopt runs`, `show`) read "beam" only.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "store/store.h"
+
+namespace accelopt::search {
+
+struct SearchCheckpoint {
+  int iteration = 0;
+  std::vector<int64_t> beam;
+  int64_t baseline = 0;
+  double wall_seconds = 0;        // spent by the run so far, all its processes together
+  std::string stop_reason;        // a budget that stopped the run; empty: none
+  std::optional<int> iterations;  // the run's target T, when extended past its settings
+
+  store::Checkpoint to_store(int64_t run_id) const;
+  // InternalError naming the run for a state without a beam or baseline.
+  static SearchCheckpoint from_store(const store::Checkpoint& checkpoint);
+};
+
+}  // namespace accelopt::search

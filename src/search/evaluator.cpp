@@ -1,0 +1,199 @@
+#include "search/evaluator.h"
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+#include "common/hash.h"
+#include "search/answers.h"
+#include "search/normalize.h"
+
+namespace accelopt::search {
+
+void CandidateBook::add(const store::CandidateRecord& candidate) {
+  std::lock_guard lock(mutex_);
+  candidates_[candidate.id] = candidate;
+}
+
+std::string CandidateBook::source_of(int64_t id) const {
+  std::lock_guard lock(mutex_);
+  auto found = candidates_.find(id);
+  return found == candidates_.end() ? std::string() : found->second.source;
+}
+
+std::optional<store::CandidateKind> CandidateBook::kind_of(int64_t id) const {
+  std::lock_guard lock(mutex_);
+  auto found = candidates_.find(id);
+  if (found == candidates_.end()) return std::nullopt;
+  return found->second.kind;
+}
+
+std::set<std::string> CandidateBook::plans_tried_on(int64_t kernel, int iteration) const {
+  std::lock_guard lock(mutex_);
+  std::set<std::string> tried;
+  for (const auto& [id, candidate] : candidates_) {
+    if (candidate.parent == kernel && candidate.iteration < iteration &&
+        candidate.kind != store::CandidateKind::kFixer) {
+      tried.insert(candidate.plan.value("text", ""));
+    }
+  }
+  return tried;
+}
+
+std::vector<store::CandidateRecord> CandidateBook::all() const {
+  std::lock_guard lock(mutex_);
+  std::vector<store::CandidateRecord> result;
+  for (const auto& [id, candidate] : candidates_) result.push_back(candidate);
+  return result;
+}
+
+Evaluator::Evaluator(const SearchConfig& config, EvaluatorParts parts)
+    : config_(config), parts_(std::move(parts)), gate_free_(std::max(1, config.eval_concurrency)) {}
+
+void Evaluator::load_stored() {
+  std::map<int64_t, store::CandidateRecord> by_id;
+  for (const auto& candidate : parts_.store->candidates(parts_.run_id)) {
+    parts_.book->add(candidate);
+    by_id[candidate.id] = candidate;
+  }
+  std::lock_guard lock(mutex_);
+  for (const auto& trace : parts_.store->traces(parts_.run_id)) {
+    const store::CandidateRecord& candidate = by_id[trace.candidate_id];
+    bool evaluated = !trace.reused_from && !candidate.normalized_hash.empty();
+    if (evaluated) evaluated_by_hash_.emplace(candidate.normalized_hash, trace.candidate_id);
+    if (candidate.kind == store::CandidateKind::kBaseline) continue;
+    if (evaluated) ++started_;
+    parts_.progress->count(trace.verdict, evaluated);
+  }
+}
+
+std::string Evaluator::budget_spent() const {
+  if (config_.max_evaluations && started_ >= *config_.max_evaluations) {
+    return fmt::format("the evaluation budget ({}) is spent", *config_.max_evaluations);
+  }
+  if (config_.max_wall_seconds && parts_.clock->seconds() >= *config_.max_wall_seconds) {
+    return fmt::format("the wall-time budget ({:.0f} s) is spent", *config_.max_wall_seconds);
+  }
+  return {};
+}
+
+kernel::Verdict Evaluator::run_platform(const std::string& source) {
+  platform::EvalRequest request;
+  request.task = parts_.task;
+  request.workload = parts_.workload;
+  request.source = source;
+  request.timing = config_.timing;
+  {
+    std::unique_lock lock(gate_mutex_);
+    gate_wake_.wait(lock, [this] { return gate_free_ > 0; });
+    --gate_free_;
+  }
+  auto release = [this] {
+    {
+      std::lock_guard lock(gate_mutex_);
+      ++gate_free_;
+    }
+    gate_wake_.notify_one();
+  };
+  try {
+    kernel::Verdict verdict = parts_.platform->evaluate(request);
+    release();
+    return verdict;
+  } catch (...) {
+    release();
+    throw;
+  }
+}
+
+std::optional<Attempt> Evaluator::evaluate(store::CandidateRecord record, int64_t beam_parent,
+                                           const roles::Plan& plan) {
+  Attempt attempt;
+  attempt.beam_parent = beam_parent;
+  attempt.plan = plan;
+  attempt.source = record.source;
+  attempt.kind = record.kind;
+  store::Store& store = *parts_.store;
+  // A stored key: this evaluation finished before (a resumed run); read it back.
+  if (auto stored = store.candidate_by_key(parts_.run_id, record.key)) {
+    auto trace = store.trace(stored->id);
+    if (!trace) throw InternalError(fmt::format("candidate {} has no trace", stored->id));
+    attempt.candidate = stored->id;
+    attempt.verdict = trace->verdict;
+    attempt.reused = trace->reused_from.has_value();
+    return attempt;
+  }
+  record.run_id = parts_.run_id;
+  record.task = parts_.task->name;
+  record.workload = parts_.workload;
+  record.plan = plan_to_json(plan);
+  record.source_hash = sha256_hex(record.source);
+  record.normalized_hash = record.source.empty() ? "" : normalized_hash(record.source);
+  bool baseline = record.kind == store::CandidateKind::kBaseline;
+
+  std::optional<int64_t> reused_from;
+  std::shared_future<kernel::Verdict> pending;
+  std::promise<kernel::Verdict> promise;
+  bool mine = false;
+  if (!record.source.empty()) {
+    std::lock_guard lock(mutex_);
+    if (auto found = evaluated_by_hash_.find(record.normalized_hash);
+        found != evaluated_by_hash_.end()) {
+      reused_from = found->second;
+    } else if (auto flying = in_flight_.find(record.normalized_hash); flying != in_flight_.end()) {
+      pending = flying->second;
+    } else {
+      if (!baseline) {  // the baseline is measured whatever the budgets: a run needs it
+        if (parts_.stop->stopped()) return std::nullopt;
+        if (std::string spent = budget_spent(); !spent.empty()) {
+          parts_.stop->stop(spent);
+          return std::nullopt;
+        }
+        ++started_;
+      }
+      mine = true;
+      in_flight_[record.normalized_hash] = promise.get_future().share();
+    }
+  }
+
+  kernel::Verdict verdict;
+  if (record.source.empty()) {
+    verdict.status = kernel::Status::kRejectedSource;
+    verdict.message = "The agent's answer held no kernel: " +
+                      plan.detail.value("parse_error", std::string("no source"));
+    verdict.task = parts_.task->name;
+    verdict.workload = parts_.workload;
+  } else if (reused_from) {
+    verdict = store.trace(*reused_from)->verdict;
+  } else if (pending.valid()) {
+    verdict = pending.get();
+    std::lock_guard lock(mutex_);
+    reused_from = evaluated_by_hash_.at(record.normalized_hash);
+  } else {
+    try {
+      verdict = run_platform(record.source);
+    } catch (...) {
+      std::lock_guard lock(mutex_);
+      in_flight_.erase(record.normalized_hash);
+      promise.set_exception(std::current_exception());
+      throw;
+    }
+  }
+  attempt.candidate = store.record_evaluation(record, verdict, reused_from);
+  attempt.verdict = verdict;
+  attempt.reused = reused_from.has_value();
+  record.id = attempt.candidate;
+  parts_.book->add(record);
+  if (mine) {
+    {
+      std::lock_guard lock(mutex_);
+      evaluated_by_hash_[record.normalized_hash] = record.id;
+      in_flight_.erase(record.normalized_hash);
+    }
+    promise.set_value(verdict);
+  }
+  if (!baseline) parts_.progress->count(verdict, mine);
+  parts_.progress->emit(EventKind::kCandidateFinished, record.iteration, {},
+                        std::string(kernel::status_name(verdict.status)));
+  return attempt;
+}
+
+}  // namespace accelopt::search

@@ -1,0 +1,113 @@
+// Evaluating candidates, the search's CommandRunner: each distinct source (equal after normalizing,
+// normalize.h) runs on the platform once, within the run's budgets, at most eval_concurrency at a
+// time; a repeat is recorded as a candidate whose trace copies the first. Every candidate lands in
+// the store with its verdict, one transaction each, under its key: a key already stored (a resumed
+// run) is read back instead of evaluated. (thread-safe)
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <future>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "platform/platform.h"
+#include "roles/roles.h"
+#include "search/config.h"
+#include "search/progress.h"
+#include "search/stop.h"
+#include "store/store.h"
+#include "task/task.h"
+
+namespace accelopt::search {
+
+// One evaluated candidate, as the iteration sees it.
+struct Attempt {
+  int64_t candidate = 0;
+  kernel::Verdict verdict;
+  int64_t beam_parent = 0;  // the beam kernel the plan was made for
+  roles::Plan plan;
+  std::string source;
+  store::CandidateKind kind = store::CandidateKind::kExecutor;
+  bool reused = false;  // the verdict copies an earlier evaluation of the same source
+};
+
+// The run's candidates by id: what agents are shown of a kernel, what was tried on it.
+// (thread-safe)
+class CandidateBook {
+ public:
+  void add(const store::CandidateRecord& candidate);
+  std::string source_of(int64_t id) const;  // empty for an unknown id
+  std::optional<store::CandidateKind> kind_of(int64_t id) const;
+  // The plan texts tried on `kernel` before `iteration` (repairs not counted).
+  std::set<std::string> plans_tried_on(int64_t kernel, int iteration) const;
+  std::vector<store::CandidateRecord> all() const;  // by id
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<int64_t, store::CandidateRecord> candidates_;
+};
+
+// The run's wall time: what earlier processes spent plus this one's.
+class RunClock {
+ public:
+  void add_earlier(double seconds) { before_ = seconds; }
+  double seconds() const {
+    return before_ + std::chrono::duration<double>(Clock::now() - started_).count();
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point started_ = Clock::now();
+  double before_ = 0;
+};
+
+struct EvaluatorParts {
+  const task::Task* task = nullptr;
+  std::string workload;
+  int64_t run_id = 0;
+  platform::Platform* platform = nullptr;
+  store::Store* store = nullptr;
+  CandidateBook* book = nullptr;
+  Progress* progress = nullptr;
+  StopSignal* stop = nullptr;
+  const RunClock* clock = nullptr;
+};
+
+class Evaluator {
+ public:
+  Evaluator(const SearchConfig& config, EvaluatorParts parts);
+
+  // Takes in what the store holds of the run: its candidates, sources evaluated, counters.
+  void load_stored();
+
+  // Evaluates `record` (key, source, parent, iteration, author, kind set by the caller) made for
+  // beam kernel `beam_parent` from `plan`. nullopt when a budget or a stop request keeps it from
+  // starting. The baseline is evaluated whatever the budgets. Platform errors propagate.
+  std::optional<Attempt> evaluate(store::CandidateRecord record, int64_t beam_parent,
+                                  const roles::Plan& plan);
+
+ private:
+  // Why a new evaluation may not start now; empty: it may. (caller must hold mutex_)
+  std::string budget_spent() const;
+  kernel::Verdict run_platform(const std::string& source);
+
+  const SearchConfig& config_;
+  EvaluatorParts parts_;
+
+  std::mutex mutex_;                                  // guards the three below
+  std::map<std::string, int64_t> evaluated_by_hash_;  // normalized hash → candidate evaluated
+  std::map<std::string, std::shared_future<kernel::Verdict>> in_flight_;
+  int64_t started_ = 0;  // evaluations started (the baseline's not counted): the budget's count
+
+  std::mutex gate_mutex_;  // evaluations running at once, at most eval_concurrency
+  std::condition_variable gate_wake_;
+  int gate_free_;
+};
+
+}  // namespace accelopt::search

@@ -1,0 +1,81 @@
+#include "search/memory_writer.h"
+
+#include <fmt/format.h>
+
+#include <set>
+
+#include "search/candidate_key.h"
+#include "search/normalize.h"
+
+namespace accelopt::search {
+
+std::vector<store::MemoryEntryRecord> MemoryWriter::entries(int iteration,
+                                                            const std::vector<Attempt>& attempts) {
+  std::vector<store::MemoryEntryRecord> entries;
+  if (config_.strategy != Strategy::kBeam) return entries;
+  std::vector<memory::Rewrite> rewrites;
+  std::vector<const Attempt*> sources;
+  std::set<std::string> seen;
+  for (const Attempt& attempt : attempts) {
+    // A reused verdict is a source measured before: its rewrite was offered then.
+    if (!attempt.verdict.passed() || !attempt.verdict.timing || attempt.reused) continue;
+    auto parent = parts_.store->trace(attempt.beam_parent);
+    if (!parent || !parent->verdict.timing) continue;
+    if (!seen.insert(std::to_string(attempt.beam_parent) + "/" + normalized_hash(attempt.source))
+             .second) {
+      continue;
+    }
+    const kernel::Timing& fast = *attempt.verdict.timing;
+    const kernel::Timing& slow = *parent->verdict.timing;
+    if (slow.speedup <= 0 || slow.speedup_low <= 0) continue;
+    rewrites.push_back(memory::Rewrite{
+        attempt.beam_parent, attempt.candidate, fast.speedup / slow.speedup,
+        fast.speedup_low / slow.speedup_high, fast.speedup_high / slow.speedup_low});
+    sources.push_back(&attempt);
+  }
+  for (size_t index : memory::select_rewrites(rewrites, config_.memory)) {
+    if (parts_.stop->stopped() && parts_.llm) break;  // no LLM summaries past the budget
+    const memory::Rewrite& rewrite = rewrites[index];
+    const Attempt& attempt = *sources[index];
+    roles::Summarizer* summarizer =
+        attempt.kind == store::CandidateKind::kTuner && parts_.tuner_summarizer != nullptr
+            ? parts_.tuner_summarizer
+            : parts_.summarizer;
+    if (summarizer == nullptr) continue;
+    roles::RewritePair pair;
+    pair.slow.task = pair.fast.task = parts_.task;
+    pair.slow.workload = pair.fast.workload = parts_.workload;
+    pair.slow.source = parts_.book->source_of(rewrite.slow_candidate);
+    pair.slow.verdict = parts_.store->trace(rewrite.slow_candidate)->verdict;
+    pair.fast.source = parts_.book->source_of(rewrite.fast_candidate);
+    pair.fast.verdict = attempt.verdict;
+    pair.slow.place = pair.fast.place =
+        summary_answer_key(iteration, rewrite.slow_candidate, rewrite.fast_candidate);
+    pair.plan = attempt.plan;
+    pair.speedup = rewrite.speedup;
+    pair.speedup_low = rewrite.speedup_low;
+    pair.speedup_high = rewrite.speedup_high;
+    Json answer;
+    try {
+      answer = parts_.answers->get_or_ask(
+          summary_answer_key(iteration, rewrite.slow_candidate, rewrite.fast_candidate),
+          [&]() -> Json {
+            auto insight = summarizer->summarize(pair);
+            return insight ? memory::insight_to_json(*insight) : Json(nullptr);
+          });
+    } catch (const roles::BudgetExhausted& error) {
+      parts_.stop->stop(fmt::format("the LLM budget is spent ({})", error.what()));
+      break;
+    } catch (const roles::AgentUnavailable& error) {
+      parts_.progress->emit(EventKind::kNote, iteration,
+                            fmt::format("summarizer failed: {}", error.what()));
+      continue;
+    }
+    if (answer.is_null()) continue;
+    entries.push_back(memory::make_entry(memory::insight_from_json(answer), rewrite, *parts_.task,
+                                         parts_.run_id, iteration));
+  }
+  return entries;
+}
+
+}  // namespace accelopt::search

@@ -1,0 +1,72 @@
+// The run's counters (candidates done and failed, evaluations, the best so far) and the events that
+// carry them to the EventSink. The baseline is not a candidate of the search: it is not counted.
+// (thread-safe; the sink is called by one thread at a time)
+#pragma once
+
+#include <functional>
+#include <mutex>
+#include <string>
+
+#include "kernel/verdict.h"
+#include "search/events.h"
+
+namespace accelopt::search {
+
+class Progress {
+ public:
+  // `sink` may be null; `spend_usd` may be empty (no LLM).
+  Progress(EventSink* sink, std::function<double()> spend_usd, int64_t run_id, int iterations)
+      : sink_(sink), spend_usd_(std::move(spend_usd)), run_id_(run_id), iterations_(iterations) {}
+
+  // A candidate's verdict; `evaluated`: it ran on the platform (not reused).
+  void count(const kernel::Verdict& verdict, bool evaluated) {
+    std::lock_guard lock(mutex_);
+    ++done_;
+    if (evaluated) ++evaluations_;
+    if (!verdict.passed()) {
+      ++failed_;
+      return;
+    }
+    if (verdict.timing && verdict.timing->speedup > best_speedup_) {
+      best_speedup_ = verdict.timing->speedup;
+      best_percent_ = verdict.roofline ? verdict.roofline->percent_of_peak : 0;
+    }
+  }
+
+  void set_iterations(int iterations) {
+    std::lock_guard lock(mutex_);
+    iterations_ = iterations;
+  }
+
+  void emit(EventKind kind, int iteration, const std::string& message = {},
+            const std::string& status = {}) {
+    if (sink_ == nullptr) return;
+    SearchEvent event;
+    event.kind = kind;
+    event.run_id = run_id_;
+    event.iteration = iteration;
+    event.message = message;
+    event.status = status;
+    event.spend_usd = spend_usd_ ? spend_usd_() : 0;
+    std::lock_guard lock(mutex_);
+    event.iterations = iterations_;
+    event.candidates_done = done_;
+    event.candidates_failed = failed_;
+    event.evaluations = evaluations_;
+    event.best_speedup = best_speedup_;
+    event.best_percent_of_peak = best_percent_;
+    sink_->on_event(event);
+  }
+
+ private:
+  EventSink* sink_;
+  std::function<double()> spend_usd_;
+  int64_t run_id_;
+  std::mutex mutex_;
+  int iterations_;
+  int done_ = 0, failed_ = 0;
+  int64_t evaluations_ = 0;
+  double best_speedup_ = 0, best_percent_ = 0;
+};
+
+}  // namespace accelopt::search

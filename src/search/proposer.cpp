@@ -1,0 +1,215 @@
+#include "search/proposer.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+
+#include "search/normalize.h"
+
+namespace accelopt::search {
+namespace {
+
+// Two plans with the same words (case and spacing aside) and the same detail are one plan.
+std::string plan_signature(const roles::Plan& plan) {
+  std::string text;
+  bool space = false;
+  for (char c : plan.text) {
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      space = true;
+      continue;
+    }
+    if (space && !text.empty()) text += ' ';
+    space = false;
+    text += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return text + "\n" + plan.detail.dump();
+}
+
+}  // namespace
+
+Proposer::Proposer(const SearchConfig& config, const task::Task& task, std::string workload,
+                   AnswerCache& answers, Evaluator& evaluator, CandidateBook& book,
+                   Progress& progress, StopSignal& stop)
+    : config_(config),
+      task_(task),
+      workload_(std::move(workload)),
+      answers_(answers),
+      evaluator_(evaluator),
+      book_(book),
+      progress_(progress),
+      stop_(stop) {}
+
+void Proposer::load_repairs() {
+  std::map<int64_t, std::string> hash_of;
+  auto candidates = book_.all();
+  for (const auto& candidate : candidates) hash_of[candidate.id] = candidate.normalized_hash;
+  std::lock_guard lock(mutex_);
+  for (const auto& candidate : candidates) {
+    if (candidate.kind != store::CandidateKind::kFixer || !candidate.parent) continue;
+    auto key = CandidateKey::parse(candidate.key);
+    const std::string& failed = hash_of[*candidate.parent];
+    if (key && !failed.empty()) repairs_.emplace(failed, key->repair_answer());
+  }
+}
+
+AgentTally Proposer::take_tally() {
+  std::lock_guard lock(mutex_);
+  return std::exchange(tally_, AgentTally{});
+}
+
+template <typename Ask>
+Json Proposer::call(const std::string& key, Ask ask) {
+  return answers_.get_or_ask(key, [&]() -> Json {
+    {
+      std::lock_guard lock(mutex_);
+      ++tally_.calls;
+    }
+    try {
+      return ask();
+    } catch (const roles::AgentUnavailable& error) {
+      std::lock_guard lock(mutex_);
+      ++tally_.unavailable;
+      tally_.last_error = error.what();
+      throw;
+    }
+  });
+}
+
+roles::KernelView Proposer::view_of(int64_t candidate, uint64_t seed) const {
+  roles::KernelView view;
+  view.task = &task_;
+  view.workload = workload_;
+  view.seed = seed;
+  view.source = book_.source_of(candidate);
+  return view;
+}
+
+std::vector<roles::Plan> Proposer::plans(const CandidateKey& slot, const Scored& parent,
+                                         const std::set<std::string>& tried,
+                                         const std::vector<roles::Insight>& insights,
+                                         roles::Planner& planner, int count) {
+  if (stop_.stopped()) return {};
+  int asked =
+      count + static_cast<int>(std::min<size_t>(tried.size(), static_cast<size_t>(2 * count)));
+  roles::KernelView view = view_of(parent.candidate, slot.plans_seed(config_.seed));
+  view.verdict = parent.verdict;
+  view.tried_plans.assign(tried.begin(), tried.end());
+  view.place = slot.str();
+  Json answer = call(slot.plans_answer(), [&] {
+    Json plans = Json::array();
+    for (const roles::Plan& plan : planner.propose(view, insights, asked)) {
+      plans.push_back(plan_to_json(plan));
+    }
+    return plans;
+  });
+  std::vector<roles::Plan> result;
+  std::set<std::string> seen;
+  for (const Json& json : answer) {
+    roles::Plan plan = plan_from_json(json);
+    if (!seen.insert(plan_signature(plan)).second) continue;  // a duplicate plan
+    if (tried.count(plan.text) > 0) continue;                 // tried on this kernel before
+    result.push_back(std::move(plan));
+    if (static_cast<int>(result.size()) >= count) break;
+  }
+  return result;
+}
+
+std::vector<Attempt> Proposer::attempts(const CandidateKey& place, const Scored& parent,
+                                        const roles::Plan& plan, roles::Executor& executor,
+                                        roles::Fixer* fixer, int implementations,
+                                        store::CandidateKind kind) {
+  std::vector<Attempt> finals;
+  if (stop_.stopped()) return finals;
+  roles::KernelView view = view_of(parent.candidate, place.implementations_seed(config_.seed));
+  view.verdict = parent.verdict;
+  view.place = place.str();
+  Json answer = call(place.implementations_answer(), [&] {
+    Json list = Json::array();
+    for (const auto& implementation : executor.implement(view, plan, implementations)) {
+      list.push_back(implementation_to_json(implementation));
+    }
+    return list;
+  });
+  for (size_t index = 0; index < answer.size() && static_cast<int>(index) < implementations;
+       ++index) {
+    roles::Implementation implementation = implementation_from_json(answer[index]);
+    CandidateKey key = place.implementation(static_cast<int>(index));
+    store::CandidateRecord record;
+    record.key = key.str();
+    record.source = implementation.source;
+    record.parent = parent.candidate;
+    record.iteration = key.iteration();
+    record.author = implementation.author.empty() ? plan.author : implementation.author;
+    record.kind = kind;
+    roles::Plan recorded = plan;
+    if (!implementation.parse_error.empty()) {
+      recorded.detail["parse_error"] = implementation.parse_error;
+    }
+    std::optional<Attempt> attempt = evaluator_.evaluate(record, parent.candidate, recorded);
+    if (!attempt) continue;
+    if (fixer != nullptr && !attempt->verdict.passed()) {
+      attempt = repaired(key, std::move(*attempt), parent, plan, *fixer);
+    }
+    finals.push_back(std::move(*attempt));
+  }
+  return finals;
+}
+
+Attempt Proposer::repaired(const CandidateKey& key, Attempt attempt, const Scored& parent,
+                           const roles::Plan& plan, roles::Fixer& fixer) {
+  for (int round = 1; !attempt.verdict.passed() && round <= config_.fix_rounds; ++round) {
+    if (stop_.stopped()) break;
+    CandidateKey repair = key.repair(round);
+    std::string failed_hash = attempt.source.empty() ? "" : normalized_hash(attempt.source);
+    std::optional<std::string> earlier;  // the repair this source got before
+    if (attempt.reused && !failed_hash.empty()) {
+      std::lock_guard lock(mutex_);
+      if (auto found = repairs_.find(failed_hash); found != repairs_.end()) earlier = found->second;
+    }
+    if (attempt.reused && !earlier) break;  // judged before and not repaired then: not now either
+    Json fixed;
+    try {
+      if (earlier) {
+        fixed = answers_.get_or_ask(repair.repair_answer(),
+                                    [&] { return answers_.stored(*earlier).value_or(nullptr); });
+      } else {
+        roles::KernelView failed = view_of(parent.candidate, key.repair_seed(config_.seed, round));
+        failed.source = attempt.source;
+        failed.verdict = attempt.verdict;
+        failed.place = repair.str();
+        fixed = call(repair.repair_answer(), [&]() -> Json {
+          auto answer = fixer.fix(failed, plan);
+          return answer ? implementation_to_json(*answer) : Json(nullptr);
+        });
+      }
+    } catch (const roles::AgentUnavailable& error) {
+      progress_.emit(EventKind::kNote, key.iteration(),
+                     fmt::format("fixer failed: {}", error.what()));
+      break;
+    }
+    if (!failed_hash.empty()) {
+      std::lock_guard lock(mutex_);
+      repairs_.emplace(failed_hash, repair.repair_answer());
+    }
+    if (fixed.is_null()) break;
+    roles::Implementation implementation = implementation_from_json(fixed);
+    store::CandidateRecord record;
+    record.key = repair.str();
+    record.source = implementation.source;
+    record.parent = attempt.candidate;
+    record.iteration = key.iteration();
+    record.author = implementation.author.empty() ? plan.author : implementation.author;
+    record.kind = store::CandidateKind::kFixer;
+    roles::Plan fix_plan = plan;
+    if (!implementation.parse_error.empty()) {
+      fix_plan.detail["parse_error"] = implementation.parse_error;
+    }
+    auto next = evaluator_.evaluate(record, parent.candidate, fix_plan);
+    if (!next) break;
+    attempt = std::move(*next);
+  }
+  return attempt;
+}
+
+}  // namespace accelopt::search
