@@ -352,7 +352,9 @@ void add_optimize_flags(CLI::App& command, OptimizeArguments& arguments) {
   command.add_option("--agents", arguments.agents,
                      "tuner, llm or hybrid (default: llm when a model is configured, else tuner)");
   command.add_option("--workload", arguments.workload, "workload (default: the task's default)");
-  command.add_option("--workspace", arguments.workspace, "workspace directory")
+  command
+      .add_option("--workspace,--db", arguments.workspace,
+                  "workspace directory, or a postgresql:// database")
       ->capture_default_str();
   command.add_option("--strategy", arguments.strategy, "beam or repeated-sampling");
   command.add_option("--iterations", arguments.iterations, "override the preset's T")
@@ -370,7 +372,9 @@ void add_optimize_flags(CLI::App& command, OptimizeArguments& arguments) {
 
 void add_resume_flags(CLI::App& command, ResumeArguments& arguments) {
   command.add_option("RUN", arguments.run_id, "run id (see `accelopt runs`)")->required();
-  command.add_option("--workspace", arguments.workspace, "workspace directory")
+  command
+      .add_option("--workspace,--db", arguments.workspace,
+                  "workspace directory, or a postgresql:// database")
       ->capture_default_str();
   command
       .add_option("--iterations", arguments.more_iterations,

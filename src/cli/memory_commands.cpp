@@ -130,7 +130,10 @@ void register_memory_commands(CLI::App& app, CommandTable& table) {
       ->check(CLI::IsMember({"list", "show", "export", "import", "clear"}));
   memory->add_option("ARG", *argument, "entry id (show) or file (export, import)");
   memory->add_option("--task", *task, "only this task's entries (list, export, clear)");
-  memory->add_option("--workspace", *workspace, "workspace directory")->capture_default_str();
+  memory
+      ->add_option("--workspace,--db", *workspace,
+                   "workspace directory, or a postgresql:// database")
+      ->capture_default_str();
   memory->callback([&table, action, argument, task, workspace] {
     table.select([action, argument, task, workspace] {
       return run_memory(*action, *argument, *task, *workspace);

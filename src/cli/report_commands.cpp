@@ -110,7 +110,9 @@ int run_report(const ReportArguments& arguments) {
 }
 
 CLI::Option* add_workspace(CLI::App& command, std::string& workspace) {
-  return command.add_option("--workspace", workspace, "workspace directory")->capture_default_str();
+  return command
+      .add_option("--workspace,--db", workspace, "workspace directory, or a postgresql:// database")
+      ->capture_default_str();
 }
 
 }  // namespace

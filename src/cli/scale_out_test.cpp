@@ -152,7 +152,7 @@ TEST_F(ScaleOut, ARunKilledAndResumedAgainstPostgres) {
   }
   ASSERT_GE(recorded.size(), 4u);
 
-  Process resume = start_accelopt({"resume", "1", "--workspace", url_}, dir.path() / "resume.log");
+  Process resume = start_accelopt({"resume", "1", "--db", url_}, dir.path() / "resume.log");
   ExitStatus status = resume.wait(10min);
   ASSERT_TRUE(status.exited && status.exit_code == 0) << read_file(dir.path() / "resume.log");
   auto store = store::Store::open(url_);
