@@ -278,10 +278,10 @@ void register_bench_commands(CLI::App& app, CommandTable& table) {
                     "workload name (default: each task's default)");
   bench->add_option("--budget", bench_arguments->budget, "timing budget per kernel, seconds")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   bench->add_option("--target", bench_arguments->target, "target half-width of the 95% interval")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   bench->add_flag("--no-library", bench_arguments->no_library, "skip the library rows (oneDNN)");
   bench->add_flag("--json", bench_arguments->json, "print JSON");
   bench->add_flag("--csv", bench_arguments->csv, "print CSV");

@@ -88,6 +88,34 @@ int run_machine_probe(bool force, bool json) {
 
 }  // namespace
 
+namespace {
+
+CLI::Validator number_at_least(double bound, bool inclusive, const std::string& name) {
+  return CLI::Validator(
+      [bound, inclusive](std::string& input) -> std::string {
+        double value = 0;
+        try {
+          size_t used = 0;
+          value = std::stod(input, &used);
+          if (used != input.size()) throw std::invalid_argument(input);
+        } catch (const std::exception&) {
+          return "not a number: " + input;
+        }
+        if (inclusive ? value >= bound : value > bound) return "";
+        return fmt::format("must be {} {}, not {}", inclusive ? "at least" : "above", bound, input);
+      },
+      name);
+}
+
+}  // namespace
+
+CLI::Validator positive_number() {
+  return number_at_least(0, false, "POSITIVE");
+}
+CLI::Validator non_negative_number() {
+  return number_at_least(0, true, "NONNEGATIVE");
+}
+
 void register_commands(CLI::App& app, CommandTable& table) {
   auto eval_arguments = std::make_shared<EvalArguments>();
   CLI::App* eval = app.add_subcommand("eval", "Judge one kernel: correctness, speed, % of peak");
@@ -102,10 +130,10 @@ void register_commands(CLI::App& app, CommandTable& table) {
   eval->add_option("--target", eval_arguments->target,
                    "target half-width of the speedup's 95% interval")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   eval->add_option("--budget", eval_arguments->budget, "timing budget in seconds")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   eval->add_flag("--no-time", eval_arguments->no_time, "check correctness only");
   eval->add_flag("--json", eval_arguments->json, "print the trace record as JSON");
   eval->add_flag("-v,--verbose", eval_arguments->verbose,

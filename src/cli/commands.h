@@ -19,6 +19,11 @@ class CommandTable {
 
 void register_commands(CLI::App& app, CommandTable& table);
 
+// Number checks whose messages name the bound plainly ("must be above 0, not -1"); CLI11's own
+// ranges print the largest double.
+CLI::Validator positive_number();
+CLI::Validator non_negative_number();
+
 // bench, task dump (bench_commands.cpp).
 void register_bench_commands(CLI::App& app, CommandTable& table);
 

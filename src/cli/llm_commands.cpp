@@ -19,7 +19,7 @@ void register_llm_commands(CLI::App& app, CommandTable& table) {
   ping->add_option("--config", *config, "TOML configuration file")->capture_default_str();
   auto timeout = std::make_shared<double>(llm::kPingTimeoutSeconds);
   ping->add_option("--timeout", *timeout, "seconds to wait for the answer")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_number())
       ->capture_default_str();
   ping->callback([&table, config, model, timeout] {
     table.select([config, model, timeout] {

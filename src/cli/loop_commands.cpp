@@ -358,12 +358,12 @@ void add_optimize_flags(CLI::App& command, OptimizeArguments& arguments) {
       ->capture_default_str();
   command.add_option("--strategy", arguments.strategy, "beam or repeated-sampling");
   command.add_option("--iterations", arguments.iterations, "override the preset's T")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number());
   command.add_option("--max-evaluations", arguments.max_evaluations, "evaluation budget")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   command.add_option("--max-wall-seconds", arguments.max_wall_seconds, "wall-time budget")
-      ->check(CLI::PositiveNumber);
-  command.add_option("--seed", arguments.seed, "the search's seed")->check(CLI::NonNegativeNumber);
+      ->check(positive_number());
+  command.add_option("--seed", arguments.seed, "the search's seed")->check(non_negative_number());
   command.add_option("--prompts", arguments.prompts,
                      "a folder of your own prompt templates (llm, hybrid)");
   command.add_option("--kernel", arguments.kernel,
@@ -379,7 +379,7 @@ void add_resume_flags(CLI::App& command, ResumeArguments& arguments) {
   command
       .add_option("--iterations", arguments.more_iterations,
                   "run N more iterations after the last one done (a finished run too)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number());
 }
 
 }  // namespace

@@ -22,7 +22,8 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
-    return app.exit(error);
+    int code = app.exit(error);  // prints the message, or the help
+    return code == 0 ? 0 : 2;    // a usage error, like a UserError
   }
   try {
     return table.run();
