@@ -97,20 +97,21 @@ bool check_call(const task::Task& task, const SharedBuffers& buffers, const Runn
         when, threads - 1, task.threads);
     return false;
   }
+  std::vector<const float*> outputs;
   for (size_t o = 0; o < task.outputs.size(); ++o) {
-    size_t index = task.inputs.size() + o;
-    OutputCheck check =
-        check_output(task.outputs[o].name, buffers.floats(index), reference_case.outputs[o].data(),
-                     reference_case.outputs[o].size(), task.rel_l2_tolerance);
-    Correctness& c = verdict.correctness;
-    c.rel_l2_error = std::max(c.rel_l2_error, check.rel_l2_error);
-    c.max_abs_error = std::max(c.max_abs_error, check.max_abs_error);
-    c.max_rel_error = std::max(c.max_rel_error, check.max_rel_error);
-    if (!check.ok) {
-      verdict.status = Status::kIncorrectNumerical;
-      verdict.message = when + ": " + check.message;
-      return false;
-    }
+    outputs.push_back(buffers.floats(task.inputs.size() + o));
+  }
+  const task::InputSet* set =
+      reference_case.set.empty() ? nullptr : &task.input_set(reference_case.set);
+  OutputCheck check = check_outputs(task, set, outputs, reference_case.outputs);
+  Correctness& c = verdict.correctness;
+  c.rel_l2_error = std::max(c.rel_l2_error, check.rel_l2_error);
+  c.max_abs_error = std::max(c.max_abs_error, check.max_abs_error);
+  c.max_rel_error = std::max(c.max_rel_error, check.max_rel_error);
+  if (!check.ok) {
+    verdict.status = Status::kIncorrectNumerical;
+    verdict.message = when + ": " + check.message;
+    return false;
   }
   return true;
 }
@@ -126,75 +127,55 @@ CpuPlatform::CpuPlatform(CpuPlatformOptions options, MachinePeaks peaks)
 std::vector<ReferenceCase> CpuPlatform::reference_cases(const task::Task& task,
                                                         const task::Workload& workload,
                                                         std::vector<uint64_t> seeds) {
-  if (seeds.empty()) {
-    for (int seed = 1; seed <= task.seeds; ++seed) seeds.push_back(static_cast<uint64_t>(seed));
-  }
+  return reference_cases(task, workload,
+                         seeds.empty() ? correctness_cases(task) : chosen_cases(seeds));
+}
+
+std::vector<ReferenceCase> CpuPlatform::reference_cases(const task::Task& task,
+                                                        const task::Workload& workload,
+                                                        const std::vector<CaseSpec>& specs) {
+  require_float32(task);
   std::string reference_source = read_file(task.reference_path());
   std::string header = task::generate_kernel_header(task, workload);
-  std::vector<size_t> sizes = buffer_sizes(task, workload);
-  std::filesystem::path cache = cache_directory() / "reference";
-  std::filesystem::create_directories(cache);
+  CompileResult compiled = compiler_.compile(reference_source, header, task.compile_flags);
+  if (!compiled.ok) {
+    throw UserError(task.reference_path().string() + " does not compile:\n" +
+                    compiled.diagnostics);
+  }
+  SharedBuffers buffers(buffer_sizes(task, workload));
+  RunnerOptions runner_options;
+  runner_options.program = runner_program_;
+  runner_options.library = compiled.library;
+  runner_options.entry_point = task.entry_point;
+  runner_options.threads = task.threads;
+  runner_options.cpus = runner_cpus(task.threads);
+  runner_options.memory_bytes = options_.memory_bytes;
+  runner_options.seccomp = options_.seccomp;
+  Runner runner(runner_options, buffers);
+  if (auto failure = runner.start()) {
+    throw UserError("the reference of task " + task.name + " cannot run: " + *failure);
+  }
 
   std::vector<ReferenceCase> cases;
-  std::optional<CompileResult> compiled;
-  std::unique_ptr<SharedBuffers> buffers;
-  std::unique_ptr<Runner> runner;
-  for (uint64_t seed : seeds) {
+  for (const CaseSpec& spec : specs) {
     ReferenceCase reference_case;
-    reference_case.seed = seed;
-    reference_case.inputs = generate_inputs(task, workload, reference_case.seed);
-    std::string key = sha256_hex("reference-v1\n" + task.definition.dump() + "\n" + header + "\n" +
-                                 reference_source + "\nseed " + std::to_string(seed));
-    std::filesystem::path file = cache / (key + ".f32");
-    size_t output_bytes = 0;
-    for (size_t o = 0; o < task.outputs.size(); ++o) output_bytes += sizes[task.inputs.size() + o];
-    if (std::filesystem::exists(file) && std::filesystem::file_size(file) == output_bytes) {
-      std::string bytes = read_file(file);
-      size_t position = 0;
-      for (size_t o = 0; o < task.outputs.size(); ++o) {
-        std::vector<float> values(sizes[task.inputs.size() + o] / sizeof(float));
-        std::memcpy(values.data(), bytes.data() + position, sizes[task.inputs.size() + o]);
-        position += sizes[task.inputs.size() + o];
-        reference_case.outputs.push_back(std::move(values));
-      }
-      cases.push_back(std::move(reference_case));
-      continue;
-    }
-    if (!runner) {
-      compiled = compiler_.compile(reference_source, header, task.compile_flags);
-      if (!compiled->ok) {
-        throw UserError(task.reference_path().string() + " does not compile:\n" +
-                        compiled->diagnostics);
-      }
-      buffers = std::make_unique<SharedBuffers>(sizes);
-      RunnerOptions runner_options;
-      runner_options.program = runner_program_;
-      runner_options.library = compiled->library;
-      runner_options.entry_point = task.entry_point;
-      runner_options.threads = task.threads;
-      runner_options.cpus = runner_cpus(task.threads);
-      runner_options.memory_bytes = options_.memory_bytes;
-      runner_options.seccomp = options_.seccomp;
-      runner = std::make_unique<Runner>(runner_options, *buffers);
-      if (auto failure = runner->start()) {
-        throw UserError("the reference of task " + task.name + " cannot run: " + *failure);
-      }
-    }
-    load_case(*buffers, task, reference_case);
-    CallResult call = runner->call(1, options_.reference_timeout);
+    reference_case.seed = spec.seed;
+    reference_case.set = spec.set;
+    reference_case.label = spec.label;
+    const task::InputSet* set = spec.set.empty() ? nullptr : &task.input_set(spec.set);
+    reference_case.inputs = generate_inputs(task, workload, spec.seed, set);
+    load_case(buffers, task, reference_case);
+    CallResult call = runner.call(1, options_.reference_timeout);
     if (call.outcome != CallOutcome::kDone) {
-      throw UserError("the reference of task " + task.name + " failed on seed " +
-                      std::to_string(seed) + ": " + call.message + "\n" + runner->output());
+      throw UserError("the reference of task " + task.name + " failed on " + spec.label + ": " +
+                      call.message + "\n" + runner.output());
     }
     reference_case.reference_seconds = call.seconds;
-    std::string bytes;
     for (size_t o = 0; o < task.outputs.size(); ++o) {
       size_t index = task.inputs.size() + o;
-      const float* values = buffers->floats(index);
-      reference_case.outputs.emplace_back(values, values + buffers->size(index) / sizeof(float));
-      bytes.append(static_cast<const char*>(buffers->data(index)), buffers->size(index));
+      const float* values = buffers.floats(index);
+      reference_case.outputs.emplace_back(values, values + buffers.size(index) / sizeof(float));
     }
-    write_file_atomic(file, bytes);
     cases.push_back(std::move(reference_case));
   }
   return cases;
@@ -203,6 +184,7 @@ std::vector<ReferenceCase> CpuPlatform::reference_cases(const task::Task& task,
 Verdict CpuPlatform::evaluate(const EvalRequest& request) {
   auto start = Clock::now();
   const task::Task& task = *request.task;
+  require_float32(task);
   const task::Workload& workload = task.workload_or_default(request.workload);
   Verdict verdict;
   verdict.task = task.name;
@@ -233,7 +215,8 @@ Verdict CpuPlatform::evaluate(const EvalRequest& request) {
                                              : "the kernel does not compile (see the log)");
   }
 
-  std::vector<ReferenceCase> cases = reference_cases(task, workload);
+  // Fresh secret seeds for every evaluation: see inputs.h.
+  std::vector<ReferenceCase> cases = reference_cases(task, workload, correctness_cases(task));
   double reference_seconds = 0;
   for (const ReferenceCase& reference_case : cases) {
     reference_seconds = std::max(reference_seconds, reference_case.reference_seconds);
@@ -263,7 +246,7 @@ Verdict CpuPlatform::evaluate(const EvalRequest& request) {
   for (const ReferenceCase& reference_case : cases) {
     load_case(buffers, task, reference_case);
     CallResult call = candidate.call(1, call_timeout);
-    std::string when = "seed " + std::to_string(reference_case.seed);
+    const std::string& when = reference_case.label;
     if (call.outcome != CallOutcome::kDone) {
       verdict.log = candidate.output();
       return finish(outcome_status(call.outcome), when + ": " + call.message);
@@ -275,7 +258,7 @@ Verdict CpuPlatform::evaluate(const EvalRequest& request) {
     ++verdict.correctness.seeds_checked;
   }
   verdict.log = candidate.output();
-  if (!request.measure_time) return finish(Status::kPassed, "correct on every seed (not timed)");
+  if (!request.measure_time) return finish(Status::kPassed, "correct on every case (not timed)");
 
   // The anchor: the task's baseline unless the caller names another kernel (a parent, say).
   std::string anchor_source =
@@ -354,7 +337,9 @@ Verdict CpuPlatform::evaluate(const EvalRequest& request) {
   auto timing_start = Clock::now();
   for (int pair = 0; pair < timing_options.max_pairs; ++pair) {
     // New inputs every pair, checked after the turn: a kernel that replays old answers is caught.
-    case_index = (case_index + 1) % cases.size();
+    // Timed turns use the task's own distributions only (the first task.seeds cases): edge-case
+    // inputs such as denormals would change the speed being measured.
+    case_index = (case_index + 1) % static_cast<size_t>(task.seeds);
     load_case(buffers, task, cases[case_index]);
     double candidate_time = 0, anchor_time = 0;
     bool candidate_first = pair % 2 == 0;
@@ -364,7 +349,7 @@ Verdict CpuPlatform::evaluate(const EvalRequest& request) {
         candidate_time = turn(candidate, candidate_calls, failure, failure_status);
         if (candidate_time < 0) return finish(failure_status, "while timing: " + failure);
         std::string when =
-            fmt::format("after timed turn {} (seed {})", pair + 1, cases[case_index].seed);
+            fmt::format("after timed turn {} ({})", pair + 1, cases[case_index].label);
         if (!check_call(task, buffers, candidate, cases[case_index], when, verdict)) {
           if (verdict.status == Status::kIncorrectNumerical &&
               verdict.message.find("into its") == std::string::npos) {
@@ -432,7 +417,7 @@ Verdict CpuPlatform::evaluate(const EvalRequest& request) {
   }
   return finish(
       Status::kPassed,
-      fmt::format("correct on {} seeds; {:.3f}x the {} [{:.3f}, {:.3f}], {:.1f} % of peak",
+      fmt::format("correct on {} cases; {:.3f}x the {} [{:.3f}, {:.3f}], {:.1f} % of peak",
                   verdict.correctness.seeds_checked, timing.speedup, timing.anchor,
                   timing.speedup_low, timing.speedup_high, score.percent_of_peak));
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "platform/cpu/compiler.h"
+#include "platform/cpu/inputs.h"
 #include "platform/cpu/machine.h"
 #include "platform/platform.h"
 
@@ -24,9 +25,11 @@ struct CpuPlatformOptions {
   bool profile = true;
 };
 
-// One seed's inputs and the reference's outputs for them, in definition order.
+// One case's inputs and the reference's outputs for them, in definition order.
 struct ReferenceCase {
-  uint64_t seed = 0;
+  uint64_t seed = 0;      // never shown: see inputs.h
+  std::string set;        // the input set it was drawn from; empty: the task's own distributions
+  std::string label;      // names the case in messages
   std::vector<std::vector<float>> inputs;
   std::vector<std::vector<float>> outputs;
   double reference_seconds = 0;
@@ -42,8 +45,11 @@ class CpuPlatform : public Platform {
   const MachinePeaks& peaks() const { return peaks_; }
   Compiler& compiler() { return compiler_; }
 
-  // The reference's answers for `seeds` (empty: 1..task.seeds), computed in a sandboxed runner of
-  // their own and cached on disk by (definition, reference source, workload, seed).
+  // The reference's answers for `cases`, computed in a sandboxed runner of its own: the secret
+  // seeds stay in this process, only the inputs they make reach the reference.
+  std::vector<ReferenceCase> reference_cases(const task::Task& task, const task::Workload& workload,
+                                             const std::vector<CaseSpec>& cases);
+  // For seeds a person chose (empty: a fresh correctness check's cases).
   std::vector<ReferenceCase> reference_cases(const task::Task& task, const task::Workload& workload,
                                              std::vector<uint64_t> seeds = {});
 

@@ -91,8 +91,9 @@ void add_rule(scmp_filter_ctx filter, uint32_t action, const char* name, unsigne
 }
 
 // Allows what computing needs (memory, threads, clocks, the two pipes) and traps everything else:
-// files (after loading), sockets, processes, exec, ptrace, mounts, limits.
-void install_seccomp(bool allow_read_only_open) {
+// files (after loading), sockets, processes, exec, ptrace, mounts, limits. Without allow_threads
+// new threads are trapped too: a single-threaded task's kernel has no use for one.
+void install_seccomp(bool allow_read_only_open, bool allow_threads) {
   scmp_filter_ctx filter = seccomp_init(SCMP_ACT_TRAP);
   if (filter == nullptr) fail("seccomp_init failed");
   static const char* const kAllowed[] = {
@@ -147,8 +148,10 @@ void install_seccomp(bool allow_read_only_open) {
       "getrlimit",
       "seccomp"};  // adding a filter only ever narrows what is allowed
   for (const char* name : kAllowed) add_rule(filter, SCMP_ACT_ALLOW, name);
-  add_rule(filter, SCMP_ACT_ALLOW, "clone", 1,
-           SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD));  // threads, not processes
+  if (allow_threads) {
+    add_rule(filter, SCMP_ACT_ALLOW, "clone", 1,
+             SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD));  // threads, not processes
+  }
   add_rule(filter, SCMP_ACT_ERRNO(ENOSYS), "clone3");  // glibc then falls back to clone
   add_rule(filter, SCMP_ACT_ALLOW, "rt_sigaction", 1, SCMP_A0(SCMP_CMP_NE, SIGSYS));
   add_rule(filter, SCMP_ACT_ALLOW, "tgkill", 1,
@@ -179,6 +182,30 @@ bool drop_privileges() {
   }
   ::prctl(PR_SET_DUMPABLE, 1);  // keeps /proc/self readable for the loader and the harness
   return true;
+}
+
+// Threads alive in this process now, from /proc/self/status opened before the sandbox closed
+// (reading it again from offset 0 makes the kernel write it afresh). -1 when it cannot be read:
+// the kernel closed the descriptor, say.
+int count_threads(int status_fd) {
+  char text[4096];
+  ssize_t n = ::pread(status_fd, text, sizeof text - 1, 0);
+  if (n <= 0) return -1;
+  text[n] = '\0';
+  const char* line = std::strstr(text, "\nThreads:");
+  return line == nullptr ? -1 : std::atoi(line + 9);
+}
+
+// Before and after every call: a thread the kernel left behind could finish its outputs after the
+// harness checked them, or work on while another kernel is timed.
+void check_threads(int status_fd, int allowed, const char* when) {
+  if (allowed <= 0) return;
+  int threads = count_threads(status_fd);
+  if (threads < 0) fail("the runner cannot count its threads any more (did the kernel close files?)");
+  if (threads > allowed) {
+    fail("the kernel left " + std::to_string(threads - allowed) + " thread(s) running " + when +
+         " (the task allows " + std::to_string(allowed) + " in all)");
+  }
 }
 
 using Pointer = void*;
@@ -267,9 +294,16 @@ int main(int argc, char** argv) {
   sigemptyset(&action.sa_mask);
   ::sigaction(SIGSYS, &action, nullptr);
 
+  // The task's thread limit (the harness sets OMP_NUM_THREADS to it). Trusted library code keeps
+  // its own thread pools and is not held to it.
+  const char* threads_variable = std::getenv("OMP_NUM_THREADS");
+  int allowed_threads =
+      call_while_loading || threads_variable == nullptr ? 0 : std::atoi(threads_variable);
+  bool allow_threads = allowed_threads != 1;
+
   bool seccomp = false;
 #ifdef ACCELOPT_HAVE_SECCOMP
-  if (want_seccomp) install_seccomp(/*allow_read_only_open=*/true);
+  if (want_seccomp) install_seccomp(/*allow_read_only_open=*/true, /*allow_threads=*/true);
 #endif
   std::string library_path = "/proc/self/fd/" + std::to_string(kLibraryFd);
   void* library = ::dlopen(library_path.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -278,22 +312,29 @@ int main(int argc, char** argv) {
   void* entry = ::dlsym(library, entry_name.c_str());
   if (entry == nullptr) fail("the kernel does not define extern \"C\" " + entry_name);
   if (call_while_loading) call_entry(entry, arguments);
+  int status_fd = ::open("/proc/self/status", O_RDONLY);
+  if (status_fd < 0 && allowed_threads > 0) fail("cannot open /proc/self/status to count threads");
 #ifdef ACCELOPT_HAVE_SECCOMP
   if (want_seccomp) {
-    install_seccomp(/*allow_read_only_open=*/false);
+    install_seccomp(/*allow_read_only_open=*/false, allow_threads);
     seccomp = true;
   }
 #endif
 
   reply(std::string("READY netns=") + (network_namespace ? "1" : "0") +
         " seccomp=" + (seccomp ? "1" : "0") + " uid=" + std::to_string(::getuid()) +
-        " no_new_privs=" + (no_new_privs ? "1" : "0") + " dropped_root=" + (dropped ? "1" : "0"));
+        " no_new_privs=" + (no_new_privs ? "1" : "0") + " dropped_root=" + (dropped ? "1" : "0") +
+        " thread_limit=" + (allowed_threads > 0 ? "1" : "0"));
 
   std::string command;
   while (read_line(command)) {
     if (command.rfind("CALL ", 0) == 0) {
       long count = std::strtol(command.c_str() + 5, nullptr, 10);
+      // Counted around the turn, not between its calls: a count costs microseconds, which would
+      // weigh on timed turns of small kernels; single-threaded tasks cannot make threads at all.
+      check_threads(status_fd, allowed_threads, "before the call");
       for (long i = 0; i < count; ++i) call_entry(entry, arguments);
+      check_threads(status_fd, allowed_threads, "after it returned");
       reply("DONE");
     } else if (command == "QUIT") {
       break;
