@@ -112,8 +112,8 @@ InputDistribution parse_distribution(const Validator& check, const Json& json,
   } else if (kind == "constant") {
     distribution.kind = Distribution::kConstant;
   } else {
-    check.fail(path + ".kind",
-               "unknown distribution '" + kind + "' (known: normal, uniform, abs_normal, constant)");
+    check.fail(path + ".kind", "unknown distribution '" + kind +
+                                   "' (known: normal, uniform, abs_normal, constant)");
   }
   distribution.value = check.number_field(json, "value", path, 0.0);
   distribution.mean = check.number_field(json, "mean", path, 0.0);
@@ -132,8 +132,8 @@ ToleranceRule parse_tolerance_rule(const Validator& check, const Json& json,
     if (!json.contains(key)) return std::nullopt;
     double value = check.number_field(json, key, path, 0.0);
     if (!(value >= low && value < high)) {
-      check.fail(Validator::join(path, key), "must be in [" + fmt_number(low) + ", " +
-                                                 fmt_number(high) + ")");
+      check.fail(Validator::join(path, key),
+                 "must be in [" + fmt_number(low) + ", " + fmt_number(high) + ")");
     }
     return value;
   };
@@ -148,7 +148,8 @@ ToleranceRule parse_tolerance_rule(const Validator& check, const Json& json,
 ToleranceSpec parse_tolerance(const Validator& check, const Json& json, const std::string& path,
                               const std::vector<TensorSpec>& outputs) {
   if (!json.is_object()) {
-    check.fail(path, "must be an object such as {\"rel_l2\": 2e-5, \"atol\": 1e-5, \"rtol\": 1e-3}");
+    check.fail(path,
+               "must be an object such as {\"rel_l2\": 2e-5, \"atol\": 1e-5, \"rtol\": 1e-3}");
   }
   check.only_known_keys(json, {"rel_l2", "atol", "rtol", "outputs"}, path);
   ToleranceSpec spec;
@@ -289,8 +290,8 @@ const InputSet& Task::input_set(const std::string& set_name) const {
   }
   std::string known;
   for (const InputSet& set : input_sets) known += (known.empty() ? "" : ", ") + set.name;
-  throw UserError("task " + name + " has no input set '" + set_name + "' (known: " +
-                  (known.empty() ? "none" : known) + ")");
+  throw UserError("task " + name + " has no input set '" + set_name +
+                  "' (known: " + (known.empty() ? "none" : known) + ")");
 }
 
 int64_t Task::element_count(const TensorSpec& tensor, const Workload& chosen) const {
@@ -320,8 +321,7 @@ Task parse_task_definition(const std::string& json_text, const std::filesystem::
   check.only_known_keys(
       json,
       {"name", "op_type", "tags", "description", "axes", "inputs", "outputs", "workloads",
-       "tolerance", "input_sets", "threads", "seeds", "entry_point", "compile_flags",
-       "roofline"},
+       "tolerance", "input_sets", "threads", "seeds", "entry_point", "compile_flags", "roofline"},
       "");
   Task task;
   task.directory = directory;

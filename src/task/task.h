@@ -56,7 +56,7 @@ struct InputSet {
   std::string description;
   std::map<std::string, InputDistribution> inputs;  // by input name
   int seeds = 1;                                    // cases drawn from this set per evaluation
-  ToleranceSpec tolerance;  // overrides the task's for this set's cases
+  ToleranceSpec tolerance;                          // overrides the task's for this set's cases
 };
 
 struct TensorSpec {

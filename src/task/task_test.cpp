@@ -51,7 +51,8 @@ TEST(TaskDefinition, LoadsAValidDefinitionInOrder) {
 }
 
 TEST(TaskDefinition, ResolvesToleranceByOutputAndInputSet) {
-  std::string json = replace(kValid, R"("roofline")", R"("tolerance": {"rel_l2": 1e-4, "atol": 1e-3, "rtol": 1e-2,
+  std::string json =
+      replace(kValid, R"("roofline")", R"("tolerance": {"rel_l2": 1e-4, "atol": 1e-3, "rtol": 1e-2,
                    "outputs": {"out": {"atol": 5e-4}}},
     "input_sets": {"large": {"description": "big values", "seeds": 2,
                              "inputs": {"lhs": {"kind": "normal", "std": 100}, "rhs": {"kind": "constant", "value": 0}},

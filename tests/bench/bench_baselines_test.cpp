@@ -38,7 +38,8 @@ double atol_used(const std::vector<float>& output, const std::vector<float>& ref
                  const task::Tolerance& tolerance) {
   double needed = 0;
   for (size_t i = 0; i < output.size(); ++i) {
-    double excess = std::fabs(double(output[i]) - reference[i]) - tolerance.rtol * std::fabs(reference[i]);
+    double excess =
+        std::fabs(double(output[i]) - reference[i]) - tolerance.rtol * std::fabs(reference[i]);
     needed = std::max(needed, excess);
   }
   return needed / tolerance.atol;
@@ -91,7 +92,9 @@ std::vector<std::string> task_names() {
 }
 
 INSTANTIATE_TEST_SUITE_P(Tasks, BaselineTest, testing::ValuesIn(task_names()),
-                         [](const testing::TestParamInfo<std::string>& info) { return info.param; });
+                         [](const testing::TestParamInfo<std::string>& info) {
+                           return info.param;
+                         });
 
 }  // namespace
 }  // namespace accelopt

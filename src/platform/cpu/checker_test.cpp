@@ -34,8 +34,8 @@ TEST(Checker, FailsSmallWrongPartsTheNormHides) {
   reference[0] = 1000;  // one large element dominates the norm
   std::vector<float> output = reference;
   for (size_t i = 9990; i < 10000; ++i) output[i] = 0;
-  OutputCheck check = check_output("out", output.data(), reference.data(), reference.size(),
-                                   tolerance(2e-2));
+  OutputCheck check =
+      check_output("out", output.data(), reference.data(), reference.size(), tolerance(2e-2));
   EXPECT_LT(check.rel_l2_error, 2e-2);
   EXPECT_FALSE(check.ok);
   EXPECT_EQ(check.elements_outside, 10u);
@@ -60,8 +60,7 @@ TEST(Checker, NonFinitePassesOnlyWhereTheReferenceHasTheSame) {
   std::vector<float> wrong_sign = {1, NAN, -INFINITY};
   EXPECT_FALSE(check_output("out", wrong_sign.data(), reference.data(), 3, tolerance(1e-5)).ok);
   std::vector<float> finite_ref = {1, 2, 3}, unwritten = {1, NAN, 3};
-  OutputCheck check =
-      check_output("out", unwritten.data(), finite_ref.data(), 3, tolerance(1e-5));
+  OutputCheck check = check_output("out", unwritten.data(), finite_ref.data(), 3, tolerance(1e-5));
   EXPECT_FALSE(check.ok);
   EXPECT_NE(check.message.find("never have been written"), std::string::npos) << check.message;
 }

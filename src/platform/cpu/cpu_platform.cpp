@@ -139,8 +139,7 @@ std::vector<ReferenceCase> CpuPlatform::reference_cases(const task::Task& task,
   std::string header = task::generate_kernel_header(task, workload);
   CompileResult compiled = compiler_.compile(reference_source, header, task.compile_flags);
   if (!compiled.ok) {
-    throw UserError(task.reference_path().string() + " does not compile:\n" +
-                    compiled.diagnostics);
+    throw UserError(task.reference_path().string() + " does not compile:\n" + compiled.diagnostics);
   }
   SharedBuffers buffers(buffer_sizes(task, workload));
   RunnerOptions runner_options;

@@ -27,9 +27,9 @@ struct CpuPlatformOptions {
 
 // One case's inputs and the reference's outputs for them, in definition order.
 struct ReferenceCase {
-  uint64_t seed = 0;      // never shown: see inputs.h
-  std::string set;        // the input set it was drawn from; empty: the task's own distributions
-  std::string label;      // names the case in messages
+  uint64_t seed = 0;  // never shown: see inputs.h
+  std::string set;    // the input set it was drawn from; empty: the task's own distributions
+  std::string label;  // names the case in messages
   std::vector<std::vector<float>> inputs;
   std::vector<std::vector<float>> outputs;
   double reference_seconds = 0;

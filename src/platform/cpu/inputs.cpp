@@ -100,7 +100,8 @@ std::vector<CaseSpec> timing_cases(const task::Task& task, int count) {
 std::vector<CaseSpec> chosen_cases(const std::vector<uint64_t>& seeds, const std::string& set) {
   std::vector<CaseSpec> cases;
   for (uint64_t seed : seeds) {
-    cases.push_back({set, seed, "seed " + std::to_string(seed) + (set.empty() ? "" : " of " + set)});
+    cases.push_back(
+        {set, seed, "seed " + std::to_string(seed) + (set.empty() ? "" : " of " + set)});
   }
   return cases;
 }

@@ -13,7 +13,8 @@ namespace {
 task::Task test_task(const std::string& x_dtype = "float32") {
   return task::parse_task_definition(R"json({
     "name": "t", "op_type": "test", "axes": {"N": {"type": "var"}},
-    "inputs": {"x": {"dtype": ")json" + x_dtype + R"json(", "shape": ["N"]},
+    "inputs": {"x": {"dtype": ")json" + x_dtype +
+                                         R"json(", "shape": ["N"]},
                "y": {"dtype": "float32", "shape": ["N"], "distribution": {"kind": "uniform", "low": 2, "high": 3}}},
     "outputs": {"out": {"dtype": "float32", "shape": ["N"]}},
     "workloads": {"w": {"axes": {"N": 1000}}},

@@ -201,7 +201,9 @@ int count_threads(int status_fd) {
 void check_threads(int status_fd, int allowed, const char* when) {
   if (allowed <= 0) return;
   int threads = count_threads(status_fd);
-  if (threads < 0) fail("the runner cannot count its threads any more (did the kernel close files?)");
+  if (threads < 0) {
+    fail("the runner cannot count its threads any more (did the kernel close files?)");
+  }
   if (threads > allowed) {
     fail("the kernel left " + std::to_string(threads - allowed) + " thread(s) running " + when +
          " (the task allows " + std::to_string(allowed) + " in all)");
