@@ -44,7 +44,7 @@ OutputCheck check_output(const std::string& name, const float* output, const flo
         "at index {}: {}, expected {}){}",
         name, check.non_finite_mismatches, i, output[i], reference[i],
         std::isnan(output[i]) && std::isfinite(reference[i])
-            ? "; outputs hold NaN before each call, so some may never have been written"
+            ? "; outputs hold NaN before each call, so some were never written"
             : "");
   } else if (!(check.rel_l2_error < tolerance.rel_l2)) {
     check.ok = false;

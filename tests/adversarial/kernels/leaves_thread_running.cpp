@@ -1,5 +1,5 @@
 // expect: RUNTIME_ERROR
-// message: forbidden system call (clone)
+// message: forbidden system call
 #include <atomic>
 #include <thread>
 #include "accelopt_task.h"
