@@ -51,7 +51,7 @@ TEST_P(BaselineTest, PassesEveryInputSet) {
   const task::Workload& workload = task.workload(chosen != nullptr ? chosen : "small");
   std::vector<platform::cpu::CaseSpec> specs = platform::cpu::correctness_cases(task);
   std::vector<platform::cpu::ReferenceCase> reference =
-      platform_->reference_cases(task, workload, specs);
+      platform_->run_reference(task, workload, specs);
 
   // The baseline's outputs on the same cases: run it in the reference's place.
   TempDir directory("accelopt-baseline");
@@ -59,7 +59,7 @@ TEST_P(BaselineTest, PassesEveryInputSet) {
   task::Task as_reference = task;
   as_reference.directory = directory.path();
   std::vector<platform::cpu::ReferenceCase> baseline =
-      platform_->reference_cases(as_reference, workload, specs);
+      platform_->run_reference(as_reference, workload, specs);
 
   for (size_t c = 0; c < specs.size(); ++c) {
     const task::InputSet* set = specs[c].set.empty() ? nullptr : &task.input_set(specs[c].set);

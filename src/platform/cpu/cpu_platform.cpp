@@ -127,13 +127,13 @@ CpuPlatform::CpuPlatform(CpuPlatformOptions options, MachinePeaks peaks)
 std::vector<ReferenceCase> CpuPlatform::reference_cases(const task::Task& task,
                                                         const task::Workload& workload,
                                                         std::vector<uint64_t> seeds) {
-  return reference_cases(task, workload,
-                         seeds.empty() ? correctness_cases(task) : chosen_cases(seeds));
+  return run_reference(task, workload,
+                       seeds.empty() ? correctness_cases(task) : chosen_cases(seeds));
 }
 
-std::vector<ReferenceCase> CpuPlatform::reference_cases(const task::Task& task,
-                                                        const task::Workload& workload,
-                                                        const std::vector<CaseSpec>& specs) {
+std::vector<ReferenceCase> CpuPlatform::run_reference(const task::Task& task,
+                                                      const task::Workload& workload,
+                                                      const std::vector<CaseSpec>& specs) {
   require_float32(task);
   std::string reference_source = read_file(task.reference_path());
   std::string header = task::generate_kernel_header(task, workload);
@@ -215,7 +215,7 @@ Verdict CpuPlatform::evaluate(const EvalRequest& request) {
   }
 
   // Fresh secret seeds for every evaluation: see inputs.h.
-  std::vector<ReferenceCase> cases = reference_cases(task, workload, correctness_cases(task));
+  std::vector<ReferenceCase> cases = run_reference(task, workload, correctness_cases(task));
   double reference_seconds = 0;
   for (const ReferenceCase& reference_case : cases) {
     reference_seconds = std::max(reference_seconds, reference_case.reference_seconds);

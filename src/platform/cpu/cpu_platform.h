@@ -47,9 +47,9 @@ class CpuPlatform : public Platform {
 
   // The reference's answers for `cases`, computed in a sandboxed runner of its own: the secret
   // seeds stay in this process, only the inputs they make reach the reference.
-  std::vector<ReferenceCase> reference_cases(const task::Task& task, const task::Workload& workload,
-                                             const std::vector<CaseSpec>& cases);
-  // For seeds a person chose (empty: a fresh correctness check's cases).
+  std::vector<ReferenceCase> run_reference(const task::Task& task, const task::Workload& workload,
+                                           const std::vector<CaseSpec>& cases);
+  // run_reference for seeds a person chose (empty: a fresh correctness check's cases).
   std::vector<ReferenceCase> reference_cases(const task::Task& task, const task::Workload& workload,
                                              std::vector<uint64_t> seeds = {});
 
