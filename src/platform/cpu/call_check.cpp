@@ -56,20 +56,21 @@ bool check_call(const task::Task& task, const SharedBuffers& buffers, const Runn
         when, threads - 1, task.threads);
     return false;
   }
+  std::vector<const float*> outputs;
   for (size_t o = 0; o < task.outputs.size(); ++o) {
-    size_t index = task.inputs.size() + o;
-    OutputCheck check =
-        check_output(task.outputs[o].name, buffers.floats(index), reference_case.outputs[o].data(),
-                     reference_case.outputs[o].size(), task.rel_l2_tolerance);
-    Correctness& c = verdict.correctness;
-    c.rel_l2_error = std::max(c.rel_l2_error, check.rel_l2_error);
-    c.max_abs_error = std::max(c.max_abs_error, check.max_abs_error);
-    c.max_rel_error = std::max(c.max_rel_error, check.max_rel_error);
-    if (!check.ok) {
-      verdict.status = Status::kIncorrectNumerical;
-      verdict.message = when + ": " + check.message;
-      return false;
-    }
+    outputs.push_back(buffers.floats(task.inputs.size() + o));
+  }
+  const task::InputSet* set =
+      reference_case.set.empty() ? nullptr : &task.input_set(reference_case.set);
+  OutputCheck check = check_outputs(task, set, outputs, reference_case.outputs);
+  Correctness& c = verdict.correctness;
+  c.rel_l2_error = std::max(c.rel_l2_error, check.rel_l2_error);
+  c.max_abs_error = std::max(c.max_abs_error, check.max_abs_error);
+  c.max_rel_error = std::max(c.max_rel_error, check.max_rel_error);
+  if (!check.ok) {
+    verdict.status = Status::kIncorrectNumerical;
+    verdict.message = when + ": " + check.message;
+    return false;
   }
   return true;
 }

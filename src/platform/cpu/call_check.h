@@ -12,9 +12,11 @@
 
 namespace accelopt::platform::cpu {
 
-// One seed's inputs and the reference's outputs for them, in definition order.
+// One case's inputs and the reference's outputs for them, in definition order.
 struct ReferenceCase {
-  uint64_t seed = 0;
+  uint64_t seed = 0;  // never shown: see inputs.h
+  std::string set;    // the input set it was drawn from; empty: the task's own distributions
+  std::string label;  // names the case in messages
   std::vector<std::vector<float>> inputs;
   std::vector<std::vector<float>> outputs;
   double reference_seconds = 0;
@@ -24,7 +26,7 @@ void load_case(SharedBuffers& buffers, const task::Task& task, const ReferenceCa
 
 // No fence damaged, inputs unchanged, no thread left behind, outputs equal to the reference's.
 // Fills `verdict` (status, message, correctness figures) and returns false on the first failure;
-// `when` starts the message ("seed 2", "after timed turn 7 (seed 1)").
+// `when` starts the message ("case 2", "after timed turn 7 (case 1)").
 bool check_call(const task::Task& task, const SharedBuffers& buffers, const Runner& runner,
                 const ReferenceCase& reference_case, const std::string& when, Verdict& verdict);
 

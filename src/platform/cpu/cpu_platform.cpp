@@ -55,67 +55,46 @@ CpuPlatform::CpuPlatform(CpuPlatformOptions options, MachinePeaks peaks)
 std::vector<ReferenceCase> CpuPlatform::reference_cases(const task::Task& task,
                                                         const task::Workload& workload,
                                                         std::vector<uint64_t> seeds) {
-  if (seeds.empty()) {
-    for (int seed = 1; seed <= task.seeds; ++seed) seeds.push_back(static_cast<uint64_t>(seed));
-  }
+  return run_reference(task, workload,
+                       seeds.empty() ? correctness_cases(task) : chosen_cases(seeds));
+}
+
+std::vector<ReferenceCase> CpuPlatform::run_reference(const task::Task& task,
+                                                      const task::Workload& workload,
+                                                      const std::vector<CaseSpec>& specs) {
+  require_float32(task);
   std::string reference_source = read_file(task.reference_path());
   std::string header = task::generate_kernel_header(task, workload);
-  std::vector<size_t> sizes = buffer_sizes(task, workload);
-  std::filesystem::path cache = cache_directory() / "reference";
-  std::filesystem::create_directories(cache);
+  CompileResult compiled = compiler_.compile(reference_source, header, task.compile_flags);
+  if (!compiled.ok) {
+    throw UserError(task.reference_path().string() + " does not compile:\n" + compiled.diagnostics);
+  }
+  SharedBuffers buffers(buffer_sizes(task, workload));
+  Runner runner(runner_options(task, compiled.library), buffers);
+  if (auto failure = runner.start()) {
+    throw UserError("the reference of task " + task.name + " cannot run: " + *failure);
+  }
 
   std::vector<ReferenceCase> cases;
-  std::optional<CompileResult> compiled;
-  std::unique_ptr<SharedBuffers> buffers;
-  std::unique_ptr<Runner> runner;
-  for (uint64_t seed : seeds) {
+  for (const CaseSpec& spec : specs) {
     ReferenceCase reference_case;
-    reference_case.seed = seed;
-    reference_case.inputs = generate_inputs(task, workload, reference_case.seed);
-    std::string key = sha256_hex("reference-v1\n" + task.definition.dump() + "\n" + header + "\n" +
-                                 reference_source + "\nseed " + std::to_string(seed));
-    std::filesystem::path file = cache / (key + ".f32");
-    size_t output_bytes = 0;
-    for (size_t o = 0; o < task.outputs.size(); ++o) output_bytes += sizes[task.inputs.size() + o];
-    if (std::filesystem::exists(file) && std::filesystem::file_size(file) == output_bytes) {
-      std::string bytes = read_file(file);
-      size_t position = 0;
-      for (size_t o = 0; o < task.outputs.size(); ++o) {
-        std::vector<float> values(sizes[task.inputs.size() + o] / sizeof(float));
-        std::memcpy(values.data(), bytes.data() + position, sizes[task.inputs.size() + o]);
-        position += sizes[task.inputs.size() + o];
-        reference_case.outputs.push_back(std::move(values));
-      }
-      cases.push_back(std::move(reference_case));
-      continue;
-    }
-    if (!runner) {
-      compiled = compiler_.compile(reference_source, header, task.compile_flags);
-      if (!compiled->ok) {
-        throw UserError(task.reference_path().string() + " does not compile:\n" +
-                        compiled->diagnostics);
-      }
-      buffers = std::make_unique<SharedBuffers>(sizes);
-      runner = std::make_unique<Runner>(runner_options(task, compiled->library), *buffers);
-      if (auto failure = runner->start()) {
-        throw UserError("the reference of task " + task.name + " cannot run: " + *failure);
-      }
-    }
-    load_case(*buffers, task, reference_case);
-    CallResult call = runner->call(1, options_.reference_timeout);
+    reference_case.seed = spec.seed;
+    reference_case.set = spec.set;
+    reference_case.label = spec.label;
+    const task::InputSet* set = spec.set.empty() ? nullptr : &task.input_set(spec.set);
+    reference_case.inputs = generate_inputs(task, workload, spec.seed, set);
+    load_case(buffers, task, reference_case);
+    CallResult call = runner.call(1, options_.reference_timeout);
     if (call.outcome != CallOutcome::kDone) {
-      throw UserError("the reference of task " + task.name + " failed on seed " +
-                      std::to_string(seed) + ": " + call.message + "\n" + runner->output());
+      throw UserError("the reference of task " + task.name + " failed on " + spec.label + ": " +
+                      call.message + "\n" + runner.output());
     }
     reference_case.reference_seconds = call.seconds;
-    std::string bytes;
     for (size_t o = 0; o < task.outputs.size(); ++o) {
       size_t index = task.inputs.size() + o;
-      const float* values = buffers->floats(index);
-      reference_case.outputs.emplace_back(values, values + buffers->size(index) / sizeof(float));
-      bytes.append(static_cast<const char*>(buffers->data(index)), buffers->size(index));
+      const float* values = buffers.floats(index);
+      reference_case.outputs.emplace_back(values, values + buffers.size(index) / sizeof(float));
     }
-    write_file_atomic(file, bytes);
     cases.push_back(std::move(reference_case));
   }
   return cases;
@@ -137,6 +116,7 @@ RunnerOptions CpuPlatform::runner_options(const task::Task& task,
 Verdict CpuPlatform::evaluate(const EvalRequest& request) {
   auto start = Clock::now();
   const task::Task& task = *request.task;
+  require_float32(task);
   const task::Workload& workload = task.workload_or_default(request.workload);
   Verdict verdict;
   verdict.task = task.name;
@@ -158,7 +138,8 @@ Verdict CpuPlatform::evaluate(const EvalRequest& request) {
   std::optional<CompileResult> compiled = compile_candidate(request, header, verdict);
   if (!compiled) return finish(verdict.status, "");
 
-  std::vector<ReferenceCase> cases = reference_cases(task, workload);
+  // Fresh secret seeds for every evaluation: see inputs.h.
+  std::vector<ReferenceCase> cases = run_reference(task, workload, correctness_cases(task));
   double reference_seconds = 0;
   for (const ReferenceCase& reference_case : cases) {
     reference_seconds = std::max(reference_seconds, reference_case.reference_seconds);
@@ -174,7 +155,7 @@ Verdict CpuPlatform::evaluate(const EvalRequest& request) {
   if (!check_correctness(task, cases, buffers, candidate, call_timeout, verdict)) {
     return finish(verdict.status, "");
   }
-  if (!request.measure_time) return finish(Status::kPassed, "correct on every seed (not timed)");
+  if (!request.measure_time) return finish(Status::kPassed, "correct on every case (not timed)");
 
   if (std::optional<TurnFailure> failure = time_against_anchor(
           request, header, cases, {candidate, buffers}, call_timeout, verdict)) {
@@ -184,7 +165,7 @@ Verdict CpuPlatform::evaluate(const EvalRequest& request) {
   const Timing& timing = *verdict.timing;
   return finish(
       Status::kPassed,
-      fmt::format("correct on {} seeds; {:.3f}x the {} [{:.3f}, {:.3f}], {:.1f} % of peak",
+      fmt::format("correct on {} cases; {:.3f}x the {} [{:.3f}, {:.3f}], {:.1f} % of peak",
                   verdict.correctness.seeds_checked, timing.speedup, timing.anchor,
                   timing.speedup_low, timing.speedup_high, verdict.roofline->percent_of_peak));
 }
@@ -231,7 +212,7 @@ bool CpuPlatform::check_correctness(const task::Task& task, const std::vector<Re
   for (const ReferenceCase& reference_case : cases) {
     load_case(buffers, task, reference_case);
     CallResult call = candidate.call(1, call_timeout);
-    std::string when = "seed " + std::to_string(reference_case.seed);
+    const std::string& when = reference_case.label;
     bool correct = call.outcome == CallOutcome::kDone &&
                    check_call(task, buffers, candidate, reference_case, when, verdict);
     if (call.outcome != CallOutcome::kDone) {

@@ -9,6 +9,7 @@
 
 #include "platform/cpu/call_check.h"
 #include "platform/cpu/compiler.h"
+#include "platform/cpu/inputs.h"
 #include "platform/cpu/machine.h"
 #include "platform/cpu/runner_turns.h"
 #include "platform/paired_timing.h"
@@ -38,8 +39,11 @@ class CpuPlatform : public Platform {
   const MachinePeaks& peaks() const { return peaks_; }
   Compiler& compiler() { return compiler_; }
 
-  // The reference's answers for `seeds` (empty: 1..task.seeds), computed in a sandboxed runner of
-  // their own and cached on disk by (definition, reference source, workload, seed).
+  // The reference's answers for `cases`, computed in a sandboxed runner of its own: the secret
+  // seeds stay in this process, only the inputs they make reach the reference.
+  std::vector<ReferenceCase> run_reference(const task::Task& task, const task::Workload& workload,
+                                           const std::vector<CaseSpec>& cases);
+  // run_reference for seeds a person chose (empty: a fresh correctness check's cases).
   std::vector<ReferenceCase> reference_cases(const task::Task& task, const task::Workload& workload,
                                              std::vector<uint64_t> seeds = {});
 

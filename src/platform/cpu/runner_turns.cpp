@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "common/error.h"
 
 namespace accelopt::platform::cpu {
@@ -30,9 +32,11 @@ TurnResult RunnerTurns::run_turn(Side side, int calls) {
   bool is_candidate = side == Side::kCandidate;
   TimedKernel& kernel = is_candidate ? candidate_ : anchor_;
   size_t& case_index = is_candidate ? candidate_case_ : anchor_case_;
-  // Both sides get the next seed's inputs, written by this process, just before their turn: the
-  // same rotation and the same cache state for both.
-  case_index = (case_index + 1) % cases_.size();
+  // Both sides get the next case's inputs, written by this process, just before their turn: the
+  // same rotation and the same cache state for both. Timed turns use the task's own distributions
+  // only (the first task.seeds cases): edge-case inputs such as denormals would change the speed
+  // being measured.
+  case_index = (case_index + 1) % std::min(cases_.size(), static_cast<size_t>(task_.seeds));
   const ReferenceCase& reference_case = cases_[case_index];
   load_case(kernel.buffers, task_, reference_case);
 
@@ -53,8 +57,8 @@ TurnResult RunnerTurns::run_turn(Side side, int calls) {
   // anchor that gives wrong answers is no yardstick.
   Verdict verdict;
   if (!is_candidate) {
-    if (!check_call(task_, kernel.buffers, kernel.runner, reference_case,
-                    fmt::format("seed {}", reference_case.seed), verdict)) {
+    if (!check_call(task_, kernel.buffers, kernel.runner, reference_case, reference_case.label,
+                    verdict)) {
       throw UserError("the anchor kernel (" + anchor_name_ +
                       ") gave wrong results while timing: " + verdict.message);
     }
@@ -62,7 +66,7 @@ TurnResult RunnerTurns::run_turn(Side side, int calls) {
   }
   ++candidate_turns_;
   std::string when =
-      fmt::format("after timed turn {} (seed {})", candidate_turns_, reference_case.seed);
+      fmt::format("after timed turn {} ({})", candidate_turns_, reference_case.label);
   if (!check_call(task_, kernel.buffers, kernel.runner, reference_case, when, verdict)) {
     if (verdict.status == Status::kIncorrectNumerical &&
         verdict.message.find("into its") == std::string::npos) {

@@ -1,6 +1,6 @@
 // The CPU platform's side of paired timing (platform/paired_timing.h): the candidate and the
 // anchor in two runner processes pinned to one core, the idle one SIGSTOPped. Before every turn
-// the side's inputs move to the next seed and its outputs are set to NaN; after every turn its
+// the side's inputs move to the next case and its outputs are set to NaN; after every turn its
 // outputs are checked again, so a kernel that replays old answers fails.
 #pragma once
 
