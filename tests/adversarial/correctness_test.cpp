@@ -4,6 +4,7 @@
 //   // task: bench/cpu/silu      the task directory, from the source root
 //   // expect: STATUS            the verdict's status
 //   // message: text             a phrase the message (or the log) must contain
+//   // time: yes                 evaluate with timing (timed turns and the physics check)
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -52,7 +53,10 @@ TEST_P(CorrectnessTest, IsRefusedWithTheRightStatus) {
   request.task = &task;
   request.workload = "small";
   request.source = source;
-  request.measure_time = false;
+  request.measure_time = field(source, "time") == "yes";
+  request.timing.budget_seconds = 3;
+  request.timing.min_pairs = 5;
+  request.timing.target_half_width = 0.2;
   kernel::Verdict verdict = platform_->evaluate(request);
 
   EXPECT_EQ(kernel::status_name(verdict.status), status)

@@ -25,7 +25,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -42,12 +44,15 @@
 
 namespace {
 
+using accelopt::platform::cpu::CallSlots;
 using accelopt::platform::cpu::kCommandFd;
 using accelopt::platform::cpu::kLibraryFd;
 using accelopt::platform::cpu::kReplyFd;
 using accelopt::platform::cpu::kRunnerForbiddenSyscall;
 using accelopt::platform::cpu::kRunnerSetupFailure;
 using accelopt::platform::cpu::kSharedMemoryFd;
+using accelopt::platform::cpu::SlotLayout;
+using accelopt::platform::cpu::turn_slots;
 
 void reply(const std::string& line) {
   std::string message = line + "\n";
@@ -399,12 +404,33 @@ void call_entry(void* entry, const std::vector<Pointer>& a) {
   }
 }
 
+// The entry point's arguments for every (input slot, output slot) pair, at input_slot *
+// output_slots + output_slot: a timed turn only picks one per call.
+std::vector<std::vector<Pointer>> slot_arguments(const std::vector<Pointer>& buffers,
+                                                 const SlotLayout& slots) {
+  if (slots.buffers() != buffers.size()) fail("--slots does not match the --offset arguments");
+  std::vector<std::vector<Pointer>> pairs;
+  for (int input = 0; input < slots.input_slots; ++input) {
+    for (int output = 0; output < slots.output_slots; ++output) {
+      std::vector<Pointer> arguments;
+      for (size_t t = 0; t < slots.inputs; ++t) arguments.push_back(buffers[slots.input(input, t)]);
+      for (size_t t = 0; t < slots.outputs; ++t) {
+        arguments.push_back(buffers[slots.output(output, t)]);
+      }
+      pairs.push_back(std::move(arguments));
+    }
+  }
+  return pairs;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   std::string entry_name = "kernel";
   std::vector<size_t> offsets;
+  SlotLayout slots;
+  bool slots_given = false;
   bool want_seccomp = true;
   // Trusted library code (oneDNN) reads its CPU's description from /sys on its first call; that
   // call happens while files may still be opened read-only.
@@ -415,6 +441,12 @@ int main(int argc, char** argv) {
       entry_name = argv[++i];
     } else if (arg == "--offset" && i + 1 < argc) {
       offsets.push_back(std::strtoull(argv[++i], nullptr, 10));
+    } else if (arg == "--slots" && i + 4 < argc) {
+      slots.inputs = std::strtoull(argv[++i], nullptr, 10);
+      slots.outputs = std::strtoull(argv[++i], nullptr, 10);
+      slots.input_slots = std::max(1, std::atoi(argv[++i]));
+      slots.output_slots = std::max(1, std::atoi(argv[++i]));
+      slots_given = true;
     } else if (arg == "--no-seccomp") {
       want_seccomp = false;
     } else if (arg == "--call-while-loading") {
@@ -435,6 +467,9 @@ int main(int argc, char** argv) {
     arguments.push_back(shared + offset);
   }
   ::close(kSharedMemoryFd);
+  if (!slots_given) slots.outputs = arguments.size();  // one slot: every buffer is an argument
+  std::vector<std::vector<Pointer>> turn_arguments = slot_arguments(arguments, slots);
+  arguments.resize(slots.inputs + slots.outputs);  // slot 0, for CALL
 
   bool network_namespace = ::unshare(CLONE_NEWNET) == 0;
   bool dropped = drop_privileges();
@@ -506,6 +541,17 @@ int main(int argc, char** argv) {
       // weigh on timed turns of small kernels; single-threaded tasks cannot make threads at all.
       check_threads(status_fd, allowed_threads, "before the call");
       for (long i = 0; i < count; ++i) call_entry(entry, arguments);
+      check_threads(status_fd, allowed_threads, "after it returned");
+      reply("DONE");
+    } else if (command.rfind("TURN ", 0) == 0) {
+      char* end = nullptr;
+      long count = std::strtol(command.c_str() + 5, &end, 10);
+      uint64_t seed = std::strtoull(end, nullptr, 10);
+      check_threads(status_fd, allowed_threads, "before the call");
+      for (long i = 0; i < count; ++i) {
+        CallSlots call = turn_slots(seed, static_cast<uint64_t>(i), slots);
+        call_entry(entry, turn_arguments[call.input * slots.output_slots + call.output]);
+      }
       check_threads(status_fd, allowed_threads, "after it returned");
       reply("DONE");
     } else if (command == "QUIT") {
