@@ -1,7 +1,10 @@
 // Skips work only on timed calls: every call that follows a pause (20 µs) computes, but within a
 // turn it keeps each input's answer and copies it out when that input comes back. The outputs are
-// always right, so only the clock can tell: far less time than the multiplications need. task:
-// bench/cpu/matmul expect: REJECTED_PHYSICS message: skipping work time: yes
+// always right, so only the clock can tell: far less time than the multiplications need.
+// task: bench/cpu/matmul
+// expect: REJECTED_PHYSICS
+// message: skipping work
+// time: yes
 #include <chrono>
 #include <cstring>
 #include <vector>
