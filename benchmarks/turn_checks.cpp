@@ -60,8 +60,9 @@ void slot_cost(const std::filesystem::path& root, int repetitions) {
   platform::cpu::CpuPlatformOptions defaults;
   auto single = make_platform(1, 1);
   auto slotted = make_platform(defaults.input_slots, defaults.output_slots);
-  std::cout << fmt::format("slot cost ({} input x {} output slots against 1 x 1)\n",
-                           defaults.input_slots, defaults.output_slots);
+  std::cout << fmt::format(
+      "slot cost (the default slots, at most {} input and {} output, against 1 x 1)\n",
+      defaults.input_slots, defaults.output_slots);
   std::cout << fmt::format("{:<18} {:<8} {:>12} {:>12} {:>8}\n", "task", "workload", "1x1 us",
                            "slots us", "ratio");
   for (const Case& c : cases) {

@@ -247,15 +247,25 @@ bool CpuPlatform::check_correctness(const task::Task& task, const std::vector<Re
 SlotLayout CpuPlatform::timing_layout(const task::Task& task,
                                       const std::vector<size_t>& sizes) const {
   SlotLayout layout = single_slot(task);
-  size_t input_bytes = 0, output_bytes = 0;
-  for (size_t i = 0; i < sizes.size(); ++i)
+  uint64_t input_bytes = 0, output_bytes = 0;
+  for (size_t i = 0; i < sizes.size(); ++i) {
     (i < layout.inputs ? input_bytes : output_bytes) += sizes[i];
-  auto slots = [&](size_t bytes, int most) {
-    uint64_t fit = 1 + options_.slot_bytes / std::max<size_t>(bytes, 1);
-    return static_cast<int>(std::clamp<uint64_t>(fit, 1, static_cast<uint64_t>(std::max(most, 1))));
+  }
+  input_bytes = std::max<uint64_t>(input_bytes, 1);
+  output_bytes = std::max<uint64_t>(output_bytes, 1);
+  // Every slot a turn sweeps is cache a kernel loses: the copies add at most one set's bytes (half
+  // of it to inputs), so a turn's footprint at most doubles (benchmarks/turn_checks measures what
+  // that costs), but always a second slot of each kind within slot_bytes.
+  int most_inputs = std::max(1, std::min(options_.input_slots, task.seeds));
+  int most_outputs = std::max(1, options_.output_slots);
+  if (input_bytes + output_bytes > options_.slot_bytes) return layout;
+  auto fit = [](uint64_t wanted, int most) {
+    return static_cast<int>(std::min<uint64_t>(std::max<uint64_t>(wanted, 2), most));
   };
-  layout.input_slots = slots(input_bytes, std::min(options_.input_slots, task.seeds));
-  layout.output_slots = slots(output_bytes, options_.output_slots);
+  uint64_t budget = input_bytes + output_bytes;
+  layout.input_slots = fit(1 + budget / 2 / input_bytes, most_inputs);
+  budget -= std::min(budget, (layout.input_slots - 1) * input_bytes);
+  layout.output_slots = fit(1 + budget / output_bytes, most_outputs);
   return layout;
 }
 
