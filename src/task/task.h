@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,12 +23,40 @@ struct Axis {
   std::string description;
 };
 
-enum class Distribution : uint8_t { kNormal = 1, kUniform = 2, kAbsNormal = 3 };
+enum class Distribution : uint8_t { kNormal = 1, kUniform = 2, kAbsNormal = 3, kConstant = 4 };
 
 struct InputDistribution {
   Distribution kind = Distribution::kNormal;
   double mean = 0, std = 1;   // normal, abs_normal
   double low = -1, high = 1;  // uniform
+  double value = 0;           // constant
+};
+
+// How close an output must be to the reference's, in float64. Both must hold: the whole tensor's
+// relative L2 error below rel_l2, and every element within atol + rtol·|ref| (numpy's allclose).
+struct Tolerance {
+  double rel_l2 = 2e-5;
+  double atol = 1e-5;
+  double rtol = 1e-3;
+};
+
+// What a definition's "tolerance" object says; fields it leaves out inherit.
+struct ToleranceRule {
+  std::optional<double> rel_l2, atol, rtol;
+};
+struct ToleranceSpec {
+  ToleranceRule all;
+  std::map<std::string, ToleranceRule> outputs;  // by output name
+};
+
+// A named set of inputs drawn from other distributions than the task's own: large magnitudes,
+// zeros, denormals, the ranges where the math changes. Inputs it does not name keep theirs.
+struct InputSet {
+  std::string name;
+  std::string description;
+  std::map<std::string, InputDistribution> inputs;  // by input name
+  int seeds = 1;                                    // cases drawn from this set per evaluation
+  ToleranceSpec tolerance;                          // overrides the task's for this set's cases
 };
 
 struct TensorSpec {
@@ -60,9 +89,11 @@ struct Task {
   std::vector<TensorSpec> inputs;
   std::vector<TensorSpec> outputs;
   std::vector<Workload> workloads;
-  double rel_l2_tolerance = 2e-5;
+  double rel_l2_tolerance = 2e-5;  // the task-wide rel_l2, as the definition says
+  ToleranceSpec tolerance_spec;
+  std::vector<InputSet> input_sets;
   int threads = 1;
-  int seeds = 3;
+  int seeds = 5;  // cases drawn from the task's own distributions per evaluation
   std::string entry_point = "kernel";
   std::vector<std::string> compile_flags;  // added after the platform's defaults
   std::string mm_flops_expression = "0";
@@ -78,6 +109,11 @@ struct Task {
   const Workload& default_workload() const;
   // An empty name means the default workload.
   const Workload& workload_or_default(const std::string& name) const;
+
+  // The tolerance for `output` on cases of `set` (nullptr: the task's own distributions): the
+  // task's, then its per-output entry, then the set's, then the set's per-output entry.
+  Tolerance tolerance(const std::string& output, const InputSet* set = nullptr) const;
+  const InputSet& input_set(const std::string& name) const;  // throws UserError
 
   int64_t element_count(const TensorSpec& tensor, const Workload& workload) const;
   RooflineCounts roofline_counts(const Workload& workload) const;

@@ -45,8 +45,55 @@ TEST(TaskDefinition, LoadsAValidDefinitionInOrder) {
   EXPECT_DOUBLE_EQ(counts.mm_flops, 2.0 * 64 * 32 * 16);
   EXPECT_DOUBLE_EQ(counts.vec_flops, 0);
   EXPECT_EQ(task.threads, 1);
-  EXPECT_EQ(task.seeds, 3);
+  EXPECT_EQ(task.seeds, 5);
   EXPECT_DOUBLE_EQ(task.rel_l2_tolerance, 2e-5);
+  EXPECT_TRUE(task.input_sets.empty());
+}
+
+TEST(TaskDefinition, ResolvesToleranceByOutputAndInputSet) {
+  std::string json =
+      replace(kValid, R"("roofline")", R"("tolerance": {"rel_l2": 1e-4, "atol": 1e-3, "rtol": 1e-2,
+                   "outputs": {"out": {"atol": 5e-4}}},
+    "input_sets": {"large": {"description": "big values", "seeds": 2,
+                             "inputs": {"lhs": {"kind": "normal", "std": 100}, "rhs": {"kind": "constant", "value": 0}},
+                             "tolerance": {"rtol": 0.05, "outputs": {"out": {"atol": 0.5}}}}},
+    "roofline")");
+  Task task = parse_task_definition(json, "/tasks/t", "t/definition.json");
+  EXPECT_DOUBLE_EQ(task.rel_l2_tolerance, 1e-4);
+  Tolerance plain = task.tolerance("out");
+  EXPECT_DOUBLE_EQ(plain.rel_l2, 1e-4);
+  EXPECT_DOUBLE_EQ(plain.atol, 5e-4);  // the output's own beats the task's
+  EXPECT_DOUBLE_EQ(plain.rtol, 1e-2);
+  ASSERT_EQ(task.input_sets.size(), 1u);
+  const InputSet& large = task.input_set("large");
+  EXPECT_EQ(large.seeds, 2);
+  EXPECT_EQ(large.inputs.at("lhs").kind, Distribution::kNormal);
+  EXPECT_DOUBLE_EQ(large.inputs.at("lhs").std, 100);
+  EXPECT_EQ(large.inputs.at("rhs").kind, Distribution::kConstant);
+  Tolerance in_set = task.tolerance("out", &large);
+  EXPECT_DOUBLE_EQ(in_set.rel_l2, 1e-4);
+  EXPECT_DOUBLE_EQ(in_set.atol, 0.5);
+  EXPECT_DOUBLE_EQ(in_set.rtol, 0.05);
+  EXPECT_THROW(task.input_set("tiny"), UserError);
+}
+
+TEST(TaskDefinition, RefusesBadTolerancesInputSetsAndTooFewSeeds) {
+  auto with = [](const std::string& fields) {
+    return message_of(replace(kValid, R"("roofline")", fields + R"(, "roofline")"));
+  };
+  EXPECT_NE(with(R"("tolerance": {"atol": -1})").find("tolerance.atol: must be in"),
+            std::string::npos);
+  EXPECT_NE(with(R"("tolerance": {"rtol": 2})").find("tolerance.rtol: must be in"),
+            std::string::npos);
+  EXPECT_NE(with(R"("tolerance": {"outputs": {"res": {"atol": 1}}})").find("unknown output 'res'"),
+            std::string::npos);
+  EXPECT_NE(with(R"("input_sets": {"big": {"inputs": {"x": {"kind": "normal"}}}})")
+                .find("input_sets.big.inputs: unknown input 'x'"),
+            std::string::npos);
+  EXPECT_NE(with(R"("input_sets": {"big": {"description": "no inputs"}})")
+                .find("missing required field 'inputs'"),
+            std::string::npos);
+  EXPECT_NE(with(R"("seeds": 3)").find("seeds: must be at least 5"), std::string::npos);
 }
 
 TEST(TaskDefinition, SaysExactlyWhatIsWrong) {

@@ -154,7 +154,7 @@ TEST(AdversarialSanity, TheBaselineStillPasses) {
   request.measure_time = false;
   kernel::Verdict verdict = cpu.evaluate(request);
   EXPECT_TRUE(verdict.passed()) << verdict.message << "\n" << verdict.log;
-  EXPECT_EQ(verdict.correctness.seeds_checked, 3);
+  EXPECT_EQ(verdict.correctness.seeds_checked, 5);
   EXPECT_EQ(verdict.sandbox.value("seccomp", false), true);
 }
 

@@ -17,36 +17,87 @@ std::string tensor_name(const task::Task& task, size_t index) {
              : "output '" + task.outputs[index - task.inputs.size()].name + "'";
 }
 
+// Names buffer `index` of `layout` by its tensor (slots are the harness's business).
+std::string buffer_name(const task::Task& task, const SlotLayout& layout, size_t index) {
+  for (int slot = 0; slot < layout.input_slots; ++slot) {
+    for (size_t i = 0; i < layout.inputs; ++i) {
+      if (layout.input(slot, i) == index) return tensor_name(task, i);
+    }
+  }
+  for (int slot = 0; slot < layout.output_slots; ++slot) {
+    for (size_t o = 0; o < layout.outputs; ++o) {
+      if (layout.output(slot, o) == index) return tensor_name(task, layout.inputs + o);
+    }
+  }
+  return "buffer " + std::to_string(index);
+}
+
 }  // namespace
+
+SlotLayout single_slot(const task::Task& task) {
+  SlotLayout layout;
+  layout.inputs = task.inputs.size();
+  layout.outputs = task.outputs.size();
+  return layout;
+}
+
+void load_inputs(SharedBuffers& buffers, const SlotLayout& layout, int input_slot,
+                 const ReferenceCase& reference_case) {
+  for (size_t i = 0; i < layout.inputs; ++i) {
+    size_t index = layout.input(input_slot, i);
+    std::memcpy(buffers.data(index), reference_case.inputs[i].data(), buffers.size(index));
+  }
+}
+
+void clear_outputs(SharedBuffers& buffers, const SlotLayout& layout, int output_slot) {
+  for (size_t o = 0; o < layout.outputs; ++o) {
+    size_t index = layout.output(output_slot, o);
+    std::fill_n(buffers.floats(index), buffers.size(index) / sizeof(float),
+                std::numeric_limits<float>::quiet_NaN());
+  }
+}
 
 void load_case(SharedBuffers& buffers, const task::Task& task,
                const ReferenceCase& reference_case) {
-  for (size_t i = 0; i < task.inputs.size(); ++i) {
-    std::memcpy(buffers.data(i), reference_case.inputs[i].data(), buffers.size(i));
-  }
-  for (size_t i = task.inputs.size(); i < buffers.count(); ++i) {
-    std::fill_n(buffers.floats(i), buffers.size(i) / sizeof(float),
-                std::numeric_limits<float>::quiet_NaN());
-  }
+  SlotLayout layout = single_slot(task);
+  load_inputs(buffers, layout, 0, reference_case);
+  clear_outputs(buffers, layout, 0);
   buffers.fill_canaries();
 }
 
-bool check_call(const task::Task& task, const SharedBuffers& buffers, const Runner& runner,
-                const ReferenceCase& reference_case, const std::string& when, Verdict& verdict) {
-  if (auto damaged = buffers.damaged_canary()) {
-    verdict.status = Status::kIncorrectShape;
-    verdict.message =
-        fmt::format("{}: the kernel wrote outside {} (past its end or before its start)", when,
-                    tensor_name(task, *damaged));
-    return false;
-  }
+bool check_inputs(const task::Task& task, const SharedBuffers& buffers, const SlotLayout& layout,
+                  int input_slot, const ReferenceCase& reference_case, const std::string& when,
+                  Verdict& verdict) {
   for (size_t i = 0; i < task.inputs.size(); ++i) {
-    if (std::memcmp(buffers.data(i), reference_case.inputs[i].data(), buffers.size(i)) != 0) {
+    size_t index = layout.input(input_slot, i);
+    if (std::memcmp(buffers.data(index), reference_case.inputs[i].data(), buffers.size(index)) !=
+        0) {
       verdict.status = Status::kIncorrectNumerical;
       verdict.message = fmt::format("{}: the kernel wrote into its {}; inputs are read-only", when,
                                     tensor_name(task, i));
       return false;
     }
+  }
+  return true;
+}
+
+bool check_call(const task::Task& task, const SharedBuffers& buffers, const Runner& runner,
+                const ReferenceCase& reference_case, const std::string& when, Verdict& verdict) {
+  return check_call(task, buffers, runner, single_slot(task), {}, reference_case, when, verdict);
+}
+
+bool check_call(const task::Task& task, const SharedBuffers& buffers, const Runner& runner,
+                const SlotLayout& layout, CallSlots slots, const ReferenceCase& reference_case,
+                const std::string& when, Verdict& verdict) {
+  if (auto damaged = buffers.damaged_canary()) {
+    verdict.status = Status::kIncorrectShape;
+    verdict.message =
+        fmt::format("{}: the kernel wrote outside {} (past its end or before its start)", when,
+                    buffer_name(task, layout, *damaged));
+    return false;
+  }
+  if (!check_inputs(task, buffers, layout, slots.input, reference_case, when, verdict)) {
+    return false;
   }
   int threads = runner.thread_count();
   if (threads > task.threads) {
@@ -56,20 +107,21 @@ bool check_call(const task::Task& task, const SharedBuffers& buffers, const Runn
         when, threads - 1, task.threads);
     return false;
   }
+  std::vector<const float*> outputs;
   for (size_t o = 0; o < task.outputs.size(); ++o) {
-    size_t index = task.inputs.size() + o;
-    OutputCheck check =
-        check_output(task.outputs[o].name, buffers.floats(index), reference_case.outputs[o].data(),
-                     reference_case.outputs[o].size(), task.rel_l2_tolerance);
-    Correctness& c = verdict.correctness;
-    c.rel_l2_error = std::max(c.rel_l2_error, check.rel_l2_error);
-    c.max_abs_error = std::max(c.max_abs_error, check.max_abs_error);
-    c.max_rel_error = std::max(c.max_rel_error, check.max_rel_error);
-    if (!check.ok) {
-      verdict.status = Status::kIncorrectNumerical;
-      verdict.message = when + ": " + check.message;
-      return false;
-    }
+    outputs.push_back(buffers.floats(layout.output(slots.output, o)));
+  }
+  const task::InputSet* set =
+      reference_case.set.empty() ? nullptr : &task.input_set(reference_case.set);
+  OutputCheck check = check_outputs(task, set, outputs, reference_case.outputs);
+  Correctness& c = verdict.correctness;
+  c.rel_l2_error = std::max(c.rel_l2_error, check.rel_l2_error);
+  c.max_abs_error = std::max(c.max_abs_error, check.max_abs_error);
+  c.max_rel_error = std::max(c.max_rel_error, check.max_rel_error);
+  if (!check.ok) {
+    verdict.status = Status::kIncorrectNumerical;
+    verdict.message = when + ": " + check.message;
+    return false;
   }
   return true;
 }

@@ -12,20 +12,40 @@
 
 namespace accelopt::platform::cpu {
 
-// One seed's inputs and the reference's outputs for them, in definition order.
+// One case's inputs and the reference's outputs for them, in definition order.
 struct ReferenceCase {
-  uint64_t seed = 0;
+  uint64_t seed = 0;  // never shown: see inputs.h
+  std::string set;    // the input set it was drawn from; empty: the task's own distributions
+  std::string label;  // names the case in messages
   std::vector<std::vector<float>> inputs;
   std::vector<std::vector<float>> outputs;
   double reference_seconds = 0;
 };
 
+// Slot 0 only: the one the harness's single calls use.
 void load_case(SharedBuffers& buffers, const task::Task& task, const ReferenceCase& reference_case);
+
+// One slot of a timed turn's layout (runner_protocol.h); the caller re-arms the fences.
+void load_inputs(SharedBuffers& buffers, const SlotLayout& layout, int input_slot,
+                 const ReferenceCase& reference_case);
+void clear_outputs(SharedBuffers& buffers, const SlotLayout& layout, int output_slot);
+
+// The layout of one slot for `task`: its inputs, then its outputs.
+SlotLayout single_slot(const task::Task& task);
 
 // No fence damaged, inputs unchanged, no thread left behind, outputs equal to the reference's.
 // Fills `verdict` (status, message, correctness figures) and returns false on the first failure;
-// `when` starts the message ("seed 2", "after timed turn 7 (seed 1)").
+// `when` starts the message ("case 2", "after timed turn 7 (case 1)").
 bool check_call(const task::Task& task, const SharedBuffers& buffers, const Runner& runner,
                 const ReferenceCase& reference_case, const std::string& when, Verdict& verdict);
+// The same for a call of a timed turn that read input slot `slots.input` (holding
+// `reference_case`) and wrote output slot `slots.output`.
+bool check_call(const task::Task& task, const SharedBuffers& buffers, const Runner& runner,
+                const SlotLayout& layout, CallSlots slots, const ReferenceCase& reference_case,
+                const std::string& when, Verdict& verdict);
+// Input slot `input_slot` still holds `reference_case`'s inputs, byte for byte.
+bool check_inputs(const task::Task& task, const SharedBuffers& buffers, const SlotLayout& layout,
+                  int input_slot, const ReferenceCase& reference_case, const std::string& when,
+                  Verdict& verdict);
 
 }  // namespace accelopt::platform::cpu

@@ -8,30 +8,79 @@
 namespace accelopt::platform::cpu {
 namespace {
 
+task::Tolerance tolerance(double rel_l2, double atol = 1e-5, double rtol = 1e-3) {
+  return {rel_l2, atol, rtol};
+}
+
 TEST(Checker, PassesWithinToleranceAndReportsErrors) {
   std::vector<float> reference = {1, 2, 3, 4}, output = {1, 2, 3, 4.00001f};
-  OutputCheck check = check_output("out", output.data(), reference.data(), 4, 2e-5);
-  EXPECT_TRUE(check.ok);
+  OutputCheck check = check_output("out", output.data(), reference.data(), 4, tolerance(2e-5));
+  EXPECT_TRUE(check.ok) << check.message;
   EXPECT_GT(check.rel_l2_error, 0);
   EXPECT_NEAR(check.max_abs_error, 1e-5, 1e-6);
+  EXPECT_EQ(check.elements_outside, 0u);
 }
 
 TEST(Checker, FailsBeyondTolerance) {
   std::vector<float> reference = {1, 2, 3, 4}, output = {1, 2, 3, 4.1f};
-  OutputCheck check = check_output("out", output.data(), reference.data(), 4, 2e-5);
+  OutputCheck check = check_output("out", output.data(), reference.data(), 4, tolerance(2e-5));
   EXPECT_FALSE(check.ok);
   EXPECT_NE(check.message.find("relative L2 error"), std::string::npos);
 }
 
+// Zeros in a small part of a tensor hardly move its norm: only the per-element check sees them.
+TEST(Checker, FailsSmallWrongPartsTheNormHides) {
+  std::vector<float> reference(10000, 1.0f);
+  reference[0] = 1000;  // one large element dominates the norm
+  std::vector<float> output = reference;
+  for (size_t i = 9990; i < 10000; ++i) output[i] = 0;
+  OutputCheck check =
+      check_output("out", output.data(), reference.data(), reference.size(), tolerance(2e-2));
+  EXPECT_LT(check.rel_l2_error, 2e-2);
+  EXPECT_FALSE(check.ok);
+  EXPECT_EQ(check.elements_outside, 10u);
+  EXPECT_NE(check.message.find("wrong at 10 of 10000 elements"), std::string::npos)
+      << check.message;
+  EXPECT_NE(check.message.find("index 99"), std::string::npos) << check.message;
+}
+
+TEST(Checker, AtolCoversElementsNearZeroAndRtolTheRest) {
+  std::vector<float> reference = {0, 1000}, output = {5e-6f, 1000.5f};
+  EXPECT_TRUE(
+      check_output("out", output.data(), reference.data(), 2, tolerance(1e-3, 1e-5, 1e-3)).ok);
+  EXPECT_FALSE(
+      check_output("out", output.data(), reference.data(), 2, tolerance(1e-3, 1e-6, 1e-3)).ok);
+  EXPECT_FALSE(
+      check_output("out", output.data(), reference.data(), 2, tolerance(1e-3, 1e-5, 1e-4)).ok);
+}
+
 TEST(Checker, NonFinitePassesOnlyWhereTheReferenceHasTheSame) {
   std::vector<float> reference = {1, NAN, INFINITY}, same = {1, NAN, INFINITY};
-  EXPECT_TRUE(check_output("out", same.data(), reference.data(), 3, 1e-5).ok);
+  EXPECT_TRUE(check_output("out", same.data(), reference.data(), 3, tolerance(1e-5)).ok);
   std::vector<float> wrong_sign = {1, NAN, -INFINITY};
-  EXPECT_FALSE(check_output("out", wrong_sign.data(), reference.data(), 3, 1e-5).ok);
+  EXPECT_FALSE(check_output("out", wrong_sign.data(), reference.data(), 3, tolerance(1e-5)).ok);
   std::vector<float> finite_ref = {1, 2, 3}, unwritten = {1, NAN, 3};
-  OutputCheck check = check_output("out", unwritten.data(), finite_ref.data(), 3, 1e-5);
+  OutputCheck check = check_output("out", unwritten.data(), finite_ref.data(), 3, tolerance(1e-5));
   EXPECT_FALSE(check.ok);
   EXPECT_NE(check.message.find("never written"), std::string::npos) << check.message;
+}
+
+// Two outputs, one large and one small: each is held to its own tolerance, so an error in the
+// small one is not hidden by the other's scale.
+TEST(Checker, EachOutputHasItsOwnTolerance) {
+  task::Task task = task::parse_task_definition(R"json({
+    "name": "two", "op_type": "test", "axes": {"N": {"type": "var"}},
+    "inputs": {"x": {"dtype": "float32", "shape": ["N"]}},
+    "outputs": {"big": {"dtype": "float32", "shape": ["N"]}, "small": {"dtype": "float32", "shape": ["N"]}},
+    "workloads": {"w": {"axes": {"N": 2}}},
+    "tolerance": {"rel_l2": 1e-3, "atol": 1, "rtol": 1e-3, "outputs": {"small": {"atol": 1e-6}}},
+    "roofline": {"bytes": "12*N"}})json",
+                                                "/t", "t");
+  std::vector<std::vector<float>> reference = {{1000, 1000}, {1e-3f, 1e-3f}};
+  std::vector<float> big = {1000, 1000}, small = {1e-3f, 1.1e-3f};
+  OutputCheck check = check_outputs(task, nullptr, {big.data(), small.data()}, reference);
+  EXPECT_FALSE(check.ok);
+  EXPECT_NE(check.message.find("output 'small'"), std::string::npos) << check.message;
 }
 
 }  // namespace

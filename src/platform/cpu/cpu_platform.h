@@ -9,6 +9,7 @@
 
 #include "platform/cpu/call_check.h"
 #include "platform/cpu/compiler.h"
+#include "platform/cpu/inputs.h"
 #include "platform/cpu/machine.h"
 #include "platform/cpu/runner_turns.h"
 #include "platform/paired_timing.h"
@@ -22,10 +23,16 @@ struct CpuPlatformOptions {
   std::chrono::milliseconds call_timeout{10000};  // at least this for one call
   std::chrono::milliseconds reference_timeout{600000};
   uint64_t memory_bytes = 4ull << 30;  // address space beyond the tensors
-  // Faster than peak time / margin is impossible: REJECTED_PHYSICS. The margin is wide because a
-  // probe taken while the machine is busy reads low; work-skipping kernels are far faster still.
-  double physics_margin = 2.0;
+  // A latency below the least time the task's counted work needs at this machine's best measured
+  // ceilings, divided by this margin, is impossible: REJECTED_PHYSICS. docs/harness.md gives the
+  // measurement behind the figure (the best honest kernels' % of peak, and the probe's spread).
+  double physics_margin = 1.25;
   bool profile = true;
+  // Timed turns' slots (runner_turns.h): at most this many cases at once and places their outputs
+  // go, within slot_bytes of extra copies. More output slots check more calls of every turn.
+  int input_slots = 4;
+  int output_slots = 8;
+  uint64_t slot_bytes = 256ull << 20;
 };
 
 class CpuPlatform : public Platform {
@@ -38,8 +45,11 @@ class CpuPlatform : public Platform {
   const MachinePeaks& peaks() const { return peaks_; }
   Compiler& compiler() { return compiler_; }
 
-  // The reference's answers for `seeds` (empty: 1..task.seeds), computed in a sandboxed runner of
-  // their own and cached on disk by (definition, reference source, workload, seed).
+  // The reference's answers for `cases`, computed in a sandboxed runner of its own: the secret
+  // seeds stay in this process, only the inputs they make reach the reference.
+  std::vector<ReferenceCase> run_reference(const task::Task& task, const task::Workload& workload,
+                                           const std::vector<CaseSpec>& cases);
+  // run_reference for seeds a person chose (empty: a fresh correctness check's cases).
   std::vector<ReferenceCase> reference_cases(const task::Task& task, const task::Workload& workload,
                                              std::vector<uint64_t> seeds = {});
 
@@ -53,10 +63,12 @@ class CpuPlatform : public Platform {
   bool check_correctness(const task::Task& task, const std::vector<ReferenceCase>& cases,
                          SharedBuffers& buffers, Runner& candidate,
                          std::chrono::milliseconds call_timeout, Verdict& verdict);
+  // The slots timed turns use for this task and workload, within the options' limits.
+  SlotLayout timing_layout(const task::Task& task, const std::vector<size_t>& sizes) const;
   std::optional<TurnFailure> time_against_anchor(const EvalRequest& request,
                                                  const std::string& header,
                                                  const std::vector<ReferenceCase>& cases,
-                                                 TimedKernel candidate,
+                                                 const SlotLayout& layout, TimedKernel candidate,
                                                  std::chrono::milliseconds call_timeout,
                                                  Verdict& verdict);
   // The roofline score and the profile; false when the latency beats physics.

@@ -82,6 +82,14 @@ std::optional<std::string> Runner::start() {
     spawn.argv.push_back("--offset");
     spawn.argv.push_back(std::to_string(buffers_.offset(i)));
   }
+  const SlotLayout& slots = options_.slots;
+  if (slots.input_slots > 1 || slots.output_slots > 1) {
+    spawn.argv.push_back("--slots");
+    for (size_t value : {slots.inputs, slots.outputs, static_cast<size_t>(slots.input_slots),
+                         static_cast<size_t>(slots.output_slots)}) {
+      spawn.argv.push_back(std::to_string(value));
+    }
+  }
   if (!options_.seccomp) spawn.argv.push_back("--no-seccomp");
   if (options_.call_while_loading) spawn.argv.push_back("--call-while-loading");
   spawn.environment = {"PATH=/usr/bin:/bin",  "LANG=C",
@@ -218,9 +226,18 @@ std::string Runner::describe_end() {
 }
 
 CallResult Runner::call(int count, std::chrono::milliseconds timeout) {
+  return run_calls("CALL " + std::to_string(count), count, timeout);
+}
+
+CallResult Runner::turn(int count, uint64_t seed, std::chrono::milliseconds timeout) {
+  return run_calls("TURN " + std::to_string(count) + " " + std::to_string(seed), count, timeout);
+}
+
+CallResult Runner::run_calls(const std::string& command, int count,
+                             std::chrono::milliseconds timeout) {
   CallResult result;
   auto start = std::chrono::steady_clock::now();
-  if (!send("CALL " + std::to_string(count))) {
+  if (!send(command)) {
     result.outcome = CallOutcome::kEnded;
     result.message = describe_end();
     return result;

@@ -11,6 +11,7 @@
 #include "common/files.h"
 #include "common/json.h"
 #include "common/subprocess.h"
+#include "platform/cpu/runner_protocol.h"
 #include "platform/cpu/shared_buffers.h"
 
 namespace accelopt::platform::cpu {
@@ -24,6 +25,7 @@ struct RunnerOptions {
   uint64_t memory_bytes = 4ull << 30;  // address space beyond the shared buffers
   bool seccomp = true;
   bool call_while_loading = false;  // trusted library code only: see runner_main.cpp
+  SlotLayout slots;                 // how the buffers split into slots for timed turns
   std::chrono::milliseconds start_timeout{15000};
 };
 
@@ -48,6 +50,8 @@ class Runner {
 
   // Calls the kernel `count` times and waits up to `timeout` for them to return.
   CallResult call(int count, std::chrono::milliseconds timeout);
+  // A timed turn: `count` calls, each on the slots turn_slots(seed, i) picks.
+  CallResult turn(int count, uint64_t seed, std::chrono::milliseconds timeout);
 
   void pause();  // SIGSTOP the whole group: it must not run while the other side is timed
   void resume();
@@ -57,6 +61,8 @@ class Runner {
 
  private:
   bool send(const std::string& line);
+  // Sends `command` (n calls) and waits for DONE.
+  CallResult run_calls(const std::string& command, int count, std::chrono::milliseconds timeout);
   // Reads one reply line before the deadline; nullopt on timeout or when the process ended.
   std::optional<std::string> receive(std::chrono::steady_clock::time_point deadline,
                                      bool& timed_out);

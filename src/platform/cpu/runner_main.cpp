@@ -25,7 +25,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -42,12 +44,15 @@
 
 namespace {
 
+using accelopt::platform::cpu::CallSlots;
 using accelopt::platform::cpu::kCommandFd;
 using accelopt::platform::cpu::kLibraryFd;
 using accelopt::platform::cpu::kReplyFd;
 using accelopt::platform::cpu::kRunnerForbiddenSyscall;
 using accelopt::platform::cpu::kRunnerSetupFailure;
 using accelopt::platform::cpu::kSharedMemoryFd;
+using accelopt::platform::cpu::SlotLayout;
+using accelopt::platform::cpu::turn_slots;
 
 void reply(const std::string& line) {
   std::string message = line + "\n";
@@ -110,9 +115,10 @@ enum class OpenPolicy {
 };
 
 // Allows what computing needs (memory, threads, clocks, the two pipes) and traps everything else:
-// files (after loading), sockets, processes, exec, ptrace, mounts, limits. Returns the supervisor's
-// listening descriptor under kSupervised, -1 otherwise.
-int install_seccomp(OpenPolicy open_policy) {
+// files (after loading), sockets, processes, exec, ptrace, mounts, limits. Without allow_threads
+// new threads are trapped too: a single-threaded task's kernel has no use for one. Returns the
+// supervisor's listening descriptor under kSupervised, -1 otherwise.
+int install_seccomp(OpenPolicy open_policy, bool allow_threads) {
   scmp_filter_ctx filter = seccomp_init(SCMP_ACT_TRAP);
   if (filter == nullptr) fail("seccomp_init failed");
   static const char* const kAllowed[] = {
@@ -167,8 +173,10 @@ int install_seccomp(OpenPolicy open_policy) {
       "getrlimit",
       "seccomp"};  // adding a filter only ever narrows what is allowed
   for (const char* name : kAllowed) add_rule(filter, SCMP_ACT_ALLOW, name);
-  add_rule(filter, SCMP_ACT_ALLOW, "clone", 1,
-           SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD));  // threads, not processes
+  if (allow_threads) {
+    add_rule(filter, SCMP_ACT_ALLOW, "clone", 1,
+             SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD));  // threads, not processes
+  }
   add_rule(filter, SCMP_ACT_ERRNO(ENOSYS), "clone3");  // glibc then falls back to clone
   add_rule(filter, SCMP_ACT_ALLOW, "rt_sigaction", 1, SCMP_A0(SCMP_CMP_NE, SIGSYS));
   add_rule(filter, SCMP_ACT_ALLOW, "tgkill", 1,
@@ -311,10 +319,11 @@ void preload_libraries(int library_fd) {
   }
 }
 
-// Whatever the kernel opened or duplicated while loading does not survive into the calls.
-void close_all_but_pipes() {
+// Whatever the kernel opened or duplicated while loading does not survive into the calls; `keep`
+// (the runner's own /proc/self/status) does.
+void close_all_but_pipes(int keep) {
   for (int fd = 0; fd < 1024; ++fd) {
-    if (fd > STDERR_FILENO && fd != kCommandFd && fd != kReplyFd) ::close(fd);
+    if (fd > STDERR_FILENO && fd != kCommandFd && fd != kReplyFd && fd != keep) ::close(fd);
   }
 }
 
@@ -328,6 +337,32 @@ bool drop_privileges() {
   }
   ::prctl(PR_SET_DUMPABLE, 1);  // keeps /proc/self readable for the loader and the harness
   return true;
+}
+
+// Threads alive in this process now, from /proc/self/status opened before the sandbox closed
+// (reading it again from offset 0 makes the kernel write it afresh). -1 when it cannot be read:
+// the kernel closed the descriptor, say.
+int count_threads(int status_fd) {
+  char text[4096];
+  ssize_t n = ::pread(status_fd, text, sizeof text - 1, 0);
+  if (n <= 0) return -1;
+  text[n] = '\0';
+  const char* line = std::strstr(text, "\nThreads:");
+  return line == nullptr ? -1 : std::atoi(line + 9);
+}
+
+// Before and after every call: a thread the kernel left behind could finish its outputs after the
+// harness checked them, or work on while another kernel is timed.
+void check_threads(int status_fd, int allowed, const char* when) {
+  if (allowed <= 0) return;
+  int threads = count_threads(status_fd);
+  if (threads < 0) {
+    fail("the runner cannot count its threads any more (did the kernel close files?)");
+  }
+  if (threads > allowed) {
+    fail("the kernel left " + std::to_string(threads - allowed) + " thread(s) running " + when +
+         " (the task allows " + std::to_string(allowed) + " in all)");
+  }
 }
 
 using Pointer = void*;
@@ -369,12 +404,33 @@ void call_entry(void* entry, const std::vector<Pointer>& a) {
   }
 }
 
+// The entry point's arguments for every (input slot, output slot) pair, at input_slot *
+// output_slots + output_slot: a timed turn only picks one per call.
+std::vector<std::vector<Pointer>> slot_arguments(const std::vector<Pointer>& buffers,
+                                                 const SlotLayout& slots) {
+  if (slots.buffers() != buffers.size()) fail("--slots does not match the --offset arguments");
+  std::vector<std::vector<Pointer>> pairs;
+  for (int input = 0; input < slots.input_slots; ++input) {
+    for (int output = 0; output < slots.output_slots; ++output) {
+      std::vector<Pointer> arguments;
+      for (size_t t = 0; t < slots.inputs; ++t) arguments.push_back(buffers[slots.input(input, t)]);
+      for (size_t t = 0; t < slots.outputs; ++t) {
+        arguments.push_back(buffers[slots.output(output, t)]);
+      }
+      pairs.push_back(std::move(arguments));
+    }
+  }
+  return pairs;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   std::string entry_name = "kernel";
   std::vector<size_t> offsets;
+  SlotLayout slots;
+  bool slots_given = false;
   bool want_seccomp = true;
   // Trusted library code (oneDNN) reads its CPU's description from /sys on its first call; that
   // call happens while files may still be opened read-only.
@@ -385,6 +441,12 @@ int main(int argc, char** argv) {
       entry_name = argv[++i];
     } else if (arg == "--offset" && i + 1 < argc) {
       offsets.push_back(std::strtoull(argv[++i], nullptr, 10));
+    } else if (arg == "--slots" && i + 4 < argc) {
+      slots.inputs = std::strtoull(argv[++i], nullptr, 10);
+      slots.outputs = std::strtoull(argv[++i], nullptr, 10);
+      slots.input_slots = std::max(1, std::atoi(argv[++i]));
+      slots.output_slots = std::max(1, std::atoi(argv[++i]));
+      slots_given = true;
     } else if (arg == "--no-seccomp") {
       want_seccomp = false;
     } else if (arg == "--call-while-loading") {
@@ -405,6 +467,9 @@ int main(int argc, char** argv) {
     arguments.push_back(shared + offset);
   }
   ::close(kSharedMemoryFd);
+  if (!slots_given) slots.outputs = arguments.size();  // one slot: every buffer is an argument
+  std::vector<std::vector<Pointer>> turn_arguments = slot_arguments(arguments, slots);
+  arguments.resize(slots.inputs + slots.outputs);  // slot 0, for CALL
 
   bool network_namespace = ::unshare(CLONE_NEWNET) == 0;
   bool dropped = drop_privileges();
@@ -416,14 +481,25 @@ int main(int argc, char** argv) {
   sigemptyset(&action.sa_mask);
   ::sigaction(SIGSYS, &action, nullptr);
 
+  // The task's thread limit (the harness sets OMP_NUM_THREADS to it). Trusted library code keeps
+  // its own thread pools and is not held to it.
+  const char* threads_variable = std::getenv("OMP_NUM_THREADS");
+  int allowed_threads =
+      call_while_loading || threads_variable == nullptr ? 0 : std::atoi(threads_variable);
+  bool allow_threads = allowed_threads != 1;
+
   bool seccomp = false;
   bool supervised_load = false;
+  // Opened before any filter (after loading nothing can be opened) and kept through the closing
+  // of descriptors; a kernel that closes it fails the next count.
+  int status_fd = ::open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+  if (status_fd < 0 && allowed_threads > 0) fail("cannot open /proc/self/status to count threads");
   std::string library_path = "/proc/self/fd/" + std::to_string(kLibraryFd);
   void* library = nullptr;
 #ifdef ACCELOPT_HAVE_SECCOMP
   if (want_seccomp && !call_while_loading) {
     preload_libraries(kLibraryFd);
-    int listener = install_seccomp(OpenPolicy::kSupervised);
+    int listener = install_seccomp(OpenPolicy::kSupervised, /*allow_threads=*/true);
     std::string refused;
     std::thread supervisor(supervise_load, listener, kLibraryFd, library_path, std::ref(refused));
     library = ::dlopen(library_path.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -431,7 +507,7 @@ int main(int argc, char** argv) {
     if (!refused.empty()) fail("the loader tried to open " + refused + " besides the kernel");
     supervised_load = true;
   } else if (want_seccomp) {
-    install_seccomp(OpenPolicy::kReadOnly);
+    install_seccomp(OpenPolicy::kReadOnly, /*allow_threads=*/true);
   }
 #endif
   if (!supervised_load) library = ::dlopen(library_path.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -442,11 +518,11 @@ int main(int argc, char** argv) {
     call_entry(entry, arguments);  // trusted code may keep what it opened
     ::close(kLibraryFd);
   } else {
-    close_all_but_pipes();
+    close_all_but_pipes(status_fd);
   }
 #ifdef ACCELOPT_HAVE_SECCOMP
   if (want_seccomp) {
-    install_seccomp(OpenPolicy::kNever);
+    install_seccomp(OpenPolicy::kNever, allow_threads);
     seccomp = true;
   }
 #endif
@@ -454,13 +530,29 @@ int main(int argc, char** argv) {
   reply(std::string("READY netns=") + (network_namespace ? "1" : "0") +
         " seccomp=" + (seccomp ? "1" : "0") + " uid=" + std::to_string(::getuid()) +
         " no_new_privs=" + (no_new_privs ? "1" : "0") + " dropped_root=" + (dropped ? "1" : "0") +
-        " load_without_files=" + (supervised_load ? "1" : "0"));
+        " load_without_files=" + (supervised_load ? "1" : "0") +
+        " thread_limit=" + (allowed_threads > 0 ? "1" : "0"));
 
   std::string command;
   while (read_line(command)) {
     if (command.rfind("CALL ", 0) == 0) {
       long count = std::strtol(command.c_str() + 5, nullptr, 10);
+      // Counted around the turn, not between its calls: a count costs microseconds, which would
+      // weigh on timed turns of small kernels; single-threaded tasks cannot make threads at all.
+      check_threads(status_fd, allowed_threads, "before the call");
       for (long i = 0; i < count; ++i) call_entry(entry, arguments);
+      check_threads(status_fd, allowed_threads, "after it returned");
+      reply("DONE");
+    } else if (command.rfind("TURN ", 0) == 0) {
+      char* end = nullptr;
+      long count = std::strtol(command.c_str() + 5, &end, 10);
+      uint64_t seed = std::strtoull(end, nullptr, 10);
+      check_threads(status_fd, allowed_threads, "before the call");
+      for (long i = 0; i < count; ++i) {
+        CallSlots call = turn_slots(seed, static_cast<uint64_t>(i), slots);
+        call_entry(entry, turn_arguments[call.input * slots.output_slots + call.output]);
+      }
+      check_threads(status_fd, allowed_threads, "after it returned");
       reply("DONE");
     } else if (command == "QUIT") {
       break;

@@ -1,10 +1,18 @@
 // The CPU platform's side of paired timing (platform/paired_timing.h): the candidate and the
-// anchor in two runner processes pinned to one core, the idle one SIGSTOPped. Before every turn
-// the side's inputs move to the next seed and its outputs are set to NaN; after every turn its
-// outputs are checked again, so a kernel that replays old answers fails.
+// anchor in two runner processes pinned to one core, the idle one SIGSTOPped.
+//
+// Inputs vary within a turn and the calls in it are checked, not only its last state. Before every
+// turn each input slot (runner_protocol.h's SlotLayout) gets one case of the pool (the
+// evaluation's cases from the task's own distributions, rotating by one slot a turn) and every
+// output slot NaN. The turn's seed, fresh from getrandom(2), picks each call's input and output
+// slot at random; after the turn the last call on each output slot has left its outputs there,
+// and those calls, at places in the turn nobody knew before it was drawn, are checked against the
+// reference of the case they read. Both sides' n-th turns get the same cases in the same slots and
+// the same seed: the same work and the same cache state.
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -23,21 +31,29 @@ struct TimedKernel {
 
 class RunnerTurns : public PairedTurns {
  public:
-  // Both runners start paused. `cases` must outlive this.
-  RunnerTurns(const task::Task& task, const std::vector<ReferenceCase>& cases,
+  // Both runners start paused. Both sides' buffers have `layout`. `cases` must outlive this.
+  RunnerTurns(const task::Task& task, const std::vector<ReferenceCase>& cases, SlotLayout layout,
               TimedKernel candidate, TimedKernel anchor, std::string anchor_name,
               std::chrono::milliseconds call_timeout);
 
   TurnResult run_turn(Side side, int calls) override;
 
  private:
+  // Puts turn `turn`'s cases in the input slots and NaN in the output slots; returns each input
+  // slot's case.
+  std::vector<const ReferenceCase*> load_turn(SharedBuffers& buffers, int turn) const;
+  // Checks the calls whose outputs the turn left (see above); false with `verdict` filled.
+  bool check_turn(const TimedKernel& kernel, const std::vector<const ReferenceCase*>& slot_cases,
+                  uint64_t seed, int calls, int turn, Verdict& verdict) const;
+
   const task::Task& task_;
   const std::vector<ReferenceCase>& cases_;
+  SlotLayout layout_;
   TimedKernel candidate_, anchor_;
   std::string anchor_name_;
   std::chrono::milliseconds call_timeout_;
-  size_t candidate_case_ = 0, anchor_case_ = 0;
-  int candidate_turns_ = 0;
+  int candidate_turns_ = 0, anchor_turns_ = 0;
+  std::vector<uint64_t> turn_seeds_;  // turn n's seed, for both sides
 };
 
 }  // namespace accelopt::platform::cpu

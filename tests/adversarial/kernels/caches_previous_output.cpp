@@ -1,5 +1,5 @@
 // expect: INCORRECT_NUMERICAL
-// message: seed 2
+// message: case 2
 #include <vector>
 #include "accelopt_task.h"
 extern "C" void kernel(const float* __restrict x, const float* __restrict y, float* __restrict out) {

@@ -1,5 +1,5 @@
 // expect: RUNTIME_ERROR
-// message: left 1 thread(s) running
+// message: forbidden system call
 #include <atomic>
 #include <thread>
 #include "accelopt_task.h"

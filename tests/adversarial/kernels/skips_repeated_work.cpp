@@ -1,6 +1,8 @@
-// A correct kernel that skips the work when called again on the same inputs: every answer checks,
-// but the timing would be a lie. The roofline says no.
-// expect: REJECTED_PHYSICS
+// A kernel that skips the work when called again on the same inputs, leaving its outputs as they
+// are. Timed turns vary inputs and outputs from call to call and check calls inside the turn, so
+// the outputs it leaves are another call's.
+// expect: INCORRECT_NUMERICAL
+// message: in timed turn
 // time: yes
 #include "accelopt_task.h"
 extern "C" void kernel(const float* __restrict x, const float* __restrict y, float* __restrict out) {

@@ -1,0 +1,82 @@
+#include "platform/cpu/inputs.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+
+#include "common/error.h"
+
+namespace accelopt::platform::cpu {
+namespace {
+
+task::Task test_task(const std::string& x_dtype = "float32") {
+  return task::parse_task_definition(R"json({
+    "name": "t", "op_type": "test", "axes": {"N": {"type": "var"}},
+    "inputs": {"x": {"dtype": ")json" + x_dtype +
+                                         R"json(", "shape": ["N"]},
+               "y": {"dtype": "float32", "shape": ["N"], "distribution": {"kind": "uniform", "low": 2, "high": 3}}},
+    "outputs": {"out": {"dtype": "float32", "shape": ["N"]}},
+    "workloads": {"w": {"axes": {"N": 1000}}},
+    "input_sets": {"zeros": {"inputs": {"x": {"kind": "constant", "value": 0}}},
+                   "denormal": {"seeds": 2, "inputs": {"y": {"kind": "uniform", "low": 1e-40, "high": 1e-39}}}},
+    "roofline": {"bytes": "12*N"}})json",
+                                     "/t", "t");
+}
+
+TEST(Inputs, TheSameSeedGivesTheSameInputsAndAnotherSeedOthers) {
+  task::Task task = test_task();
+  const task::Workload& workload = task.default_workload();
+  auto first = generate_inputs(task, workload, 42);
+  EXPECT_EQ(first, generate_inputs(task, workload, 42));
+  EXPECT_NE(first, generate_inputs(task, workload, 43));
+  ASSERT_EQ(first.size(), 2u);
+  for (float y : first[1]) {
+    EXPECT_GE(y, 2.0f);
+    EXPECT_LE(y, 3.0f);
+  }
+}
+
+TEST(Inputs, AnInputSetReplacesOnlyTheDistributionsItNames) {
+  task::Task task = test_task();
+  const task::Workload& workload = task.default_workload();
+  auto plain = generate_inputs(task, workload, 7);
+  auto zeros = generate_inputs(task, workload, 7, &task.input_set("zeros"));
+  for (float x : zeros[0]) EXPECT_EQ(x, 0.0f);
+  EXPECT_EQ(zeros[1], plain[1]);
+  auto denormal = generate_inputs(task, workload, 7, &task.input_set("denormal"));
+  for (float y : denormal[1]) EXPECT_EQ(std::fpclassify(y), FP_SUBNORMAL) << y;
+}
+
+TEST(Inputs, SecretSeedsAreFreshAndNeverNamedInLabels) {
+  task::Task task = test_task();
+  std::vector<CaseSpec> cases = correctness_cases(task);
+  ASSERT_EQ(cases.size(), 5u + 1u + 2u);  // the task's 5, one zeros case, two denormal cases
+  EXPECT_EQ(cases[0].set, "");
+  EXPECT_EQ(cases[5].set, "zeros");
+  EXPECT_EQ(cases[7].set, "denormal");
+  std::set<uint64_t> seeds;
+  for (const CaseSpec& spec : cases) {
+    seeds.insert(spec.seed);
+    EXPECT_EQ(spec.label.find(std::to_string(spec.seed)), std::string::npos) << spec.label;
+  }
+  for (const CaseSpec& spec : correctness_cases(task)) seeds.insert(spec.seed);
+  EXPECT_EQ(seeds.size(), 2 * cases.size()) << "seeds repeat across evaluations";
+  EXPECT_EQ(cases[5].label, "case 6 (input set 'zeros')");
+  EXPECT_EQ(timing_cases(task, 3).size(), 3u);
+}
+
+TEST(Inputs, RefusesTasksThatAreNotFloat32) {
+  task::Task task = test_task("float16");
+  try {
+    require_float32(task);
+    FAIL() << "float16 accepted";
+  } catch (const UserError& error) {
+    EXPECT_NE(std::string(error.what()).find("'x' is float16"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("float32 tensors only"), std::string::npos);
+  }
+  EXPECT_THROW(generate_inputs(task, task.default_workload(), 1), UserError);
+}
+
+}  // namespace
+}  // namespace accelopt::platform::cpu

@@ -1,0 +1,98 @@
+// Kernels that are wrong in ways one whole-tensor number, predictable seeds or a single thread
+// count let through (issue 10, classes 3 to 5). Each file in correctness/ names its task and what
+// the harness must say, as kernels/ does for adversarial_test:
+//   // task: bench/cpu/silu      the task directory, from the source root
+//   // expect: STATUS            the verdict's status
+//   // message: text             a phrase the message (or the log) must contain
+//   // time: yes                 evaluate with timing (timed turns and the physics check)
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <regex>
+
+#include "common/files.h"
+#include "platform/cpu/cpu_platform.h"
+#include "task/task.h"
+
+namespace accelopt {
+namespace {
+
+const std::filesystem::path kSource = ACCELOPT_SOURCE_DIR;
+const std::filesystem::path kKernels = kSource / "tests/adversarial/correctness";
+
+std::string field(const std::string& source, const std::string& name) {
+  std::smatch match;
+  std::regex pattern("// " + name + ": (.*)");
+  return std::regex_search(source, match, pattern) ? match[1].str() : std::string();
+}
+
+class CorrectnessTest : public testing::TestWithParam<std::string> {
+ protected:
+  static void SetUpTestSuite() {
+    platform::cpu::CpuPlatformOptions options;
+    options.compiler.timeout = std::chrono::seconds(30);
+    options.compiler.cpus = platform::cpu::compile_cpus();
+    options.call_timeout = std::chrono::milliseconds(5000);
+    platform_ = std::make_unique<platform::cpu::CpuPlatform>(
+        options, platform::cpu::load_or_probe_machine(false, nullptr));
+  }
+  static void TearDownTestSuite() { platform_.reset(); }
+  static std::unique_ptr<platform::cpu::CpuPlatform> platform_;
+};
+
+std::unique_ptr<platform::cpu::CpuPlatform> CorrectnessTest::platform_;
+
+TEST_P(CorrectnessTest, IsRefusedWithTheRightStatus) {
+  std::string source = read_file(kKernels / GetParam());
+  std::string task_directory = field(source, "task"), status = field(source, "expect");
+  ASSERT_FALSE(task_directory.empty()) << GetParam() << " has no '// task:' line";
+  ASSERT_FALSE(status.empty()) << GetParam() << " has no '// expect:' line";
+  task::Task task = task::load_task(kSource / task_directory);
+
+  platform::EvalRequest request;
+  request.task = &task;
+  request.workload = "small";
+  request.source = source;
+  request.measure_time = field(source, "time") == "yes";
+  request.timing.budget_seconds = 3;
+  request.timing.min_pairs = 5;
+  request.timing.target_half_width = 0.2;
+  kernel::Verdict verdict = platform_->evaluate(request);
+
+  EXPECT_EQ(kernel::status_name(verdict.status), status)
+      << "message: " << verdict.message << "\nlog: " << verdict.log;
+  std::string message = field(source, "message");
+  EXPECT_NE((verdict.message + "\n" + verdict.log).find(message), std::string::npos)
+      << "message: " << verdict.message << "\nlog: " << verdict.log;
+}
+
+std::vector<std::string> kernel_files() {
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(kKernels)) {
+    if (entry.path().extension() == ".cpp") files.push_back(entry.path().filename().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, CorrectnessTest, testing::ValuesIn(kernel_files()),
+                         [](const testing::TestParamInfo<std::string>& info) {
+                           return info.param.substr(0, info.param.size() - 4);
+                         });
+
+// The same harness still passes honest kernels of those tasks, threads included.
+TEST(CorrectnessSanity, TheTwoThreadTasksBaselinePasses) {
+  task::Task task = task::load_task(kKernels / "axpy_two_threads");
+  platform::cpu::CpuPlatform cpu({}, platform::cpu::load_or_probe_machine(false, nullptr));
+  platform::EvalRequest request;
+  request.task = &task;
+  request.workload = "small";
+  request.source = read_file(task.baseline_path());
+  request.measure_time = false;
+  kernel::Verdict verdict = cpu.evaluate(request);
+  EXPECT_TRUE(verdict.passed()) << verdict.message << "\n" << verdict.log;
+  EXPECT_EQ(verdict.correctness.seeds_checked, 5);
+}
+
+}  // namespace
+}  // namespace accelopt

@@ -1,0 +1,20 @@
+// Within a turn, returns at once when its input pointers are those of the call before, leaving the
+// outputs as they are (right only if they still hold this input's answer).
+// expect: INCORRECT_NUMERICAL
+// message: in timed turn
+// time: yes
+#include <chrono>
+#include "accelopt_task.h"
+extern "C" void kernel(const float* __restrict x, const float* __restrict y,
+                       float* __restrict out) {
+  using Clock = std::chrono::steady_clock;
+  static Clock::time_point last;
+  static const float* last_x = nullptr;
+  Clock::time_point now = Clock::now();
+  bool same_turn = now - last < std::chrono::microseconds(20);
+  if (!(same_turn && x == last_x)) {
+    for (std::int64_t i = 0; i < N; ++i) out[i] = 2.0f * x[i] + y[i];
+  }
+  last_x = x;
+  last = Clock::now();
+}

@@ -1,0 +1,100 @@
+// Every baseline of bench/cpu passes every input set of its task, on fresh secret seeds, with the
+// margin its tolerance leaves printed: a tolerance too tight for honest float32 code fails here
+// before it fails an agent's kernel.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+
+#include "common/files.h"
+#include "platform/cpu/checker.h"
+#include "platform/cpu/cpu_platform.h"
+#include "platform/cpu/inputs.h"
+#include "task/task.h"
+
+namespace accelopt {
+namespace {
+
+const std::filesystem::path kBenchDirectory =
+    std::filesystem::path(ACCELOPT_SOURCE_DIR) / "bench" / "cpu";
+
+class BaselineTest : public testing::TestWithParam<std::string> {
+ protected:
+  static void SetUpTestSuite() {
+    platform::cpu::CpuPlatformOptions options;
+    options.compiler.cpus = platform::cpu::compile_cpus();
+    platform_ = std::make_unique<platform::cpu::CpuPlatform>(
+        options, platform::cpu::load_or_probe_machine(false, nullptr));
+  }
+  static void TearDownTestSuite() { platform_.reset(); }
+  static std::unique_ptr<platform::cpu::CpuPlatform> platform_;
+};
+
+std::unique_ptr<platform::cpu::CpuPlatform> BaselineTest::platform_;
+
+// The smallest atol that would let `output` pass at `rtol`, in units of the atol it has.
+double atol_used(const std::vector<float>& output, const std::vector<float>& reference,
+                 const task::Tolerance& tolerance) {
+  double needed = 0;
+  for (size_t i = 0; i < output.size(); ++i) {
+    double excess =
+        std::fabs(double(output[i]) - reference[i]) - tolerance.rtol * std::fabs(reference[i]);
+    needed = std::max(needed, excess);
+  }
+  return needed / tolerance.atol;
+}
+
+TEST_P(BaselineTest, PassesEveryInputSet) {
+  task::Task task = task::load_task(kBenchDirectory / GetParam());
+  const char* chosen = std::getenv("ACCELOPT_BASELINE_WORKLOAD");
+  const task::Workload& workload = task.workload(chosen != nullptr ? chosen : "small");
+  std::vector<platform::cpu::CaseSpec> specs = platform::cpu::correctness_cases(task);
+  std::vector<platform::cpu::ReferenceCase> reference =
+      platform_->run_reference(task, workload, specs);
+
+  // The baseline's outputs on the same cases: run it in the reference's place.
+  TempDir directory("accelopt-baseline");
+  std::filesystem::copy_file(task.baseline_path(), directory.path() / "reference.cpp");
+  task::Task as_reference = task;
+  as_reference.directory = directory.path();
+  std::vector<platform::cpu::ReferenceCase> baseline =
+      platform_->run_reference(as_reference, workload, specs);
+
+  for (size_t c = 0; c < specs.size(); ++c) {
+    const task::InputSet* set = specs[c].set.empty() ? nullptr : &task.input_set(specs[c].set);
+    for (size_t o = 0; o < task.outputs.size(); ++o) {
+      const std::string& name = task.outputs[o].name;
+      task::Tolerance tolerance = task.tolerance(name, set);
+      platform::cpu::OutputCheck check = platform::cpu::check_output(
+          name, baseline[c].outputs[o].data(), reference[c].outputs[o].data(),
+          reference[c].outputs[o].size(), tolerance);
+      std::string where = task.name + " " + specs[c].label + " " + name;
+      EXPECT_TRUE(check.ok) << where << ": " << check.message;
+      std::printf("%-24s %-40s rel_l2 %.2e (%.0f%% of %.1e)  atol used %.2f  max_abs %.2e\n",
+                  task.name.c_str(), (specs[c].label + " " + name).c_str(), check.rel_l2_error,
+                  100 * check.rel_l2_error / tolerance.rel_l2, tolerance.rel_l2,
+                  atol_used(baseline[c].outputs[o], reference[c].outputs[o], tolerance),
+                  check.max_abs_error);
+    }
+  }
+}
+
+std::vector<std::string> task_names() {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(kBenchDirectory)) {
+    if (std::filesystem::exists(entry.path() / "definition.json")) {
+      names.push_back(entry.path().filename().string());
+    }
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(Tasks, BaselineTest, testing::ValuesIn(task_names()),
+                         [](const testing::TestParamInfo<std::string>& info) {
+                           return info.param;
+                         });
+
+}  // namespace
+}  // namespace accelopt
