@@ -40,7 +40,7 @@ std::filesystem::path find_program(const std::string& name) {
 
 // Two distinct TCP ports free on this host now: the kernel hands out unused ones for port 0.
 std::array<int, 2> free_ports() {
-  std::array<int, 2> sockets{};
+  std::array<int, 2> sockets{-1, -1};
   std::array<int, 2> ports{};
   for (size_t index = 0; index < sockets.size(); ++index) {
     sockets[index] = ::socket(AF_INET, SOCK_STREAM, 0);
@@ -52,7 +52,7 @@ std::array<int, 2> free_ports() {
         ::bind(sockets[index], reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
         ::getsockname(sockets[index], reinterpret_cast<sockaddr*>(&address), &length) != 0) {
       for (int socket : sockets) {
-        if (socket > 0) ::close(socket);
+        if (socket >= 0) ::close(socket);
       }
       throw InternalError("cannot find a free TCP port for Slurm");
     }
