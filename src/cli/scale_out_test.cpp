@@ -197,6 +197,11 @@ TEST(Slurm, DryRunPrintsAnArrayOfWorkers) {
             std::string::npos)
       << result.output;
   EXPECT_EQ(result.output.find("--gres"), std::string::npos);
+  EXPECT_EQ(result.output.find("--max-jobs"), std::string::npos);
+  CommandResult limited = accelopt_command(
+      {"slurm", "--dry-run", "--max-jobs", "1", "--db", "postgresql://queue.example/ao"});
+  EXPECT_NE(limited.output.find("--idle-exit-seconds 600 --max-jobs 1\n"), std::string::npos)
+      << limited.output;
   CommandResult cuda = accelopt_command({"slurm", "--dry-run", "--workers", "1", "--platform",
                                          "cuda", "--db", "postgresql://queue.example/ao"});
   EXPECT_NE(cuda.output.find("#SBATCH --gres=gpu:1\n"), std::string::npos) << cuda.output;
@@ -226,7 +231,7 @@ TEST_F(ScaleOut, SlurmRunsTwoWorkers) {
   std::filesystem::path logs = dir.path() / "logs";
   CommandResult submitted = accelopt_command(
       {"slurm", "--workers", "2", "--partition", slurm->partition(), "--cpus-per-worker", "1",
-       "--db", url_, "--idle-exit-seconds", "5", "--script",
+       "--db", url_, "--max-jobs", "1", "--idle-exit-seconds", "30", "--script",
        (dir.path() / "workers.sbatch").string(), "--log-dir", logs.string()},
       {slurm->environment_entry()});
   ASSERT_EQ(submitted.status.exit_code, 0) << submitted.output;
@@ -234,7 +239,8 @@ TEST_F(ScaleOut, SlurmRunsTwoWorkers) {
   job = job.substr(0, job.find_first_not_of("0123456789"));
   ASSERT_FALSE(job.empty()) << submitted.output;
 
-  // Both array tasks end, and succeed, once the queue stays empty for --idle-exit-seconds.
+  // A worker leaves after one job (--max-jobs 1), so each array task evaluates one, whichever
+  // starts first, and both end and succeed; --idle-exit-seconds only ends a task left without one.
   auto completed_tasks = [&] {
     std::string jobs = slurm->command({"scontrol", "-o", "show", "job", job}).output;
     size_t count = 0;
