@@ -22,6 +22,7 @@ namespace {
 using namespace std::chrono_literals;
 
 constexpr const char* kDaemonPath = "PATH=/usr/sbin:/usr/bin:/sbin:/bin";
+constexpr const char* kNode = "accelopt-node";
 
 // `name` on $PATH or in the system binary folders (slurmctld, munged live in /usr/sbin, which a
 // user's PATH may lack); empty when nowhere.
@@ -129,7 +130,6 @@ void SlurmCluster::launch() {
   for (const char* folder : {"state", "spool", "log"}) {
     std::filesystem::create_directories(root / folder);
   }
-  node_ = "accelopt-node";
   start_munge();
   write_config();
   start_daemons();
@@ -200,7 +200,7 @@ void SlurmCluster::write_config() {
       "NodeName={node} NodeAddr=127.0.0.1 CPUs={cpus} RealMemory=1000 State=UNKNOWN\n"
       "PartitionName={partition} Nodes={node} Default=YES MaxTime=INFINITE State=UP\n",
       fmt::arg("host", host_name()), fmt::arg("controller_port", controller_port),
-      fmt::arg("node_port", node_port), fmt::arg("root", root.string()), fmt::arg("node", node_),
+      fmt::arg("node_port", node_port), fmt::arg("root", root.string()), fmt::arg("node", kNode),
       fmt::arg("cpus", cpus), fmt::arg("partition", partition()));
   write_file_atomic(root / "slurm.conf", config);
 }
@@ -225,7 +225,7 @@ void SlurmCluster::start_daemons() {
       30s);
 
   SpawnOptions node;
-  node.argv = {find_program("slurmd").string(), "-D", "-N", node_};
+  node.argv = {find_program("slurmd").string(), "-D", "-N", kNode};
   node.environment = daemon_environment();
   node.working_directory = directory_.path();
   node.output_file = logs / "slurmd.log";
@@ -233,7 +233,7 @@ void SlurmCluster::start_daemons() {
   wait_until(
       *slurmd_, "slurmd", node.output_file,
       [&] {
-        return command({"sinfo", "-h", "-n", node_, "-o", "%T"}, 10s).output == "idle";
+        return command({"sinfo", "-h", "-n", kNode, "-o", "%T"}, 10s).output == "idle";
       },
       30s);
 }

@@ -47,7 +47,6 @@ class SlurmCluster {
   void end_stray_processes() const;
 
   TempDir directory_{"accelopt-slurm"};
-  std::string node_;
   std::optional<Process> munged_, slurmctld_, slurmd_;
 };
 
