@@ -9,6 +9,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev libdnnl-dev
   chromium  # the HTML report's tests open it headless (docs/report.md)
   postgresql libpqxx-dev
+  slurm-wlm munge  # scale_out_test starts a one-node Slurm of its own (docs/scale-out.md)
 )
 
 missing=()

@@ -1,7 +1,7 @@
 // End to end (slow) against a throwaway PostgreSQL server and the real `accelopt` binary: two
 // `accelopt worker` processes evaluate kernels queued by a RemotePlatform; a run on a
 // postgresql:// workspace is killed with SIGKILL and resumed; `accelopt slurm` writes its sbatch
-// array, and submits two workers where a Slurm cluster answers.
+// array, and submits two workers to a one-node Slurm the test starts.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -19,6 +19,7 @@
 #include "queue/evaluation_request.h"
 #include "queue/queue.h"
 #include "queue/remote_platform.h"
+#include "queue/slurm_cluster.h"
 #include "store/postgres_cluster.h"
 #include "store/store.h"
 #include "task/task.h"
@@ -174,11 +175,15 @@ TEST_F(ScaleOut, ARunKilledAndResumedAgainstPostgres) {
   EXPECT_GE(store->last_checkpoint(1)->iteration, 2);
 }
 
-CommandResult accelopt_command(const std::vector<std::string>& arguments) {
+CommandResult accelopt_command(const std::vector<std::string>& arguments,
+                               const std::vector<std::string>& extra_environment = {}) {
   SpawnOptions options;
   options.argv = {binary()};
   options.argv.insert(options.argv.end(), arguments.begin(), arguments.end());
-  options.environment = inherited_environment();
+  // First: of two entries with one name, getenv finds the first.
+  options.environment = extra_environment;
+  std::vector<std::string> inherited = inherited_environment();
+  options.environment.insert(options.environment.end(), inherited.begin(), inherited.end());
   return run_command(options, 60s);
 }
 
@@ -192,6 +197,11 @@ TEST(Slurm, DryRunPrintsAnArrayOfWorkers) {
             std::string::npos)
       << result.output;
   EXPECT_EQ(result.output.find("--gres"), std::string::npos);
+  EXPECT_EQ(result.output.find("--max-jobs"), std::string::npos);
+  CommandResult limited = accelopt_command(
+      {"slurm", "--dry-run", "--max-jobs", "1", "--db", "postgresql://queue.example/ao"});
+  EXPECT_NE(limited.output.find("--idle-exit-seconds 600 --max-jobs 1\n"), std::string::npos)
+      << limited.output;
   CommandResult cuda = accelopt_command({"slurm", "--dry-run", "--workers", "1", "--platform",
                                          "cuda", "--db", "postgresql://queue.example/ao"});
   EXPECT_NE(cuda.output.find("#SBATCH --gres=gpu:1\n"), std::string::npos) << cuda.output;
@@ -199,18 +209,13 @@ TEST(Slurm, DryRunPrintsAnArrayOfWorkers) {
   EXPECT_EQ(sqlite.status.exit_code, 2) << sqlite.output;
 }
 
-// Where a Slurm cluster answers (sbatch on PATH, `scontrol ping` up) two workers are submitted
-// and evaluate two queued jobs; elsewhere the test says why it cannot run.
+// A one-node Slurm of the test's own (queue/slurm_cluster.h): `accelopt slurm` submits two
+// workers through the real sbatch, they evaluate the two queued jobs, one each, and the array
+// job ends. Where Slurm cannot start here (not root, not installed) the test says why.
 TEST_F(ScaleOut, SlurmRunsTwoWorkers) {
-  SpawnOptions ping;
-  ping.argv = {"/bin/sh", "-c", "command -v sbatch >/dev/null && scontrol ping"};
-  ping.environment = inherited_environment();
-  CommandResult up = run_command(ping, 30s);
-  if (up.status.exit_code != 0) {
-    GTEST_SKIP() << "no Slurm cluster here (sbatch missing or `scontrol ping` failed; install "
-                    "slurm-wlm and munge and start munged, slurmctld and slurmd): "
-                 << up.output;
-  }
+  std::string why;
+  std::unique_ptr<queue::SlurmCluster> slurm = queue::SlurmCluster::start(why);
+  if (slurm == nullptr) GTEST_SKIP() << why;
   TempDir dir;
   auto queue = queue::Queue::open(url_);
   task::Task task = task::load_task(std::string(ACCELOPT_SOURCE_DIR) + "/bench/cpu/silu");
@@ -219,20 +224,53 @@ TEST_F(ScaleOut, SlurmRunsTwoWorkers) {
     platform::EvalRequest request;
     request.task = &task;
     request.workload = "small";
-    request.source = read_file(task.baseline_path());
+    request.source = read_file(task.baseline_path()) + "\n// copy " + std::to_string(index);
     request.measure_time = false;
     ids.push_back(queue->enqueue("cpu", queue::request_to_json(request)));
   }
+  std::filesystem::path logs = dir.path() / "logs";
   CommandResult submitted = accelopt_command(
-      {"slurm", "--workers", "2", "--db", url_, "--idle-exit-seconds", "20", "--script",
-       (dir.path() / "workers.sbatch").string(), "--log-dir", (dir.path() / "logs").string()});
+      {"slurm", "--workers", "2", "--partition", slurm->partition(), "--cpus-per-worker", "1",
+       "--db", url_, "--max-jobs", "1", "--idle-exit-seconds", "30", "--script",
+       (dir.path() / "workers.sbatch").string(), "--log-dir", logs.string()},
+      {slurm->environment_entry()});
   ASSERT_EQ(submitted.status.exit_code, 0) << submitted.output;
-  for (int64_t id : ids) {
-    for (int wait = 0; wait < 600 && queue->outcome(id)->state != queue::JobState::kDone; ++wait) {
-      std::this_thread::sleep_for(500ms);
+  std::string job = submitted.output.substr(submitted.output.find("Slurm job ") + 10);
+  job = job.substr(0, job.find_first_not_of("0123456789"));
+  ASSERT_FALSE(job.empty()) << submitted.output;
+
+  // A worker leaves after one job (--max-jobs 1), so each array task evaluates one, whichever
+  // starts first, and both end and succeed; --idle-exit-seconds only ends a task left without one.
+  auto completed_tasks = [&] {
+    std::string jobs = slurm->command({"scontrol", "-o", "show", "job", job}).output;
+    size_t count = 0;
+    for (size_t at = jobs.find("JobState=COMPLETED"); at != std::string::npos;
+         at = jobs.find("JobState=COMPLETED", at + 1)) {
+      ++count;
     }
-    EXPECT_EQ(queue->outcome(id)->state, queue::JobState::kDone);
+    return count;
+  };
+  for (int wait = 0; wait < 240 && completed_tasks() < 2; ++wait) {
+    std::this_thread::sleep_for(250ms);
   }
+  std::string worker_logs;
+  for (const auto& entry : std::filesystem::directory_iterator(logs)) {
+    worker_logs += entry.path().filename().string() + ":\n" + read_file(entry.path());
+  }
+  EXPECT_EQ(completed_tasks(), 2u)
+      << slurm->command({"scontrol", "show", "job", job}).output << worker_logs;
+  for (const char* task_id : {"0", "1"}) {
+    EXPECT_TRUE(std::filesystem::exists(logs / ("worker-" + job + "_" + task_id + ".log")))
+        << worker_logs;
+  }
+  std::set<std::string> workers;
+  for (int64_t id : ids) {
+    queue::Outcome outcome = *queue->outcome(id);
+    EXPECT_EQ(outcome.state, queue::JobState::kDone) << worker_logs;
+    EXPECT_TRUE(outcome.worker.starts_with("slurm-" + job + "_")) << outcome.worker;
+    workers.insert(outcome.worker);
+  }
+  EXPECT_EQ(workers.size(), 2u) << worker_logs;
 }
 
 }  // namespace

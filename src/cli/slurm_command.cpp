@@ -26,6 +26,7 @@ struct SlurmArguments {
   int cpus_per_worker = 2;  // one core times, the other compiles
   int gpus_per_worker = 0;  // default: 1 for cuda, 0 otherwise
   double idle_exit_seconds = 600;
+  int64_t max_jobs = 0;  // per worker; 0: no limit
   std::string script = "accelopt-workers.sbatch";
   std::string log_directory = "accelopt-worker-logs";
   bool dry_run = false;
@@ -64,11 +65,13 @@ std::string sbatch_script(const SlurmArguments& arguments) {
   script += fmt::format("#SBATCH --output={}/worker-%A_%a.log\n", logs.string());
   script +=
       "# One accelopt worker per array task; each claims evaluations from the shared queue.\n";
+  std::string max_jobs =
+      arguments.max_jobs > 0 ? fmt::format(" --max-jobs {}", arguments.max_jobs) : "";
   script += fmt::format(
       "exec {} worker --db {} --platform {} --name \"slurm-${{SLURM_ARRAY_JOB_ID}}_"
-      "${{SLURM_ARRAY_TASK_ID}}@$(hostname)\" --idle-exit-seconds {}\n",
+      "${{SLURM_ARRAY_TASK_ID}}@$(hostname)\" --idle-exit-seconds {}{}\n",
       shell_quoted(this_executable()), shell_quoted(arguments.db), shell_quoted(arguments.platform),
-      arguments.idle_exit_seconds);
+      arguments.idle_exit_seconds, max_jobs);
   return script;
 }
 
@@ -117,6 +120,10 @@ void register_slurm_command(CLI::App& app, CommandTable& table) {
   slurm
       ->add_option("--idle-exit-seconds", arguments->idle_exit_seconds,
                    "a worker stops after this long with nothing queued")
+      ->capture_default_str();
+  slurm
+      ->add_option("--max-jobs", arguments->max_jobs,
+                   "each worker stops after this many jobs (0: never)")
       ->capture_default_str();
   slurm->add_option("--script", arguments->script, "where to write the sbatch script")
       ->capture_default_str();
