@@ -6,7 +6,7 @@
 #include <set>
 #include <sstream>
 
-#include "platform/cpu/source_check.h"
+#include "kernel/source_text.h"
 
 namespace accelopt::agents {
 namespace {
@@ -219,7 +219,7 @@ std::string strip_thinking(const std::string& text) {
 }
 
 bool defines_function(const std::string& code, const std::string& name) {
-  std::string text = platform::cpu::strip_comments_and_literals(code);
+  std::string text = kernel::strip_comments_and_literals(code);
   for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
     if (at > 0 && is_identifier_char(text[at - 1])) continue;
     size_t i = at + name.size();

@@ -327,7 +327,8 @@ int run_resume(const ResumeArguments& arguments) {
   auto bench = open_workbench(arguments.workspace, Access::kRead);
   auto record = bench->store->run(arguments.run_id);
   if (!record) {
-    throw UserError(fmt::format("there is no run {} in {}", arguments.run_id, arguments.workspace));
+    throw UserError(fmt::format("there is no run {} in {}", arguments.run_id,
+                                store::redact_url(arguments.workspace)));
   }
   task::Task task = task::load_task(record->config.at("task_directory").get<std::string>());
   ConfigFile file = read_config(record->config.value("config_file", ""));

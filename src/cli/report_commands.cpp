@@ -61,7 +61,7 @@ int run_cost(const RunArguments& arguments) {
   auto store = open_workspace(arguments.workspace, Access::kRead);
   if (!store->run(arguments.run_id)) {
     throw UserError(fmt::format("there is no run {} in {} (see `accelopt runs`)", arguments.run_id,
-                                arguments.workspace));
+                                store::redact_url(arguments.workspace)));
   }
   std::string run = std::to_string(arguments.run_id);
   return report::print_cost(std::cout, run, store->calls(run));

@@ -20,7 +20,7 @@
 #include "queue/queue.h"
 #include "queue/remote_platform.h"
 #include "queue/slurm_cluster.h"
-#include "store/postgres_cluster.h"
+#include "store/postgres_test_fixture.h"
 #include "store/store.h"
 #include "task/task.h"
 
@@ -28,13 +28,6 @@ namespace accelopt::cli {
 namespace {
 
 using namespace std::chrono_literals;
-
-store::PostgresCluster* cluster(std::string* why = nullptr) {
-  static std::string reason;
-  static std::unique_ptr<store::PostgresCluster> instance = store::PostgresCluster::start(reason);
-  if (why != nullptr) *why = reason;
-  return instance.get();
-}
 
 std::string binary() {
   return std::string(ACCELOPT_BINARY_DIR) + "/src/cli/accelopt";
@@ -59,31 +52,20 @@ Process start_accelopt(const std::vector<std::string>& arguments,
   return Process::spawn(options);
 }
 
-class ScaleOut : public testing::Test {
- protected:
-  void SetUp() override {
-    std::string why;
-    if (cluster(&why) == nullptr) GTEST_SKIP() << why;
-    std::string name = testing::UnitTest::GetInstance()->current_test_info()->name();
-    for (char& character : name) character = static_cast<char>(std::tolower(character));
-    database_ = name;
-    url_ = cluster()->create_database(name);
-  }
-  std::string database_, url_;
-};
+using ScaleOut = store::PostgresTest;
 
 TEST_F(ScaleOut, TwoWorkerProcessesEvaluateQueuedKernels) {
   TempDir dir;
-  queue::Queue::open(url_);  // the table exists before the workers poll it
+  queue::Queue::open(url());  // the table exists before the workers poll it
   std::vector<Process> workers;
   for (std::string name : {"one", "two"}) {
     workers.push_back(start_accelopt(
-        {"worker", "--db", url_, "--platform", "cpu", "--name", name, "--idle-exit-seconds", "15"},
+        {"worker", "--db", url(), "--platform", "cpu", "--name", name, "--idle-exit-seconds", "15"},
         dir.path() / (name + ".log")));
   }
   task::Task task = task::load_task(std::string(ACCELOPT_SOURCE_DIR) + "/bench/cpu/silu");
   queue::RemotePlatformOptions options;
-  options.url = url_;
+  options.url = url();
   options.timeout = 10min;
   queue::RemotePlatform remote(options);
   // Four evaluations at once, as the search's pipeline asks them.
@@ -113,11 +95,8 @@ TEST_F(ScaleOut, TwoWorkerProcessesEvaluateQueuedKernels) {
   std::string log = read_file(dir.path() / "one.log") + read_file(dir.path() / "two.log");
   // A harness failure on a worker (not the kernel's: two workers racing on the compile cache, say)
   // is retried once, so all four are done all the same.
-  EXPECT_EQ(
-      cluster()->psql(database_, "SELECT count(*) FROM evaluation_queue WHERE state = 'done'"), "4")
-      << log;
-  EXPECT_EQ(cluster()->psql(database_, "SELECT count(DISTINCT worker) FROM evaluation_queue"), "2")
-      << log;
+  EXPECT_EQ(psql("SELECT count(*) FROM evaluation_queue WHERE state = 'done'"), "4") << log;
+  EXPECT_EQ(psql("SELECT count(DISTINCT worker) FROM evaluation_queue"), "2") << log;
 }
 
 // kill -9 in the middle of a run whose workspace is a PostgreSQL database, then `accelopt
@@ -130,13 +109,13 @@ TEST_F(ScaleOut, ARunKilledAndResumedAgainstPostgres) {
                     "timing_target = 0.1\ntiming_budget_seconds = 1.0\ntiming_min_pairs = 4\n");
   std::string task = std::string(ACCELOPT_SOURCE_DIR) + "/bench/cpu/matmul";
   Process run = start_accelopt({"optimize", "--task", task, "--workload", "small", "--config",
-                                config.string(), "--workspace", url_},
+                                config.string(), "--workspace", url()},
                                dir.path() / "killed.log");
   size_t before_kill = 0;
   for (int wait = 0; wait < 1200 && before_kill < 4; ++wait) {
     std::this_thread::sleep_for(100ms);
     if (run.try_wait()) break;
-    before_kill = store::Store::open(url_)->candidates(1).size();
+    before_kill = store::Store::open(url())->candidates(1).size();
   }
   ASSERT_FALSE(run.try_wait().has_value()) << read_file(dir.path() / "killed.log");
   run.kill_group();
@@ -144,7 +123,7 @@ TEST_F(ScaleOut, ARunKilledAndResumedAgainstPostgres) {
   std::vector<store::CandidateRecord> recorded;
   std::vector<std::string> verdicts;
   {
-    auto store = store::Store::open(url_);
+    auto store = store::Store::open(url());
     EXPECT_EQ(store->run(1)->state, "running");
     recorded = store->candidates(1);
     for (const auto& candidate : recorded) {
@@ -153,10 +132,10 @@ TEST_F(ScaleOut, ARunKilledAndResumedAgainstPostgres) {
   }
   ASSERT_GE(recorded.size(), 4u);
 
-  Process resume = start_accelopt({"resume", "1", "--db", url_}, dir.path() / "resume.log");
+  Process resume = start_accelopt({"resume", "1", "--db", url()}, dir.path() / "resume.log");
   ExitStatus status = resume.wait(10min);
   ASSERT_TRUE(status.exited && status.exit_code == 0) << read_file(dir.path() / "resume.log");
-  auto store = store::Store::open(url_);
+  auto store = store::Store::open(url());
   EXPECT_EQ(store->run(1)->state, "finished");
   auto after = store->candidates(1);
   ASSERT_GE(after.size(), recorded.size());
@@ -217,7 +196,7 @@ TEST_F(ScaleOut, SlurmRunsTwoWorkers) {
   std::unique_ptr<queue::SlurmCluster> slurm = queue::SlurmCluster::start(why);
   if (slurm == nullptr) GTEST_SKIP() << why;
   TempDir dir;
-  auto queue = queue::Queue::open(url_);
+  auto queue = queue::Queue::open(url());
   task::Task task = task::load_task(std::string(ACCELOPT_SOURCE_DIR) + "/bench/cpu/silu");
   std::vector<int64_t> ids;
   for (int index = 0; index < 2; ++index) {
@@ -231,7 +210,7 @@ TEST_F(ScaleOut, SlurmRunsTwoWorkers) {
   std::filesystem::path logs = dir.path() / "logs";
   CommandResult submitted = accelopt_command(
       {"slurm", "--workers", "2", "--partition", slurm->partition(), "--cpus-per-worker", "1",
-       "--db", url_, "--max-jobs", "1", "--idle-exit-seconds", "30", "--script",
+       "--db", url(), "--max-jobs", "1", "--idle-exit-seconds", "30", "--script",
        (dir.path() / "workers.sbatch").string(), "--log-dir", logs.string()},
       {slurm->environment_entry()});
   ASSERT_EQ(submitted.status.exit_code, 0) << submitted.output;

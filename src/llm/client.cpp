@@ -93,36 +93,4 @@ ChatResponse ChatResponse::from_json(const Json& json) {
   return response;
 }
 
-namespace {
-constexpr std::pair<CallStatus, std::string_view> kStatusNames[] = {
-    {CallStatus::kOk, "ok"},
-    {CallStatus::kBadRequest, "bad_request"},
-    {CallStatus::kUnauthorized, "unauthorized"},
-    {CallStatus::kNotFound, "not_found"},
-    {CallStatus::kRateLimited, "rate_limited"},
-    {CallStatus::kServerError, "server_error"},
-    {CallStatus::kTimeout, "timeout"},
-    {CallStatus::kConnectionError, "connection_error"},
-    {CallStatus::kMalformedResponse, "malformed_response"},
-    {CallStatus::kCancelled, "cancelled"},
-    {CallStatus::kBudgetExceeded, "budget_exceeded"},
-    {CallStatus::kReplayMiss, "replay_miss"},
-    {CallStatus::kConfigError, "config_error"},
-};
-}  // namespace
-
-std::string_view to_string(CallStatus status) {
-  for (const auto& [value, name] : kStatusNames) {
-    if (value == status) return name;
-  }
-  return "unknown";
-}
-
-CallStatus call_status_from_string(std::string_view text) {
-  for (const auto& [value, name] : kStatusNames) {
-    if (name == text) return value;
-  }
-  return CallStatus::kServerError;
-}
-
 }  // namespace accelopt::llm

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "common/call_record.h"
 #include "common/json.h"
 
 namespace accelopt::llm {
@@ -72,25 +73,11 @@ struct ChatResponse {
   static ChatResponse from_json(const Json& json);
 };
 
-// How a call ended. Stored in the ledger: the values never change meaning.
-enum class CallStatus : uint8_t {
-  kOk = 0,
-  kBadRequest = 1,       // 400, 413, 422: the request is wrong
-  kUnauthorized = 2,     // 401, 403, or the API key is missing
-  kNotFound = 3,         // 404: wrong model name or base_url
-  kRateLimited = 4,      // 429 still after the last retry
-  kServerError = 5,      // 5xx, 408, 409 still after the last retry
-  kTimeout = 6,          // no complete answer within timeout_s
-  kConnectionError = 7,  // could not connect, or the connection broke
-  kMalformedResponse = 8,
-  kCancelled = 9,
-  kBudgetExceeded = 10,
-  kReplayMiss = 11,
-  kConfigError = 12,
-};
-
-std::string_view to_string(CallStatus status);
-CallStatus call_status_from_string(std::string_view text);  // kServerError when unknown
+// How a call ended, and the record the ledger keeps of it, live below llm (common/call_record.h)
+// so that the kernel database can keep them too.
+using accelopt::call_status_from_string;
+using accelopt::CallStatus;
+using accelopt::to_string;
 
 // A call that did not produce an answer. The message names the model, the URL and what to fix; it
 // never holds an API key.

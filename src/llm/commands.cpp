@@ -107,38 +107,4 @@ std::vector<ModelCheck> check_models(const LlmConfig& run_config, double timeout
   return checks;
 }
 
-namespace {
-
-void print_table(std::ostream& out, std::string_view title,
-                 const std::map<std::string, CallTotals>& rows) {
-  fmt::print(out, "{:<14} {:>6} {:>6} {:>11} {:>11} {:>10} {:>10} {:>11} {:>9}\n", title, "calls",
-             "failed", "prompt", "completion", "reasoning", "cached", "cost", "time_s");
-  for (const auto& [name, totals] : rows) {
-    fmt::print(out, "{:<14} {:>6} {:>6} {:>11} {:>11} {:>10} {:>10} {:>11} {:>9.1f}\n",
-               name.empty() ? "-" : name, totals.calls, totals.failed_calls, totals.prompt_tokens,
-               totals.completion_tokens, totals.reasoning_tokens, totals.cached_tokens,
-               format_usd(totals.cost_usd), totals.latency_s);
-  }
-}
-
-}  // namespace
-
-int print_cost(const CallLedger& ledger, const std::string& run_id, std::ostream& out) {
-  std::vector<CallRecord> records = ledger.records(run_id);
-  if (records.empty()) {
-    fmt::print(out, "no LLM calls recorded for run {}\n", run_id);
-    return 1;
-  }
-  fmt::print(out, "run {}\n\n", run_id);
-  print_table(out, "role", totals_by_role(records));
-  fmt::print(out, "\n");
-  print_table(out, "model", totals_by_model(records));
-  fmt::print(out, "\n");
-  print_table(out, "total", {{"all", total(records)}});
-  bool estimated = std::any_of(records.begin(), records.end(),
-                               [](const CallRecord& record) { return record.usage_estimated; });
-  if (estimated) fmt::print(out, "\nsome usage is estimated: a server sent none\n");
-  return 0;
-}
-
 }  // namespace accelopt::llm

@@ -1,5 +1,5 @@
-// What the `accelopt llm ping MODEL` and `accelopt cost RUN` subcommands do, and the check of the
-// configured models a run makes before it starts, for cli to call.
+// What the `accelopt llm ping MODEL` subcommand does, and the check of the configured models a run
+// makes before it starts, for cli to call. (`accelopt cost RUN` prints through report/run_text.h.)
 #pragma once
 
 #include <filesystem>
@@ -39,9 +39,5 @@ struct ModelCheck {
 std::vector<ModelCheck> check_models(const LlmConfig& config,
                                      double timeout_s = kPingTimeoutSeconds,
                                      ClientHooks hooks = {});
-
-// Prints the totals of `run_id` per role, per model and overall. Returns 0; 1 when the run has
-// no recorded calls.
-int print_cost(const CallLedger& ledger, const std::string& run_id, std::ostream& out);
 
 }  // namespace accelopt::llm

@@ -5,9 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
-#include <ctime>
 
 #include "common/error.h"
 #include "common/files.h"
@@ -31,48 +29,6 @@ void write_all(int fd, std::string_view data, const std::filesystem::path& path)
 }
 
 }  // namespace
-
-Json CallRecord::to_json() const {
-  return Json{{"run_id", run_id},
-              {"role", role},
-              {"model", model},
-              {"prompt_tokens", prompt_tokens},
-              {"completion_tokens", completion_tokens},
-              {"reasoning_tokens", reasoning_tokens},
-              {"cached_tokens", cached_tokens},
-              {"usage_estimated", usage_estimated},
-              {"cost_usd", cost_usd},
-              {"latency_s", latency_s},
-              {"status", to_string(status)},
-              {"retries", retries},
-              {"request_hash", request_hash},
-              {"timestamp", timestamp},
-              {"error", error},
-              {"replayed", replayed},
-              {"reused", reused}};
-}
-
-CallRecord CallRecord::from_json(const Json& json) {
-  CallRecord record;
-  record.run_id = json.at("run_id").get<std::string>();
-  record.role = json.at("role").get<std::string>();
-  record.model = json.at("model").get<std::string>();
-  record.prompt_tokens = json.at("prompt_tokens").get<int64_t>();
-  record.completion_tokens = json.at("completion_tokens").get<int64_t>();
-  record.reasoning_tokens = json.at("reasoning_tokens").get<int64_t>();
-  record.cached_tokens = json.at("cached_tokens").get<int64_t>();
-  record.usage_estimated = json.value("usage_estimated", false);
-  record.cost_usd = json.at("cost_usd").get<double>();
-  record.latency_s = json.at("latency_s").get<double>();
-  record.status = call_status_from_string(json.at("status").get<std::string>());
-  record.retries = json.at("retries").get<int>();
-  record.request_hash = json.at("request_hash").get<std::string>();
-  record.timestamp = json.at("timestamp").get<std::string>();
-  record.error = json.value("error", "");
-  record.replayed = json.value("replayed", false);
-  record.reused = json.value("reused", false);
-  return record;
-}
 
 void CallTotals::add(const CallRecord& record) {
   ++calls;
@@ -112,18 +68,6 @@ std::string format_usd(double usd) {
   size_t point = text.find('.');
   while (text.size() > point + 3 && text.back() == '0') text.pop_back();
   return "$" + text;
-}
-
-std::string utc_timestamp() {
-  auto now = std::chrono::system_clock::now();
-  std::time_t seconds = std::chrono::system_clock::to_time_t(now);
-  auto millis =
-      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
-  std::tm utc{};
-  gmtime_r(&seconds, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &utc);
-  return fmt::format("{}.{:03d}Z", text, millis);
 }
 
 void MemoryLedger::record(const CallRecord& record) {

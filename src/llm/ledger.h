@@ -1,5 +1,7 @@
 // The record of every model call: who asked (run, role), which model, what it cost, how it ended.
-// The kernel database will implement CallLedger too; until then the JSON-lines file serves.
+// The record and the CallLedger interface are in common/call_record.h; here are the totals and
+// two ledgers (in memory, and a JSON-lines file). The kernel database is a third
+// (store::StoreLedger).
 #pragma once
 
 #include <cstdint>
@@ -14,28 +16,8 @@
 
 namespace accelopt::llm {
 
-struct CallRecord {
-  std::string run_id;
-  std::string role;
-  std::string model;  // the [models] name
-  int64_t prompt_tokens = 0;
-  int64_t completion_tokens = 0;
-  int64_t reasoning_tokens = 0;
-  int64_t cached_tokens = 0;
-  bool usage_estimated = false;
-  double cost_usd = 0;
-  double latency_s = 0;
-  CallStatus status = CallStatus::kOk;
-  int retries = 0;
-  std::string request_hash;
-  std::string timestamp;  // UTC, ISO 8601
-  std::string error;      // empty when status is kOk
-  bool replayed = false;  // answered from a cassette
-  bool reused = false;    // answered by an identical earlier call of the run: not paid again
-
-  Json to_json() const;
-  static CallRecord from_json(const Json& json);
-};
+using accelopt::CallLedger;
+using accelopt::CallRecord;
 
 struct CallTotals {
   int64_t calls = 0;
@@ -50,14 +32,6 @@ struct CallTotals {
   void add(const CallRecord& record);
 };
 
-class CallLedger {
- public:
-  virtual ~CallLedger() = default;
-  virtual void record(const CallRecord& record) = 0;  // durable when it returns (thread-safe)
-  // The records of one run, in the order they were made; an empty run_id selects all. (thread-safe)
-  virtual std::vector<CallRecord> records(const std::string& run_id) const = 0;
-};
-
 CallTotals total(const std::vector<CallRecord>& records);
 std::map<std::string, CallTotals> totals_by_role(const std::vector<CallRecord>& records);
 std::map<std::string, CallTotals> totals_by_model(const std::vector<CallRecord>& records);
@@ -65,9 +39,6 @@ std::map<std::string, CallTotals> totals_by_model(const std::vector<CallRecord>&
 // Dollars for a person: cents from $1 up; below, two significant digits, so that a small spend
 // shows ("$0.0004", "$0.012"), never "$0.00" unless nothing was spent.
 std::string format_usd(double usd);
-
-// Now, as "2025-01-31T12:00:00.123Z".
-std::string utc_timestamp();
 
 class MemoryLedger : public CallLedger {
  public:

@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "common/error.h"
+#include "common/timestamp.h"
 
 namespace accelopt::llm {
 namespace {

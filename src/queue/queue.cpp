@@ -98,7 +98,7 @@ Queue::~Queue() = default;
 std::unique_ptr<Queue> Queue::open(const std::string& url) {
   if (!url.starts_with("postgresql://") && !url.starts_with("postgres://")) {
     throw UserError("the evaluation queue lives in PostgreSQL: give --db postgresql://…, not " +
-                    url);
+                    store::redact_url(url));
   }
   store::Store::open(url);  // an accelopt database, migrated
   auto impl = std::make_unique<Impl>();

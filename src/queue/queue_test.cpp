@@ -16,31 +16,14 @@
 
 #include "common/files.h"
 #include "queue/worker.h"
-#include "store/postgres_cluster.h"
+#include "store/postgres_test_fixture.h"
 
 namespace accelopt::queue {
 namespace {
 
 using namespace std::chrono_literals;
 
-store::PostgresCluster* cluster(std::string* why = nullptr) {
-  static std::string reason;
-  static std::unique_ptr<store::PostgresCluster> instance = store::PostgresCluster::start(reason);
-  if (why != nullptr) *why = reason;
-  return instance.get();
-}
-
-class QueueTest : public testing::Test {
- protected:
-  void SetUp() override {
-    std::string why;
-    if (cluster(&why) == nullptr) GTEST_SKIP() << why;
-    std::string name = testing::UnitTest::GetInstance()->current_test_info()->name();
-    for (char& character : name) character = static_cast<char>(std::tolower(character));
-    url_ = cluster()->create_database(name);
-  }
-  std::string url_;
-};
+using QueueTest = store::PostgresTest;
 
 // A stand-in evaluation: the request's number, doubled, after `delay`.
 Evaluate doubling(std::chrono::milliseconds delay) {
@@ -51,7 +34,7 @@ Evaluate doubling(std::chrono::milliseconds delay) {
 }
 
 TEST_F(QueueTest, AJobIsClaimedOnceAndCompletedWithItsVerdict) {
-  auto queue = Queue::open(url_);
+  auto queue = Queue::open(url());
   int64_t id = queue->enqueue("cpu", Json{{"n", 21}});
   EXPECT_FALSE(queue->claim("w", "cuda", 10s).has_value());  // another platform's worker
   std::optional<Job> job = queue->claim("w", "cpu", 10s);
@@ -71,7 +54,7 @@ TEST_F(QueueTest, AJobIsClaimedOnceAndCompletedWithItsVerdict) {
 }
 
 TEST_F(QueueTest, AnExpiredLeaseIsRetriedOnceThenFails) {
-  auto queue = Queue::open(url_);
+  auto queue = Queue::open(url());
   int64_t id = queue->enqueue("cpu", Json{{"n", 1}});
   std::optional<Job> first = queue->claim("a", "cpu", 100ms);
   ASSERT_TRUE(first.has_value());
@@ -91,7 +74,7 @@ TEST_F(QueueTest, AnExpiredLeaseIsRetriedOnceThenFails) {
 }
 
 TEST_F(QueueTest, AHarnessFailureIsQueuedAgainWhileAttemptsRemain) {
-  auto queue = Queue::open(url_);
+  auto queue = Queue::open(url());
   int64_t id = queue->enqueue("cpu", Json{{"n", 1}});
   EXPECT_TRUE(queue->fail(*queue->claim("a", "cpu", 10s), "compiler missing"));
   EXPECT_EQ(queue->outcome(id)->state, JobState::kQueued);
@@ -101,10 +84,10 @@ TEST_F(QueueTest, AHarnessFailureIsQueuedAgainWhileAttemptsRemain) {
 }
 
 TEST_F(QueueTest, HeartbeatsKeepALongEvaluation) {
-  auto queue = Queue::open(url_);
+  auto queue = Queue::open(url());
   int64_t id = queue->enqueue("cpu", Json{{"n", 5}});
   WorkerOptions options;
-  options.url = url_;
+  options.url = url();
   options.lease = 1500ms;
   options.max_jobs = 1;
   std::atomic<bool> stop = false;
@@ -113,7 +96,7 @@ TEST_F(QueueTest, HeartbeatsKeepALongEvaluation) {
   // lease lapsed.
   std::atomic<bool> rival_got_it = false;
   std::jthread rival([&](std::stop_token token) {
-    auto rival_queue = Queue::open(url_);
+    auto rival_queue = Queue::open(url());
     while (!token.stop_requested() && rival_queue->outcome(id)->state == JobState::kQueued) {
       std::this_thread::sleep_for(10ms);
     }
@@ -154,11 +137,11 @@ int wait_for(pid_t child) {
 }
 
 TEST_F(QueueTest, TwoWorkersShareOneQueue) {
-  auto queue = Queue::open(url_);
+  auto queue = Queue::open(url());
   std::vector<int64_t> ids;
   for (int n = 0; n < 24; ++n) ids.push_back(queue->enqueue("cpu", Json{{"n", n}}));
   WorkerOptions options;
-  options.url = url_;
+  options.url = url();
   options.poll = 20ms;
   options.idle_exit = 1s;
   options.name = "one";
@@ -180,13 +163,13 @@ TEST_F(QueueTest, TwoWorkersShareOneQueue) {
 
 TEST_F(QueueTest, AWorkerKilledMidEvaluationIsRedoneOnceAndNothingIsLostOrDoubled) {
   TempDir dir;
-  auto queue = Queue::open(url_);
+  auto queue = Queue::open(url());
   std::vector<int64_t> ids;
   for (int n = 0; n < 3; ++n) ids.push_back(queue->enqueue("cpu", Json{{"n", n}}));
   // The doomed worker marks that it began job 0, then hangs in it until killed.
   std::filesystem::path began = dir.path() / "began";
   WorkerOptions doomed;
-  doomed.url = url_;
+  doomed.url = url();
   doomed.name = "doomed";
   doomed.lease = 1s;
   pid_t child = fork_worker(doomed, [&](const Json& request) -> Json {
@@ -201,7 +184,7 @@ TEST_F(QueueTest, AWorkerKilledMidEvaluationIsRedoneOnceAndNothingIsLostOrDouble
   wait_for(child);
 
   WorkerOptions survivor;
-  survivor.url = url_;
+  survivor.url = url();
   survivor.name = "survivor";
   survivor.poll = 50ms;
   survivor.idle_exit = 3s;  // longer than the dead lease

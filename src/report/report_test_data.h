@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <string>
 
+#include "common/call_record.h"
 #include "search/config.h"
 #include "store/store.h"
 
@@ -110,7 +111,7 @@ inline int64_t write_sample_run(store::Store& store, const std::filesystem::path
       passed(20, 1.6));
   store.commit_iteration({run, 2, Json{{"beam", {c5, c2}}}, ""}, none);
   for (const char* role : {"planner", "executor", "executor", "fixer", "summarizer"}) {
-    llm::CallRecord call;
+    CallRecord call;
     call.run_id = std::to_string(run);
     call.role = role;
     call.model = "tiny";

@@ -59,4 +59,26 @@ bool is_postgres_url(std::string_view location) {
   return location.starts_with("postgresql://") || location.starts_with("postgres://");
 }
 
+std::string redact_url(std::string_view location) {
+  std::string text(location);
+  if (!is_postgres_url(text)) return text;
+  // user:secret@host → user@host. The last '@' before the query ends the user part, so a secret
+  // holding an unencoded '@' or '/' goes too.
+  size_t authority = text.find("://") + 3;
+  size_t at = text.rfind('@', text.find('?', authority));
+  if (at != std::string::npos && at >= authority) {
+    size_t colon = text.find(':', authority);
+    if (colon < at) text.erase(colon, at - colon);
+  }
+  // ?password=secret&… → ?password=…&…
+  for (size_t key = text.find("password=", authority); key != std::string::npos;
+       key = text.find("password=", key + 1)) {
+    if (text[key - 1] != '?' && text[key - 1] != '&') continue;
+    size_t value = key + std::string_view("password=").size();
+    size_t end = text.find('&', value);
+    text.replace(value, end == std::string::npos ? std::string::npos : end - value, "…");
+  }
+  return text;
+}
+
 }  // namespace accelopt::store

@@ -17,17 +17,12 @@
 
 #include "common/error.h"
 #include "store/backend.h"
+#include "store/store.h"
 
 namespace accelopt::store {
 namespace {
 
 constexpr int64_t kSchemaLock = 0x41434F50;  // "ACOP": the advisory lock taken while migrating
-
-// `postgresql://user:secret@host/db` → `postgresql://user@host/db`, for messages.
-std::string without_password(const std::string& url) {
-  static const std::regex password(R"(^([a-z]+://[^:/@]*):[^@]*@)");
-  return std::regex_replace(url, password, "$1@");
-}
 
 // `?` → `$n`, outside quoted literals.
 std::string numbered_placeholders(std::string_view sql) {
@@ -58,9 +53,7 @@ class PostgresBackend : public Backend {
 
   void connect();
 
-  std::string describe() const override {
-    return "the PostgreSQL database " + without_password(url_);
-  }
+  std::string describe() const override { return "the PostgreSQL database " + redact_url(url_); }
   void begin() override {
     if (work_) throw InternalError("database: a transaction is already open");
     work_ = std::make_unique<pqxx::work>(*connection_);

@@ -24,6 +24,7 @@
 #include <mutex>
 
 #include "common/error.h"
+#include "common/timestamp.h"
 #include "store/backend.h"
 #include "task/task.h"
 
@@ -261,7 +262,7 @@ struct Store::Impl {
   }
 
   int64_t insert_entry(MemoryEntryRecord& entry) {
-    if (entry.created_at.empty()) entry.created_at = llm::utc_timestamp();
+    if (entry.created_at.empty()) entry.created_at = utc_timestamp();
     if (entry.origin.empty()) entry.origin = origin;
     entry.id = single_integer(
         "INSERT INTO memory_entries (run_id, task, op_type, tags, knobs, slow_candidate, "
@@ -335,7 +336,7 @@ std::unique_ptr<Store> Store::open(const std::filesystem::path& path) {
 int64_t Store::create_run(const Json& config) {
   std::lock_guard lock(impl_->mutex);
   return impl_->transaction([&] {
-    std::string now = llm::utc_timestamp();
+    std::string now = utc_timestamp();
     return impl_->single_integer(
         "INSERT INTO runs (config, state, created_at, updated_at, origin) VALUES (?,?,?,?,?) "
         "RETURNING id",
@@ -346,7 +347,7 @@ int64_t Store::create_run(const Json& config) {
 void Store::set_run_state(int64_t run_id, const std::string& state) {
   std::lock_guard lock(impl_->mutex);
   impl_->db->execute("UPDATE runs SET state=?, updated_at=? WHERE id=?",
-                     {state, llm::utc_timestamp(), run_id});
+                     {state, utc_timestamp(), run_id});
 }
 
 std::optional<RunRecord> Store::run(int64_t run_id) const {
@@ -369,7 +370,7 @@ void Store::upsert_task(const task::Task& task) {
       "op_type=excluded.op_type, tags=excluded.tags, definition=excluded.definition, "
       "updated_at=excluded.updated_at",
       {task.name, task.directory.string(), task.op_type, Json(task.tags).dump(),
-       task.definition.dump(), llm::utc_timestamp()});
+       task.definition.dump(), utc_timestamp()});
 }
 
 int64_t Store::record_evaluation(CandidateRecord candidate, const kernel::Verdict& verdict,
@@ -379,7 +380,7 @@ int64_t Store::record_evaluation(CandidateRecord candidate, const kernel::Verdic
     std::vector<Row> existing = impl_->db->query(
         "SELECT id FROM candidates WHERE run_id=? AND key=?", {candidate.run_id, candidate.key});
     if (!existing.empty()) return existing[0].integer(0);
-    std::string now = llm::utc_timestamp();
+    std::string now = utc_timestamp();
     int64_t id = impl_->single_integer(
         "INSERT INTO candidates (run_id, key, task, workload, source, source_hash, "
         "normalized_hash, parent_id, plan, iteration, author, kind, created_at) "
@@ -466,7 +467,7 @@ void Store::commit_iteration(const Checkpoint& checkpoint,
   std::lock_guard lock(impl_->mutex);
   impl_->transaction([&] {
     for (MemoryEntryRecord& entry : entries) impl_->insert_entry(entry);
-    std::string now = llm::utc_timestamp();
+    std::string now = utc_timestamp();
     impl_->db->execute(
         "INSERT INTO checkpoints (run_id, iteration, state, created_at) VALUES (?,?,?,?) "
         "ON CONFLICT (run_id, iteration) DO UPDATE SET state=excluded.state, "
@@ -522,23 +523,23 @@ int64_t Store::clear_memory(const std::string& task) {
   });
 }
 
-void Store::record_call(const llm::CallRecord& record) {
+void Store::record_call(const CallRecord& record) {
   std::lock_guard lock(impl_->mutex);
   impl_->db->execute(
       "INSERT INTO model_calls (run_id, role, model, status, cost_usd, record) "
       "VALUES (?,?,?,?,?,?)",
-      {record.run_id, record.role, record.model, std::string(llm::to_string(record.status)),
+      {record.run_id, record.role, record.model, std::string(to_string(record.status)),
        record.cost_usd, record.to_json().dump()});
 }
 
-std::vector<llm::CallRecord> Store::calls(const std::string& run_id) const {
+std::vector<CallRecord> Store::calls(const std::string& run_id) const {
   std::lock_guard lock(impl_->mutex);
-  auto read = [](const Row& row) { return llm::CallRecord::from_json(Json::parse(row.text(0))); };
+  auto read = [](const Row& row) { return CallRecord::from_json(Json::parse(row.text(0))); };
   if (run_id.empty()) {
-    return impl_->all<llm::CallRecord>("SELECT record FROM model_calls ORDER BY id", {}, read);
+    return impl_->all<CallRecord>("SELECT record FROM model_calls ORDER BY id", {}, read);
   }
-  return impl_->all<llm::CallRecord>("SELECT record FROM model_calls WHERE run_id=? ORDER BY id",
-                                     {run_id}, read);
+  return impl_->all<CallRecord>("SELECT record FROM model_calls WHERE run_id=? ORDER BY id",
+                                {run_id}, read);
 }
 
 }  // namespace accelopt::store

@@ -16,9 +16,9 @@
 #include <string_view>
 #include <vector>
 
+#include "common/call_record.h"
 #include "common/json.h"
 #include "kernel/verdict.h"
-#include "llm/ledger.h"
 
 namespace accelopt::task {
 struct Task;
@@ -126,8 +126,8 @@ class Store {
   // Deletes the entries of `task` (all when empty); returns how many.
   int64_t clear_memory(const std::string& task);
 
-  void record_call(const llm::CallRecord& record);
-  std::vector<llm::CallRecord> calls(const std::string& run_id) const;  // empty: all
+  void record_call(const CallRecord& record);
+  std::vector<CallRecord> calls(const std::string& run_id) const;  // empty: all
 
  private:
   struct Impl;
@@ -136,11 +136,11 @@ class Store {
 };
 
 // The model-call ledger of llm, kept in the database.
-class StoreLedger : public llm::CallLedger {
+class StoreLedger : public CallLedger {
  public:
   explicit StoreLedger(Store& store) : store_(store) {}
-  void record(const llm::CallRecord& record) override { store_.record_call(record); }
-  std::vector<llm::CallRecord> records(const std::string& run_id) const override {
+  void record(const CallRecord& record) override { store_.record_call(record); }
+  std::vector<CallRecord> records(const std::string& run_id) const override {
     return store_.calls(run_id);
   }
 
@@ -154,5 +154,10 @@ std::filesystem::path database_path(const std::filesystem::path& workspace);
 
 // "postgresql://…" or "postgres://…": a shared database rather than a file.
 bool is_postgres_url(std::string_view location);
+
+// A database location as messages and logs may show it: a PostgreSQL URL without its password
+// (`postgresql://user:secret@host/db?password=secret` → `postgresql://user@host/db?password=…`);
+// a path unchanged. Every location that reaches a message or a log line passes through here.
+std::string redact_url(std::string_view location);
 
 }  // namespace accelopt::store

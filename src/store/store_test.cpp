@@ -1,6 +1,7 @@
-// What the kernel database promises: a versioned schema that refuses foreign and newer files,
-// records that read back as written, and units of work that survive a SIGKILL of the writer whole
-// or not at all.
+// What the kernel database promises, on each engine it runs on (SQLite, and PostgreSQL where a
+// throwaway server can start): a versioned schema that refuses foreign and newer databases, records
+// that read back as written, units of work that survive a SIGKILL of the writer whole or not at
+// all, and one memory shared by every connection, with its origin.
 #include "store/store.h"
 
 #include <gtest/gtest.h>
@@ -14,6 +15,7 @@
 
 #include "common/error.h"
 #include "common/files.h"
+#include "store/postgres_test_fixture.h"
 
 namespace accelopt::store {
 namespace {
@@ -37,7 +39,7 @@ CandidateRecord candidate(int64_t run, const std::string& key) {
   record.key = key;
   record.task = "axpy";
   record.workload = "small";
-  record.source = "int x;";
+  record.source = "int x; // it's a '?' in a kernel";
   record.source_hash = "h" + key;
   record.normalized_hash = "n" + key;
   record.author = "tuner";
@@ -45,65 +47,108 @@ CandidateRecord candidate(int64_t run, const std::string& key) {
   return record;
 }
 
-void raw_sql(const std::filesystem::path& path, const std::string& sql) {
+// The first column of the first row of `sql`, run on the SQLite file behind the Store's back.
+std::string sqlite_sql(const std::filesystem::path& path, const std::string& sql) {
   sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+  if (sqlite3_open(path.c_str(), &db) != SQLITE_OK) throw InternalError("opening " + path.string());
+  std::string first;
+  auto keep_first = [](void* out, int columns, char** values, char**) {
+    auto* text = static_cast<std::string*>(out);
+    if (text->empty() && columns > 0 && values[0] != nullptr) *text = values[0];
+    return 0;
+  };
+  int code = sqlite3_exec(db, sql.c_str(), keep_first, &first, nullptr);
   sqlite3_close(db);
+  if (code != SQLITE_OK) throw InternalError("running " + sql + " on " + path.string());
+  return first;
 }
 
-TEST(Store, CreatesTheLatestSchemaAndReopensIt) {
-  TempDir dir;
-  auto path = dir.path() / "ws" / "accelopt.db";
+enum class Engine { kSqlite, kPostgres };
+
+// A fresh database of the engine under test: a file in a temporary folder, or a database on the
+// executable's one throwaway PostgreSQL server (skipped, saying why, when it cannot start).
+class StoreTest : public testing::TestWithParam<Engine> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == Engine::kSqlite) {
+      location_ = (dir_.path() / "ws" / "accelopt.db").string();
+      return;
+    }
+    std::string why;
+    if (!postgres_.create(why)) GTEST_SKIP() << why;
+    location_ = postgres_.url();
+  }
+
+  // One statement run behind the Store's back; the first column of its first row.
+  std::string raw_sql(const std::string& sql) {
+    if (GetParam() == Engine::kPostgres) return postgres_.psql(sql);
+    std::filesystem::create_directories(std::filesystem::path(location_).parent_path());
+    return sqlite_sql(location_, sql);
+  }
+
+  std::unique_ptr<Store> open() { return Store::open(location_); }
+
+  TempDir dir_;
+  PostgresDatabase postgres_;
+  std::string location_;
+};
+
+INSTANTIATE_TEST_SUITE_P(Engines, StoreTest, testing::Values(Engine::kSqlite, Engine::kPostgres),
+                         [](const testing::TestParamInfo<Engine>& info) {
+                           return info.param == Engine::kSqlite ? "sqlite" : "postgres";
+                         });
+
+TEST_P(StoreTest, CreatesTheLatestSchemaAndReadsBackWhatItWrote) {
   int64_t run = 0;
+  int64_t first = 0;
   {
-    auto store = Store::open(path);
+    auto store = open();
     EXPECT_EQ(store->schema_version(), Store::latest_schema_version());
     run = store->create_run(Json{{"preset", "quick"}});
-    store->record_evaluation(candidate(run, "i0/base"), passed_verdict(1.0));
+    first = store->record_evaluation(candidate(run, "i1/b0/p0/k0"), passed_verdict(1.5));
+    CandidateRecord child = candidate(run, "i1/b0/p0/k1");
+    child.parent = first;
+    store->record_evaluation(child, passed_verdict(1.5), first);
   }
-  auto store = Store::open(path);
+  auto store = open();
+  EXPECT_EQ(store->schema_version(), Store::latest_schema_version());
   ASSERT_TRUE(store->run(run).has_value());
   EXPECT_EQ(store->run(run)->config["preset"], "quick");
   EXPECT_EQ(store->run(run)->state, "running");
-  ASSERT_EQ(store->candidates(run).size(), 1u);
-  EXPECT_EQ(store->candidates(run)[0].kind, CandidateKind::kTuner);
+  EXPECT_NE(store->run(run)->origin.find('@'), std::string::npos);
+  auto candidates = store->candidates(run);
+  ASSERT_EQ(candidates.size(), 2u);
+  EXPECT_EQ(candidates[0].source, "int x; // it's a '?' in a kernel");
+  EXPECT_EQ(candidates[0].kind, CandidateKind::kTuner);
+  EXPECT_EQ(candidates[1].parent, first);
+  EXPECT_FALSE(candidates[0].parent.has_value());
+  EXPECT_DOUBLE_EQ(store->trace(first)->verdict.timing->speedup, 1.5);
+  EXPECT_EQ(store->traces(run)[1].reused_from, first);
 }
 
-TEST(Store, RefusesAForeignDatabase) {
-  TempDir dir;
-  auto path = dir.path() / "other.db";
-  raw_sql(path, "CREATE TABLE songs (title TEXT)");
+TEST_P(StoreTest, RefusesAForeignDatabase) {
+  raw_sql("CREATE TABLE songs (title TEXT)");
   try {
-    Store::open(path);
+    open();
     FAIL() << "opened a foreign database";
   } catch (const UserError& error) {
     EXPECT_NE(std::string(error.what()).find("not an accelopt database"), std::string::npos);
   }
 }
 
-TEST(Store, RefusesANonSqliteFile) {
-  TempDir dir;
-  auto path = dir.path() / "notes.db";
-  write_file_atomic(path, std::string(4096, 'x'));
-  EXPECT_THROW(Store::open(path), UserError);
-}
-
-TEST(Store, RefusesANewerSchema) {
-  TempDir dir;
-  auto path = dir.path() / "accelopt.db";
-  Store::open(path);
-  raw_sql(path, "UPDATE schema_version SET version = 99");
+TEST_P(StoreTest, RefusesANewerSchema) {
+  open();
+  raw_sql("UPDATE schema_version SET version = 99");
   try {
-    Store::open(path);
+    open();
     FAIL() << "opened a newer database";
   } catch (const UserError& error) {
     EXPECT_NE(std::string(error.what()).find("newer accelopt"), std::string::npos);
   }
 }
 
-TEST(Store, AnEvaluationIsRecordedOncePerKey) {
-  auto store = Store::open(":memory:");
+TEST_P(StoreTest, AnEvaluationIsRecordedOncePerKey) {
+  auto store = open();
   int64_t run = store->create_run(Json::object());
   int64_t first = store->record_evaluation(candidate(run, "i1/b0/p0/k0"), passed_verdict(1.5));
   int64_t again = store->record_evaluation(candidate(run, "i1/b0/p0/k0"), passed_verdict(9.0));
@@ -117,8 +162,8 @@ TEST(Store, AnEvaluationIsRecordedOncePerKey) {
   EXPECT_EQ(store->candidate_by_key(run, "i1/b0/p0/k1")->id, first + 1);
 }
 
-TEST(Store, MemoryEntriesCheckpointsAnswersAndCalls) {
-  auto store = Store::open(":memory:");
+TEST_P(StoreTest, MemoryEntriesCheckpointsAnswersAndCalls) {
+  auto store = open();
   int64_t run = store->create_run(Json::object());
   std::vector<MemoryEntryRecord> entries(2);
   entries[0].run_id = entries[1].run_id = run;
@@ -126,21 +171,27 @@ TEST(Store, MemoryEntriesCheckpointsAnswersAndCalls) {
   entries[1].task = "silu";
   entries[0].knobs = {"CHUNK"};
   entries[1].positive = false;
-  Checkpoint checkpoint{run, 1, Json{{"beam", {1, 2}}}, ""};
-  store->commit_iteration(checkpoint, entries);
+  entries[1].speedup = 0.123456789012345;
+  store->commit_iteration(Checkpoint{run, 1, Json{{"beam", {1, 2}}}, ""}, entries);
   EXPECT_GT(entries[1].id, entries[0].id);
-  EXPECT_EQ(store->memory_entries().size(), 2u);
-  EXPECT_EQ(store->memory_entry(entries[0].id)->knobs, std::vector<std::string>{"CHUNK"});
   EXPECT_EQ(store->last_checkpoint(run)->state["beam"][1], 2);
+  store->commit_iteration(Checkpoint{run, 1, Json{{"beam", {3}}}, ""}, entries = {});
+  EXPECT_EQ(store->last_checkpoint(run)->state["beam"][0], 3);
+  auto memory = store->memory_entries();
+  ASSERT_EQ(memory.size(), 2u);
+  EXPECT_EQ(store->memory_entry(memory[0].id)->knobs, std::vector<std::string>{"CHUNK"});
+  EXPECT_FALSE(memory[1].positive);
+  EXPECT_DOUBLE_EQ(memory[1].speedup, 0.123456789012345);
   EXPECT_EQ(store->clear_memory("silu"), 1);
-  EXPECT_EQ(store->max_memory_id(), entries[0].id);
+  EXPECT_EQ(store->max_memory_id(), memory[0].id);
 
   store->put_answer(run, "i1/b0/plans", Json{{"plans", 3}});
-  EXPECT_EQ((*store->answer(run, "i1/b0/plans"))["plans"], 3);
+  store->put_answer(run, "i1/b0/plans", Json{{"plans", 4}});
+  EXPECT_EQ((*store->answer(run, "i1/b0/plans"))["plans"], 4);
   EXPECT_FALSE(store->answer(run, "nope").has_value());
 
   StoreLedger ledger(*store);
-  llm::CallRecord call;
+  CallRecord call;
   call.run_id = std::to_string(run);
   call.role = "planner";
   call.model = "m";
@@ -150,36 +201,100 @@ TEST(Store, MemoryEntriesCheckpointsAnswersAndCalls) {
   EXPECT_DOUBLE_EQ(ledger.records("")[0].cost_usd, 0.25);
 }
 
+// Two users' runs share one memory, and each entry says whose run made it.
+TEST_P(StoreTest, TheMemoryIsSharedWithProvenance) {
+  auto alice = open();
+  auto bob = open();
+  MemoryEntryRecord entry;
+  entry.run_id = alice->create_run(Json::object());
+  entry.task = "axpy";
+  entry.origin = "alice@host-a";
+  alice->add_memory_entry(entry);
+  auto seen = bob->memory_entries();
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0].origin, "alice@host-a");
+  EXPECT_EQ(seen[0].run_id, entry.run_id);
+  MemoryEntryRecord own;
+  own.task = "silu";
+  bob->add_memory_entry(own);
+  EXPECT_NE(alice->memory_entry(own.id)->origin.find('@'), std::string::npos);
+}
+
+// Workers starting together on a new database: each opens it, one migrates, none fails.
+TEST_P(StoreTest, ProcessesOpeningANewDatabaseTogetherMigrateItOnce) {
+  std::vector<pid_t> children;
+  for (int index = 0; index < 6; ++index) {
+    pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      int code = 0;
+      try {
+        code = open()->schema_version() == Store::latest_schema_version() ? 0 : 2;
+      } catch (const std::exception&) {
+        code = 1;
+      }
+      _exit(code);  // no static destructors: the server belongs to the parent
+    }
+    children.push_back(child);
+  }
+  for (pid_t child : children) {
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  }
+  EXPECT_EQ(raw_sql("SELECT count(*) FROM schema_version"), "1");
+}
+
 // DuckDB's persistence test, for us: a forked writer commits evaluations as fast as it can and is
-// SIGKILLed; every evaluation it finished is there whole (candidate with its trace), nothing torn.
-TEST(Store, SurvivesAKilledWriter) {
-  TempDir dir;
-  auto path = dir.path() / "accelopt.db";
-  int64_t run = Store::open(path)->create_run(Json::object());
+// SIGKILLed; every evaluation it finished is there whole (candidate with its trace), nothing torn,
+// and the database takes writes afterwards.
+TEST_P(StoreTest, SurvivesAKilledWriter) {
+  int64_t run = open()->create_run(Json::object());
   pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
-    auto store = Store::open(path);
+    auto store = open();
     for (int index = 0;; ++index) {
       store->record_evaluation(candidate(run, "k" + std::to_string(index)), passed_verdict(1.1));
     }
   }
-  auto store = Store::open(path);
-  for (int wait = 0; wait < 200 && store->candidates(run).size() < 20; ++wait) {
+  auto store = open();
+  for (int wait = 0; wait < 500 && store->candidates(run).size() < 20; ++wait) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   ::kill(child, SIGKILL);
   int status = 0;
   ::waitpid(child, &status, 0);
-  auto reopened = Store::open(path);
+  auto reopened = open();
   auto candidates = reopened->candidates(run);
   EXPECT_GE(candidates.size(), 20u);
   for (size_t index = 0; index < candidates.size(); ++index) {
     EXPECT_EQ(candidates[index].key, "k" + std::to_string(index));
     EXPECT_TRUE(reopened->trace(candidates[index].id).has_value());
   }
-  // The database still takes writes after the crash.
   reopened->record_evaluation(candidate(run, "after"), passed_verdict(1.2));
+}
+
+TEST(StoreSqlite, RefusesANonSqliteFile) {
+  TempDir dir;
+  auto path = dir.path() / "notes.db";
+  write_file_atomic(path, std::string(4096, 'x'));
+  EXPECT_THROW(Store::open(path), UserError);
+}
+
+TEST(StorePostgres, AnUnreachableServerIsAUserError) {
+  EXPECT_THROW(Store::open("postgresql:///nothing?host=/nonexistent&user=nobody"), UserError);
+}
+
+TEST(StoreLocation, MessagesShowAUrlWithoutItsPassword) {
+  EXPECT_EQ(redact_url("postgresql://alice:s3cret@db.example/accelopt"),
+            "postgresql://alice@db.example/accelopt");
+  EXPECT_EQ(redact_url("postgres://alice:p@ss/word@db:5432/a?sslmode=require"),
+            "postgres://alice@db:5432/a?sslmode=require");
+  EXPECT_EQ(redact_url("postgresql:///a?host=/tmp&password=s3cret&user=bob"),
+            "postgresql:///a?host=/tmp&password=…&user=bob");
+  EXPECT_EQ(redact_url("postgresql://bob@db/a"), "postgresql://bob@db/a");
+  EXPECT_EQ(redact_url("runs/accelopt.db"), "runs/accelopt.db");
 }
 
 }  // namespace
