@@ -29,6 +29,10 @@ struct TurnFailure {
 
 struct TurnResult {
   double seconds = 0;  // the whole turn, timed from outside the kernel
+  // The side's own CPU time in the turn, where the platform can read it and the side runs on one
+  // core. Ratios use it when both turns of a pair have it: on a busy machine the moments when
+  // other processes hold the core are not the kernel's, and they are most of the noise.
+  std::optional<double> cpu_seconds;
   std::optional<TurnFailure> failure;
 };
 
