@@ -141,6 +141,7 @@ struct Tally {
   // Where an A/A bias would come from: the median ratio of pairs where the candidate ran first
   // over that of pairs where it ran second (order), and of the later half over the earlier (drift).
   std::vector<double> order_effects, drift_effects;
+  std::vector<double> timed_seconds;  // seconds inside timed turns, per evaluation
 
   void add(const kernel::Verdict& verdict, bool wanted_below_one) {
     ++tries;
@@ -155,6 +156,7 @@ struct Tally {
     speedups.push_back(timing.speedup);
     half_widths.push_back((timing.speedup_high - timing.speedup_low) / 2 / timing.speedup);
     anchor_latencies.push_back(timing.anchor_latency_seconds);
+    timed_seconds.push_back(timing.kernel_seconds);
     std::vector<double> first, second, early, late;
     for (size_t i = 0; i < timing.ratios.size(); ++i) {
       (i % 2 == 0 ? first : second).push_back(timing.ratios[i]);
@@ -221,11 +223,12 @@ int main(int argc, char** argv) try {
           bias + 1, 100 * bias, 100 * platform::median(aa.half_widths),
           aa.speedups.empty() ? 0 : *std::min_element(aa.speedups.begin(), aa.speedups.end()),
           aa.speedups.empty() ? 0 : *std::max_element(aa.speedups.begin(), aa.speedups.end()));
+      platform::MedianInterval bias_interval = platform::median_interval(aa.speedups);
       std::cout << fmt::format(
-          "{:<24} {:<6}   candidate first/second {:+.2f} %, later/earlier half {:+.2f} % "
-          "(medians over tries)\n",
-          "", "", 100 * platform::median(aa.order_effects),
-          100 * platform::median(aa.drift_effects));
+          "{:<24} {:<6}   median speedup's 95 % interval over tries [{:.4f}, {:.4f}]; candidate "
+          "first/second {:+.2f} %, later/earlier half {:+.2f} %; {:.1f} s timed per evaluation\n",
+          "", "", bias_interval.low, bias_interval.high, 100 * platform::median(aa.order_effects),
+          100 * platform::median(aa.drift_effects), platform::median(aa.timed_seconds));
       if (options.power_tries == 0) continue;
       // The spin's cost inside the kernel, measured once from a spin sized for 1.5x: in the
       // runner it need not cost what it costs here.
