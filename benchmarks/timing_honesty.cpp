@@ -138,6 +138,10 @@ std::string slowed_source(const task::Task& task, const task::Workload& workload
 struct Tally {
   int tries = 0, held = 0, failed = 0;
   std::vector<double> speedups, half_widths, anchor_latencies;
+  // Where an A/A bias would come from: the median ratio of pairs where the candidate ran first
+  // over that of pairs where it ran second (order), and of the later half over the earlier (drift).
+  std::vector<double> order_effects, drift_effects;
+  std::vector<double> timed_seconds;  // seconds inside timed turns, per evaluation
 
   void add(const kernel::Verdict& verdict, bool wanted_below_one) {
     ++tries;
@@ -152,6 +156,14 @@ struct Tally {
     speedups.push_back(timing.speedup);
     half_widths.push_back((timing.speedup_high - timing.speedup_low) / 2 / timing.speedup);
     anchor_latencies.push_back(timing.anchor_latency_seconds);
+    timed_seconds.push_back(timing.kernel_seconds);
+    std::vector<double> first, second, early, late;
+    for (size_t i = 0; i < timing.ratios.size(); ++i) {
+      (i % 2 == 0 ? first : second).push_back(timing.ratios[i]);
+      (2 * i < timing.ratios.size() ? early : late).push_back(timing.ratios[i]);
+    }
+    order_effects.push_back(platform::median(first) / platform::median(second) - 1);
+    drift_effects.push_back(platform::median(late) / platform::median(early) - 1);
   }
   double rate() const { return tries > failed ? 100.0 * held / (tries - failed) : 0; }
 };
@@ -211,6 +223,13 @@ int main(int argc, char** argv) try {
           bias + 1, 100 * bias, 100 * platform::median(aa.half_widths),
           aa.speedups.empty() ? 0 : *std::min_element(aa.speedups.begin(), aa.speedups.end()),
           aa.speedups.empty() ? 0 : *std::max_element(aa.speedups.begin(), aa.speedups.end()));
+      platform::MedianInterval bias_interval = platform::median_interval(aa.speedups);
+      std::cout << fmt::format(
+          "{:<24} {:<6}   median speedup's 95 % interval over tries [{:.4f}, {:.4f}]; candidate "
+          "first/second {:+.2f} %, later/earlier half {:+.2f} %; {:.1f} s timed per evaluation\n",
+          "", "", bias_interval.low, bias_interval.high, 100 * platform::median(aa.order_effects),
+          100 * platform::median(aa.drift_effects), platform::median(aa.timed_seconds));
+      if (options.power_tries == 0) continue;
       // The spin's cost inside the kernel, measured once from a spin sized for 1.5x: in the
       // runner it need not cost what it costs here.
       long probe_iterations = static_cast<long>(0.5 * latency / spin_seconds);

@@ -16,20 +16,35 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+// One turn's seconds per call: wall time, and CPU time where the platform gave it.
+struct PerCall {
+  double wall = 0;
+  std::optional<double> cpu;
+};
+
 // Runs turns and keeps the account: seconds spent inside turns, and the first candidate failure.
 class TurnTaker {
  public:
   explicit TurnTaker(PairedTurns& turns) : turns_(turns) {}
 
   // Seconds per call, or nullopt when the candidate failed (failure() says how).
-  std::optional<double> per_call(Side side, int calls) {
+  std::optional<PerCall> turn(Side side, int calls) {
     TurnResult result = turns_.run_turn(side, calls);
     timed_seconds_ += result.seconds;
     if (result.failure) {
       failure_ = std::move(result.failure);
       return std::nullopt;
     }
-    return result.seconds / calls;
+    PerCall per_call{result.seconds / calls, std::nullopt};
+    if (result.cpu_seconds) per_call.cpu = *result.cpu_seconds / calls;
+    return per_call;
+  }
+
+  // Wall seconds per call, or nullopt when the candidate failed.
+  std::optional<double> per_call(Side side, int calls) {
+    std::optional<PerCall> result = turn(side, calls);
+    if (!result) return std::nullopt;
+    return result->wall;
   }
 
   // The calls per turn that make a turn last at least `min_turn_seconds`.
@@ -106,17 +121,19 @@ PairedTiming time_paired(PairedTurns& turns, const TimingOptions& options,
   std::vector<double> candidate_seconds, anchor_seconds;
   auto start = Clock::now();
   for (int pair = 0; pair < options.max_pairs; ++pair) {
-    std::optional<double> candidate, anchor;
+    std::optional<PerCall> candidate, anchor;
     if (pair % 2 == 0) {
-      if (!(candidate = taker.per_call(Side::kCandidate, *candidate_calls))) return failed();
-      if (!(anchor = taker.per_call(Side::kAnchor, *anchor_calls))) return failed();
+      if (!(candidate = taker.turn(Side::kCandidate, *candidate_calls))) return failed();
+      if (!(anchor = taker.turn(Side::kAnchor, *anchor_calls))) return failed();
     } else {
-      if (!(anchor = taker.per_call(Side::kAnchor, *anchor_calls))) return failed();
-      if (!(candidate = taker.per_call(Side::kCandidate, *candidate_calls))) return failed();
+      if (!(anchor = taker.turn(Side::kAnchor, *anchor_calls))) return failed();
+      if (!(candidate = taker.turn(Side::kCandidate, *candidate_calls))) return failed();
     }
-    candidate_seconds.push_back(*candidate);
-    anchor_seconds.push_back(*anchor);
-    timing.ratios.push_back(*candidate / *anchor);
+    // Both sides on the same clock: CPU time when both turns have it.
+    bool cpu = candidate->cpu && anchor->cpu;
+    candidate_seconds.push_back(cpu ? *candidate->cpu : candidate->wall);
+    anchor_seconds.push_back(cpu ? *anchor->cpu : anchor->wall);
+    timing.ratios.push_back(candidate_seconds.back() / anchor_seconds.back());
     if (static_cast<int>(timing.ratios.size()) < options.min_pairs) continue;
     if (relative_half_width(median_interval_series(timing.ratios)) <= options.target_half_width) {
       timing.converged = true;

@@ -8,8 +8,9 @@
 //   second in odd ones (ABBA: a linear drift of the machine cancels) → after min_pairs, stop when
 //   the 95 % interval of the median ratio is within ±target, or when the budget is spent.
 //
-// The interval is median_interval_series (statistics.h): ratios of neighbouring pairs are alike
-// when the machine has slow phases, and the interval widens by as much as they are.
+// Ratios use the sides' CPU time where the platform gives it for both (TurnResult::cpu_seconds),
+// else wall time. The interval is median_interval_series (statistics.h): ratios of neighbouring
+// pairs are alike when the machine has slow phases, and the interval widens by as much as they are.
 #pragma once
 
 #include <optional>
@@ -29,6 +30,10 @@ struct TurnFailure {
 
 struct TurnResult {
   double seconds = 0;  // the whole turn, timed from outside the kernel
+  // The side's own CPU time in the turn, where the platform can read it and the side runs on one
+  // core. Ratios use it when both turns of a pair have it: on a busy machine the moments when
+  // other processes hold the core are not the kernel's, and they are most of the noise.
+  std::optional<double> cpu_seconds;
   std::optional<TurnFailure> failure;
 };
 

@@ -19,7 +19,10 @@ class FakeTurns : public PairedTurns {
     sides.push_back(side);
     calls_made.push_back(calls);
     double per_call = side == Side::kCandidate ? candidate_seconds_ : anchor_seconds_;
-    TurnResult result{per_call * calls, std::nullopt};
+    TurnResult result;
+    result.seconds = per_call * calls;
+    const std::optional<double>& cpu = side == Side::kCandidate ? candidate_cpu : anchor_cpu;
+    if (cpu) result.cpu_seconds = *cpu * calls;
     if (side == Side::kCandidate && ++candidate_turns_ == fail_at_candidate_turn) {
       result.failure = TurnFailure{Status::kIncorrectNumerical, "stale results"};
     }
@@ -29,6 +32,8 @@ class FakeTurns : public PairedTurns {
   std::vector<Side> sides;
   std::vector<int> calls_made;
   int fail_at_candidate_turn = -1;
+  // CPU seconds per call each side reports; unset: none.
+  std::optional<double> candidate_cpu, anchor_cpu;
 
  private:
   double candidate_seconds_, anchor_seconds_;
@@ -75,6 +80,26 @@ TEST(PairedTiming, FarApartSidesKeepTheirOwnCalls) {
   ASSERT_TRUE(paired.timing);
   EXPECT_GT(paired.timing->candidate_calls_per_turn, 4 * paired.timing->anchor_calls_per_turn);
   EXPECT_NEAR(paired.timing->speedup, 100, 1e-6);
+}
+
+TEST(PairedTiming, RatiosUseCpuTimeWhenBothSidesHaveIt) {
+  // Wall time says the candidate is as fast as the anchor (other processes held the core during
+  // the anchor's turns); CPU time says it is twice as fast.
+  FakeTurns turns(0.001, 0.001);
+  turns.candidate_cpu = 0.0005;
+  turns.anchor_cpu = 0.001;
+  PairedTiming paired = time_paired(turns, quick_options(), "baseline");
+  ASSERT_TRUE(paired.timing);
+  EXPECT_NEAR(paired.timing->speedup, 2, 1e-9);
+  EXPECT_NEAR(paired.timing->anchor_latency_seconds, 0.001, 1e-12);
+}
+
+TEST(PairedTiming, RatiosUseWallTimeWhenOneSideHasNoCpuTime) {
+  FakeTurns turns(0.001, 0.002);
+  turns.candidate_cpu = 0.0001;
+  PairedTiming paired = time_paired(turns, quick_options(), "baseline");
+  ASSERT_TRUE(paired.timing);
+  EXPECT_NEAR(paired.timing->speedup, 2, 1e-9);
 }
 
 TEST(PairedTiming, ACandidateFailureStopsTimingWithItsStatus) {

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -225,6 +226,16 @@ std::string Runner::describe_end() {
   return "the kernel was " + status.describe();
 }
 
+double Runner::cpu_seconds() const {
+  clockid_t clock = 0;
+  timespec now{};
+  if (!process_ || ::clock_getcpuclockid(process_->pid(), &clock) != 0 ||
+      ::clock_gettime(clock, &now) != 0) {
+    return -1;
+  }
+  return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
+}
+
 CallResult Runner::call(int count, std::chrono::milliseconds timeout) {
   return run_calls("CALL " + std::to_string(count), count, timeout);
 }
@@ -236,6 +247,7 @@ CallResult Runner::turn(int count, uint64_t seed, std::chrono::milliseconds time
 CallResult Runner::run_calls(const std::string& command, int count,
                              std::chrono::milliseconds timeout) {
   CallResult result;
+  double cpu_start = cpu_seconds();
   auto start = std::chrono::steady_clock::now();
   if (!send(command)) {
     result.outcome = CallOutcome::kEnded;
@@ -245,6 +257,9 @@ CallResult Runner::run_calls(const std::string& command, int count,
   bool timed_out = false;
   auto line = receive(start + timeout, timed_out);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (double cpu_end = cpu_seconds(); cpu_start >= 0 && cpu_end >= 0) {
+    result.cpu_seconds = cpu_end - cpu_start;
+  }
   if (line && *line == "DONE") return result;
   if (timed_out) {
     process_->kill_group();

@@ -33,7 +33,10 @@ enum class CallOutcome : uint8_t { kDone, kTimedOut, kEnded, kForbiddenSyscall }
 
 struct CallResult {
   CallOutcome outcome = CallOutcome::kDone;
-  double seconds = 0;   // wall time from the command to the reply, measured here
+  double seconds = 0;  // wall time from the command to the reply, measured here
+  // The runner's CPU time over the call, all its threads (negative: unknown). Unlike wall time it
+  // leaves out the moments when other processes held the core.
+  double cpu_seconds = -1;
   std::string message;  // for anything but kDone: what happened, in words
 };
 
@@ -67,6 +70,7 @@ class Runner {
   std::optional<std::string> receive(std::chrono::steady_clock::time_point deadline,
                                      bool& timed_out);
   std::string describe_end();
+  double cpu_seconds() const;  // the runner's CPU time so far, all threads; negative: unknown
 
   RunnerOptions options_;
   const SharedBuffers& buffers_;

@@ -89,6 +89,7 @@ TurnResult RunnerTurns::run_turn(Side side, int calls) {
   kernel.runner.pause();
   TurnResult result;
   result.seconds = call.seconds;
+  if (task_.threads <= 1 && call.cpu_seconds >= 0) result.cpu_seconds = call.cpu_seconds;
   if (call.outcome != CallOutcome::kDone) {
     if (!is_candidate) {
       throw UserError("the anchor kernel (" + anchor_name_ +
