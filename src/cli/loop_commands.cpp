@@ -206,12 +206,17 @@ void check_tunable(const std::string& mode, const std::string& source) {
   }
 }
 
+// The best's % of peak derives from the baseline's (search/figures.h): best % / baseline % is the
+// speedup; the speedup is the confirmation's when the run ended with one.
 void print_summary(const search::RunSummary& summary) {
-  std::cout << fmt::format("\n{:<10} {:>12} {:>12}\n", "kernel", "speedup", "% of peak");
-  std::cout << fmt::format("{:<10} {:>11.2f}x {:>11.1f}%\n", "baseline", 1.0,
+  std::cout << fmt::format("\n{:<10} {:>22} {:>12}\n", "kernel", "speedup", "% of peak");
+  std::cout << fmt::format("{:<10} {:>22} {:>11.1f}%\n", "baseline", "1.00x",
                            summary.baseline_percent_of_peak);
-  std::cout << fmt::format("{:<10} {:>11.2f}x {:>11.1f}%\n", "best", summary.best_speedup,
+  std::cout << fmt::format("{:<10} {:>22} {:>11.1f}%\n", "best",
+                           fmt::format("{:.2f}x [{:.2f}, {:.2f}]", summary.best_speedup,
+                                       summary.best_speedup_low, summary.best_speedup_high),
                            summary.best_percent_of_peak);
+  if (!summary.outcome.empty()) std::cout << summary.outcome << "\n";
   std::cout << fmt::format("run {}: {} ({} iterations, {} evaluations); see `accelopt show {}`\n",
                            summary.run_id, summary.state, summary.iterations_done,
                            summary.evaluations, summary.run_id);
@@ -222,14 +227,19 @@ void print_summary(const search::RunSummary& summary) {
 
 // Several tasks: one table, percentage of peak before and after, and the geometric means.
 void print_summaries(const std::vector<std::pair<std::string, search::RunSummary>>& summaries) {
-  std::cout << fmt::format("\n{:<24} {:>5} {:>10} {:>10} {:>9}  {}\n", "task", "run", "baseline %",
-                           "best %", "speedup", "state");
+  std::cout << fmt::format("\n{:<24} {:>5} {:>10} {:>10} {:>22}  {}\n", "task", "run", "baseline %",
+                           "best %", "speedup (confirmed)", "state");
   double log_before = 0, log_after = 0;
   int counted = 0;
   for (const auto& [name, summary] : summaries) {
-    std::cout << fmt::format("{:<24} {:>5} {:>9.1f}% {:>9.1f}% {:>8.2f}x  {}\n", name,
+    std::string speedup = fmt::format("{:.2f}x [{:.2f}, {:.2f}]", summary.best_speedup,
+                                      summary.best_speedup_low, summary.best_speedup_high);
+    std::string note = !summary.confirmed    ? ", not confirmed"
+                       : summary.significant ? ""
+                                             : ", no significant improvement";
+    std::cout << fmt::format("{:<24} {:>5} {:>9.1f}% {:>9.1f}% {:>22}  {}{}\n", name,
                              summary.run_id, summary.baseline_percent_of_peak,
-                             summary.best_percent_of_peak, summary.best_speedup, summary.state);
+                             summary.best_percent_of_peak, speedup, summary.state, note);
     if (summary.baseline_percent_of_peak > 0 && summary.best_percent_of_peak > 0) {
       log_before += std::log(summary.baseline_percent_of_peak);
       log_after += std::log(summary.best_percent_of_peak);
@@ -237,8 +247,9 @@ void print_summaries(const std::vector<std::pair<std::string, search::RunSummary
     }
   }
   if (counted > 0) {
-    std::cout << fmt::format("{:<24} {:>5} {:>9.1f}% {:>9.1f}%\n", "geometric mean", "",
-                             std::exp(log_before / counted), std::exp(log_after / counted));
+    std::cout << fmt::format("{:<24} {:>5} {:>9.1f}% {:>9.1f}% {:>21.2f}x\n", "geometric mean", "",
+                             std::exp(log_before / counted), std::exp(log_after / counted),
+                             std::exp((log_after - log_before) / counted));
   }
 }
 

@@ -44,12 +44,14 @@ std::string export_accelopt(const RunView& view, const std::filesystem::path& di
   make_directory(directory / "kernels");
   int rank = 0;
   Json best = Json::array();
+  // best.cpp is the confirmed winner when the run ended with a confirmation.
+  auto winner = view.best();
   for (const auto& kernel : view.final_beam) {
     const store::CandidateRecord* candidate = view.candidate(kernel.candidate);
     if (candidate == nullptr) continue;
     std::string name = fmt::format("{}_c{}.cpp", ++rank, candidate->id);
     write_file_atomic(directory / "kernels" / name, candidate->source);
-    if (rank == 1) {
+    if (winner && winner->candidate == candidate->id) {
       write_file_atomic(directory / "best.cpp", candidate->source);
       write_file_atomic(directory / (view.task() + ".cpp"), candidate->source);
     }

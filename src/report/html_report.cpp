@@ -25,10 +25,6 @@ std::optional<double> parse_utc(const std::string& text) {
   return seconds;
 }
 
-double percent_of(const kernel::Verdict& verdict) {
-  return verdict.roofline ? verdict.roofline->percent_of_peak : 0;
-}
-
 Json entry_json(const store::MemoryEntryRecord& entry) {
   return Json{
       {"id", entry.id},
@@ -48,8 +44,9 @@ Json entry_json(const store::MemoryEntryRecord& entry) {
 }
 
 // One point per checkpoint: the beam's best (which beat its parent beyond noise) after that many
-// evaluations, seconds since the run began, and dollars spent on model calls.
-Json progress_points(const RunView& view, double baseline_percent) {
+// evaluations, seconds since the run began, and dollars spent on model calls. Its % of peak is
+// derived from the run's scale, like every figure of the page (search/figures.h).
+Json progress_points(const RunView& view) {
   Json points = Json::array();
   std::optional<double> start = parse_utc(view.run.created_at);
   std::vector<std::pair<double, double>> spend;  // (time, cumulative usd)
@@ -61,7 +58,7 @@ Json progress_points(const RunView& view, double baseline_percent) {
   for (const auto& checkpoint : view.checkpoints) {
     auto beam = view.beam_of(checkpoint);
     if (beam.empty()) continue;
-    const auto& best = search::fastest(beam).verdict;
+    search::Figures best = view.figures(search::fastest(beam).candidate);
     int64_t evaluations = 0;
     for (const auto& candidate : view.candidates) {
       if (candidate.iteration > checkpoint.iteration) continue;
@@ -73,14 +70,12 @@ Json progress_points(const RunView& view, double baseline_percent) {
     for (const auto& [time, total] : spend) {
       if (!at || time <= *at) spent = total;
     }
-    double percent = percent_of(best);
-    points.push_back(Json{
-        {"iteration", checkpoint.iteration},
-        {"evaluations", evaluations},
-        {"seconds", start && at ? std::max(0.0, *at - *start) : 0.0},
-        {"usd", spent},
-        {"percent", percent},
-        {"speedup", baseline_percent > 0 ? percent / baseline_percent : search::rank_value(best)}});
+    points.push_back(Json{{"iteration", checkpoint.iteration},
+                          {"evaluations", evaluations},
+                          {"seconds", start && at ? std::max(0.0, *at - *start) : 0.0},
+                          {"usd", spent},
+                          {"percent", best.percent_of_peak},
+                          {"speedup", best.speedup}});
   }
   return points;
 }
@@ -102,9 +97,10 @@ Json lineage_nodes(const RunView& view) {
               {"author", candidate.author},
               {"plan", candidate.plan.value("text", "")},
               {"status", verdict ? std::string(kernel::status_name(verdict->status)) : "?"},
-              {"figures", verdict ? verdict_figures(*verdict) : ""},
+              {"figures", candidate_figures(view, candidate.id)},
+              {"measured", verdict ? verdict_figures(*verdict) : ""},
               {"message", verdict ? verdict->message : ""},
-              {"percent", verdict ? percent_of(*verdict) : 0},
+              {"percent", view.figures(candidate.id).percent_of_peak},
               {"beam", final_rank.count(candidate.id) ? final_rank[candidate.id] : 0},
               {"reused_from", trace != view.traces.end() && trace->second.reused_from
                                   ? Json(*trace->second.reused_from)
@@ -134,20 +130,20 @@ Json cost_rows(const RunView& view) {
   return rows;
 }
 
-Json final_table(const RunView& view, double baseline_percent) {
+Json final_table(const RunView& view) {
   Json rows = Json::array();
   int rank = 0;
   for (const auto& kernel : view.final_beam) {
     const store::CandidateRecord* candidate = view.candidate(kernel.candidate);
-    double percent = percent_of(kernel.verdict);
+    search::Figures figures = view.figures(kernel.candidate);
     rows.push_back(
         Json{{"rank", ++rank},
              {"id", kernel.candidate},
              {"author", candidate ? candidate->author : ""},
              {"iteration", candidate ? candidate->iteration : 0},
-             {"percent", percent},
-             {"speedup", baseline_percent > 0 ? percent / baseline_percent : 0},
-             {"figures", verdict_figures(kernel.verdict)},
+             {"percent", figures.percent_of_peak},
+             {"speedup", figures.speedup},
+             {"figures", candidate_figures(view, kernel.candidate)},
              {"plan", candidate ? one_line(candidate->plan.value("text", ""), 120) : ""}});
   }
   return rows;
@@ -285,6 +281,7 @@ constexpr const char* kScript = R"js(
     const badge = el('span', { class: 'badge' }, n.status); badge.style.background = colors[n.status] || '#888';
     const verdict = el('p'); verdict.appendChild(badge); verdict.appendChild(document.createTextNode('  ' + n.figures));
     box.appendChild(verdict);
+    if (n.measured && n.measured !== n.figures) box.appendChild(el('p', { class: 'muted' }, 'as its own moment measured it: ' + n.measured));
     if (n.message) box.appendChild(el('p', { class: 'muted' }, n.message));
     if (n.reused_from !== null) box.appendChild(el('p', { class: 'muted' }, 'same source as #' + n.reused_from + ': its evaluation reused'));
     box.appendChild(el('h3', {}, 'plan')); box.appendChild(el('pre', {}, n.plan || '(none)'));
@@ -347,8 +344,9 @@ constexpr const char* kScript = R"js(
     const s = section('Final table');
     table(s, [['run', (r) => r.label], ['task', (r) => r.task + ' / ' + r.workload], ['state', (r) => r.state],
       ['baseline % of peak', (r) => fmt(r.baseline_percent, 1)],
-      ['best % of peak', (r) => r.final.length ? fmt(r.final[0].percent, 1) : '-'],
-      ['speedup', (r) => r.final.length ? fmt(r.final[0].speedup, 2) + 'x' : '-'],
+      ['best % of peak', (r) => r.best ? fmt(r.best.percent, 1) : '-'],
+      ['speedup', (r) => r.best ? fmt(r.best.speedup, 2) + 'x [' + fmt(r.best.speedup_low, 2) + ', ' + fmt(r.best.speedup_high, 2) + ']' : '-'],
+      ['confirmation', (r) => r.outcome],
       ['evaluations', (r) => r.evaluations], ['$', (r) => fmt(r.usd, 4)]], runs);
     runs.forEach((r) => { s.appendChild(el('h3', {}, r.label + ': the final beam'));
       table(s, [['rank', (k) => k.rank], ['candidate', (k) => '#' + k.id], ['author', (k) => k.author],
@@ -404,9 +402,16 @@ std::string page(const std::string& title, const std::string& subtitle, const Js
 Json runs_report_data(const std::vector<RunView>& runs) {
   Json all = Json::array();
   for (const RunView& view : runs) {
-    const kernel::Verdict* baseline = view.baseline();
-    double baseline_percent = baseline ? percent_of(*baseline) : 0;
-    Json progress = progress_points(view, baseline_percent);
+    Json progress = progress_points(view);
+    Json best = nullptr;
+    if (auto found = view.best()) {
+      best = Json{{"id", found->candidate},
+                  {"percent", found->figures.percent_of_peak},
+                  {"speedup", found->figures.speedup},
+                  {"speedup_low", found->figures.speedup_low},
+                  {"speedup_high", found->figures.speedup_high},
+                  {"confirmed", found->confirmed}};
+    }
     Json memory_used = Json::array(), memory_written = Json::array();
     for (const auto& entry : view.memory_used) memory_used.push_back(entry_json(entry));
     for (const auto& entry : view.memory_written) memory_written.push_back(entry_json(entry));
@@ -416,7 +421,10 @@ Json runs_report_data(const std::vector<RunView>& runs) {
              {"task", view.task()},
              {"workload", view.run.config.value("workload", "?")},
              {"state", view.run.state},
-             {"baseline_percent", baseline_percent},
+             {"baseline_percent", view.scale.baseline_percent()},
+             {"best", best},
+             {"outcome", view.confirmation ? view.confirmation->outcome()
+                                           : std::string("not confirmed (the run has not ended)")},
              {"evaluations", progress.empty() ? 0 : progress.back().value("evaluations", 0)},
              {"usd", llm::total(view.calls).cost_usd},
              {"progress", progress},
@@ -424,7 +432,7 @@ Json runs_report_data(const std::vector<RunView>& runs) {
              {"memory_used", memory_used},
              {"memory_written", memory_written},
              {"cost", cost_rows(view)},
-             {"final", final_table(view, baseline_percent)}});
+             {"final", final_table(view)}});
   }
   return Json{{"kind", "runs"}, {"runs", all}};
 }
@@ -448,14 +456,14 @@ std::string bench_html(const std::vector<std::pair<std::string, Json>>& results)
       std::string series = row.value("library", false) ? "library: " + kernel
                            : kernel == "baseline"      ? "baseline"
                                                        : "kernel " + kernel;
-      rows.push_back(
-          Json{{"task", row.value("task", "?")},
-               {"series", series},
-               {"file", name},
-               {"status", kernel::status_name(verdict.status)},
-               {"latency_ms", verdict.timing ? verdict.timing->latency_seconds * 1e3 : 0},
-               {"percent", verdict.passed() ? percent_of(verdict) : 0},
-               {"bound", verdict.roofline ? verdict.roofline->bound : ""}});
+      rows.push_back(Json{
+          {"task", row.value("task", "?")},
+          {"series", series},
+          {"file", name},
+          {"status", kernel::status_name(verdict.status)},
+          {"latency_ms", verdict.timing ? verdict.timing->latency_seconds * 1e3 : 0},
+          {"percent", verdict.passed() && verdict.roofline ? verdict.roofline->percent_of_peak : 0},
+          {"bound", verdict.roofline ? verdict.roofline->bound : ""}});
     }
     files.push_back(Json{{"name", name}, {"rows", rows}});
   }

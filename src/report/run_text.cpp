@@ -21,15 +21,45 @@ std::string verdict_figures(const kernel::Verdict& verdict) {
   return figures;
 }
 
-namespace {
-
-std::string best_figure(const std::vector<search::Scored>& beam) {
-  if (beam.empty()) return "-";
-  return fmt::format("{:.2f}x", search::rank_value(search::fastest(beam).verdict));
+std::string figures_text(const search::Figures& figures) {
+  return fmt::format("{:.2f}x [{:.2f}, {:.2f}]  {:.1f}% of peak", figures.speedup,
+                     figures.speedup_low, figures.speedup_high, figures.percent_of_peak);
 }
 
-double percent_of(const kernel::Verdict* verdict) {
-  return verdict && verdict->roofline ? verdict->roofline->percent_of_peak : 0;
+std::string candidate_figures(const RunView& view, int64_t id) {
+  const kernel::Verdict* verdict = view.verdict(id);
+  if (verdict == nullptr) return "";
+  if (!verdict->passed()) return std::string(kernel::status_name(verdict->status));
+  return figures_text(view.figures(id));
+}
+
+namespace {
+
+// The run's best speedup as `runs` lists it: the confirmed winner's, else the final beam's fastest
+// (1x when that is the baseline); a "?" marks a best that nothing beyond noise confirmed.
+std::string best_figure(const store::Store& store, const store::Checkpoint& checkpoint) {
+  const Json& state = checkpoint.state;
+  if (state.contains("confirmation")) {
+    auto confirmation = search::Confirmation::from_json(state["confirmation"]);
+    if (confirmation.done) {
+      return fmt::format("{:.2f}x{}", confirmation.speedup, confirmation.significant ? "" : "?");
+    }
+  }
+  int64_t baseline = state.value("baseline", int64_t{0});
+  std::vector<search::Scored> beam;
+  for (const Json& id : state.value("beam", Json::array())) {
+    if (auto trace = store.trace(id.get<int64_t>()))
+      beam.push_back({id.get<int64_t>(), trace->verdict});
+  }
+  if (beam.empty()) return "-";
+  const search::Scored& best = search::fastest(beam);
+  return fmt::format("{:.2f}x",
+                     best.candidate == baseline ? 1.0 : search::rank_value(best.verdict));
+}
+
+std::string confirmation_text(const RunView& view) {
+  if (!view.confirmation) return "not confirmed (the run has not ended)";
+  return view.confirmation->outcome();
 }
 
 std::string describe_candidate(const RunView& view, int64_t id) {
@@ -56,10 +86,10 @@ void print_iterations(std::ostream& out, const RunView& view) {
     auto made =
         std::count_if(view.memory_written.begin(), view.memory_written.end(),
                       [&](const auto& entry) { return entry.iteration == checkpoint.iteration; });
-    double best = beam.empty() ? 0 : search::rank_value(search::fastest(beam).verdict);
-    double percent = beam.empty() ? 0 : percent_of(&search::fastest(beam).verdict);
+    search::Figures best =
+        beam.empty() ? search::Figures{} : view.figures(search::fastest(beam).candidate);
     fmt::print(out, "{:>9} {:>10} {:>7} {:>8} {:>8.2f}x {:>14.1f}% {:>7}\n", checkpoint.iteration,
-               count, failed, reused, best, percent, made);
+               count, failed, reused, best.speedup, best.percent_of_peak, made);
   }
 }
 
@@ -101,18 +131,11 @@ void print_runs(std::ostream& out, const store::Store& store, const std::string&
              "workload", "agents", "preset", "iter", "best", "updated", "state");
   for (const auto& run : runs) {
     auto checkpoint = store.last_checkpoint(run.id);
-    std::vector<search::Scored> beam;
-    if (checkpoint && checkpoint->state.contains("beam")) {
-      for (const Json& id : checkpoint->state["beam"]) {
-        if (auto trace = store.trace(id.get<int64_t>()))
-          beam.push_back({id.get<int64_t>(), trace->verdict});
-      }
-    }
     fmt::print(out, "{:>4}  {:<16} {:<8} {:<7} {:<7} {:>5} {:>9} {:<24} {}\n", run.id,
                run.config.value("task", "?"), run.config.value("workload", "?"),
                run.config.value("agents", "?"), run.config["search"].value("preset", "?"),
-               checkpoint ? checkpoint->iteration : 0, best_figure(beam), run.updated_at,
-               run.state);
+               checkpoint ? checkpoint->iteration : 0,
+               checkpoint ? best_figure(store, *checkpoint) : "-", run.updated_at, run.state);
   }
 }
 
@@ -121,25 +144,51 @@ void print_show(std::ostream& out, const RunView& view) {
   fmt::print(out, "run {}  task {} (workload {})  agents {}  preset {}  strategy {}\n", view.run.id,
              config.value("task", "?"), config.value("workload", "?"), config.value("agents", "?"),
              config["search"].value("preset", "?"), config["search"].value("strategy", "?"));
-  fmt::print(out, "state {}  created {}  updated {}\n\n", view.run.state, view.run.created_at,
+  fmt::print(out, "state {}  created {}  updated {}\n", view.run.state, view.run.created_at,
              view.run.updated_at);
+  std::string careful;
+  if (config.contains("baseline_timing")) {
+    const Json& timing = config["baseline_timing"];
+    careful = fmt::format(" (timed once, up to {:.0f} s to ±{:.0f} %)",
+                          timing.value("budget_seconds", 0.0),
+                          100 * timing.value("target_half_width", 0.0));
+  }
+  fmt::print(out,
+             "baseline {:.4g} ms, {:.1f}% of peak{}; every % of peak below is the baseline's "
+             "times the speedup\n\n",
+             view.scale.baseline_latency() * 1e3, view.scale.baseline_percent(), careful);
   print_iterations(out, view);
 
-  out << "\nbest kernels (the final beam)\n";
+  out << "\nbest kernels (the final beam, as the search measured them)\n";
   for (const auto& kernel : view.final_beam) {
-    fmt::print(out, "  {}  {}\n", verdict_figures(kernel.verdict),
+    fmt::print(out, "  {}  {}\n", candidate_figures(view, kernel.candidate),
                describe_candidate(view, kernel.candidate));
   }
-  if (!view.final_beam.empty()) {
+  out << "\nconfirmation (the final beam re-timed head to head)\n";
+  if (view.confirmation) {
+    for (const auto& m : view.confirmation->measurements) {
+      std::string against =
+          m.against == view.confirmation->baseline ? "the baseline" : fmt::format("#{}", m.against);
+      std::string result = m.passed() ? fmt::format("{:.2f}x [{:.2f}, {:.2f}], {} pairs", m.speedup,
+                                                    m.speedup_low, m.speedup_high, m.pairs)
+                                      : m.status + ": " + m.message;
+      fmt::print(out, "  #{} against {}: {}\n", m.candidate, against, result);
+    }
+  }
+  fmt::print(out, "  {}\n", confirmation_text(view));
+  if (auto best = view.best()) {
+    fmt::print(out, "  best: #{} {}\n", best->candidate, figures_text(best->figures));
+  }
+  if (auto best = view.best()) {
     out << "\nlineage of the best\n";
-    std::optional<int64_t> id = view.final_beam.front().candidate;
+    std::optional<int64_t> id = best->candidate;
     std::string indent = "  ";
     while (id) {
       const store::CandidateRecord* candidate = view.candidate(*id);
       if (candidate == nullptr) break;
       const kernel::Verdict* verdict = view.verdict(*id);
       fmt::print(out, "{}{}  {}\n", indent, describe_candidate(view, *id),
-                 verdict ? verdict_figures(*verdict) : "");
+                 verdict ? candidate_figures(view, *id) : "");
       id = candidate->parent;
       indent = "  <- ";
     }
@@ -191,13 +240,20 @@ void print_compare(std::ostream& out, const RunView& left, const RunView& right)
           std::count_if(view.traces.begin(), view.traces.end(),
                         [](const auto& t) { return !t.second.verdict.passed(); }));
     }
-    if (what == "baseline % of peak") return fmt::format("{:.1f}%", percent_of(view.baseline()));
-    if (what == "best % of peak") {
-      return view.final_beam.empty()
-                 ? "-"
-                 : fmt::format("{:.1f}%", percent_of(&view.final_beam.front().verdict));
+    if (what == "baseline % of peak") return fmt::format("{:.1f}%", view.scale.baseline_percent());
+    auto best = view.best();
+    if (what == "best % of peak")
+      return best ? fmt::format("{:.1f}%", best->figures.percent_of_peak) : "-";
+    if (what == "best speedup") {
+      if (!best) return "-";
+      return fmt::format("{:.2f}x [{:.2f}, {:.2f}]{}", best->figures.speedup,
+                         best->figures.speedup_low, best->figures.speedup_high,
+                         best->confirmed ? "" : " (not confirmed)");
     }
-    if (what == "best speedup") return best_figure(view.final_beam);
+    if (what == "confirmation") {
+      if (!view.confirmation || !view.confirmation->done) return "not confirmed";
+      return view.confirmation->significant ? "confirmed" : "no significant improvement";
+    }
     if (what == "memory used") return std::to_string(view.memory_used.size());
     if (what == "memory written") return std::to_string(view.memory_written.size());
     if (what == "model calls") return std::to_string(view.calls.size());
@@ -206,17 +262,18 @@ void print_compare(std::ostream& out, const RunView& left, const RunView& right)
   };
   fmt::print(out, "{:<20} {:<28} {:<28}\n", "", fmt::format("run {}", left.run.id),
              fmt::format("run {}", right.run.id));
-  for (const char* what : {"task", "agents", "preset", "state", "iterations", "candidates",
-                           "failed", "baseline % of peak", "best % of peak", "best speedup",
-                           "memory used", "memory written", "model calls", "cost"}) {
+  for (const char* what :
+       {"task", "agents", "preset", "state", "iterations", "candidates", "failed",
+        "baseline % of peak", "best % of peak", "best speedup", "confirmation", "memory used",
+        "memory written", "model calls", "cost"}) {
     fmt::print(out, "{:<20} {:<28} {:<28}\n", what, column(left, what), column(right, what));
   }
   if (left.final_beam.empty() || right.final_beam.empty()) {
     out << "\none of the runs has no best kernel yet: nothing to diff\n";
     return;
   }
-  const auto* a = left.candidate(left.final_beam.front().candidate);
-  const auto* b = right.candidate(right.final_beam.front().candidate);
+  const auto* a = left.candidate(left.best()->candidate);
+  const auto* b = right.candidate(right.best()->candidate);
   if (a == nullptr || b == nullptr) return;
   std::string diff =
       unified_diff(a->source, b->source, fmt::format("run {} #{}", left.run.id, a->id),

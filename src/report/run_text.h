@@ -23,7 +23,14 @@ int print_cost(std::ostream& out, const std::string& run_id,
 // Two runs side by side (settings, best, evaluations, cost), then a diff of their best kernels.
 void print_compare(std::ostream& out, const RunView& left, const RunView& right);
 
-// "1.42x [1.38, 1.46]  31.0% of peak", or the status name when the kernel failed.
+// "1.42x [1.38, 1.46]  31.0% of peak", or the status name when the kernel failed: the verdict as
+// its own moment measured it.
 std::string verdict_figures(const kernel::Verdict& verdict);
+
+// The same for figures derived from the run's scale (search/figures.h): what tables show.
+std::string figures_text(const search::Figures& figures);
+
+// The figures of candidate `id` as tables show them; the status name when it failed.
+std::string candidate_figures(const RunView& view, int64_t id);
 
 }  // namespace accelopt::report

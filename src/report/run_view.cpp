@@ -23,10 +23,33 @@ const kernel::Verdict* RunView::verdict(int64_t id) const {
 }
 
 const kernel::Verdict* RunView::baseline() const {
+  int64_t id = baseline_id();
+  return id == 0 ? nullptr : verdict(id);
+}
+
+int64_t RunView::baseline_id() const {
   for (const auto& candidate : candidates) {
-    if (candidate.kind == store::CandidateKind::kBaseline) return verdict(candidate.id);
+    if (candidate.kind == store::CandidateKind::kBaseline) return candidate.id;
   }
-  return nullptr;
+  return 0;
+}
+
+search::Figures RunView::figures(int64_t id) const {
+  if (id == baseline_id()) return scale.baseline();
+  const kernel::Verdict* found = verdict(id);
+  return found ? scale.of(*found) : search::Figures{};
+}
+
+std::optional<RunView::Best> RunView::best() const {
+  if (confirmation && confirmation->done) {
+    return Best{
+        confirmation->winner,
+        scale.of(confirmation->speedup, confirmation->speedup_low, confirmation->speedup_high),
+        true};
+  }
+  if (final_beam.empty()) return std::nullopt;
+  int64_t id = final_beam.front().candidate;
+  return Best{id, figures(id), false};
 }
 
 std::vector<search::Scored> RunView::beam_of(const store::Checkpoint& checkpoint) const {
@@ -87,7 +110,14 @@ RunView load_run_view(const store::Store& store, int64_t run_id) {
     view.index_[view.candidates[index].id] = index;
   for (auto& trace : store.traces(run_id)) view.traces[trace.candidate_id] = std::move(trace);
   view.checkpoints = store.checkpoints(run_id);
-  if (!view.checkpoints.empty()) view.final_beam = view.beam_of(view.checkpoints.back());
+  if (!view.checkpoints.empty()) {
+    view.final_beam = view.beam_of(view.checkpoints.back());
+    const Json& state = view.checkpoints.back().state;
+    if (state.contains("confirmation")) {
+      view.confirmation = search::Confirmation::from_json(state["confirmation"]);
+    }
+  }
+  if (const kernel::Verdict* baseline = view.baseline()) view.scale = search::RunScale(*baseline);
   auto entries = store.memory_entries();
   for (const auto& entry : entries) {
     if (entry.run_id == run_id) view.memory_written.push_back(entry);

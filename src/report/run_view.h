@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "llm/ledger.h"
+#include "search/confirmation.h"
+#include "search/figures.h"
 #include "search/selection.h"
 #include "store/store.h"
 
@@ -24,11 +26,28 @@ struct RunView {
   std::vector<store::MemoryEntryRecord> memory_used;     // visible to the run when it started
   std::vector<store::MemoryEntryRecord> memory_written;  // made by the run
   std::vector<llm::CallRecord> calls;
+  // The run's one scale of % of peak (the baseline's careful timing) and, when the run ended with
+  // one, the confirmation of its final beam (search/confirmation.h).
+  search::RunScale scale;
+  std::optional<search::Confirmation> confirmation;
+
+  // What tables show of candidate `id`: derived from the scale and its speedup over the baseline
+  // (1x for the baseline itself); zeros for a failed candidate. Its trace keeps what its own
+  // moment measured.
+  search::Figures figures(int64_t id) const;
+  struct Best {
+    int64_t candidate = 0;
+    search::Figures figures;
+    bool confirmed = false;  // the figures are the confirmation's head-to-head re-timing
+  };
+  // The run's best: the confirmed winner, else the final beam's fastest; nullopt with no beam.
+  std::optional<Best> best() const;
 
   const store::CandidateRecord* candidate(int64_t id) const;
   const kernel::Verdict* verdict(int64_t id) const;
   // The baseline's verdict (the run's first candidate), when it was evaluated.
   const kernel::Verdict* baseline() const;
+  int64_t baseline_id() const;  // 0 when there is none
   // The beam recorded by `checkpoint`, fastest first.
   std::vector<search::Scored> beam_of(const store::Checkpoint& checkpoint) const;
   std::string task() const { return run.config.value("task", "?"); }

@@ -127,14 +127,64 @@ TEST(HtmlReport, DataHasAPointPerCheckpointAndADiffPerCandidate) {
   Json data = runs_report_data({view});
   const Json& run = data["runs"][0];
   ASSERT_EQ(run["progress"].size(), 3u);
-  EXPECT_DOUBLE_EQ(run["progress"][2]["percent"].get<double>(), 20);
-  EXPECT_DOUBLE_EQ(run["progress"][2]["speedup"].get<double>(), 2);
+  // Derived from the baseline's 10 % and the speedup, not the verdict's own 20 %.
+  EXPECT_DOUBLE_EQ(run["progress"][2]["percent"].get<double>(), 16);
+  EXPECT_DOUBLE_EQ(run["progress"][2]["speedup"].get<double>(), 1.6);
   EXPECT_EQ(run["nodes"].size(), 5u);
   EXPECT_NE(run["nodes"][1]["diff"].get<std::string>().find("+#pragma omp simd"),
             std::string::npos);
   std::string html = runs_html({view});
   EXPECT_EQ(html.find("<script src"), std::string::npos);  // nothing fetched from elsewhere
   EXPECT_NE(html.find("echarts"), std::string::npos);
+}
+
+// The sample's verdicts were measured at different moments (#5: 1.6x at 20 % over a 10 %
+// baseline); every table shows % of peak derived from the baseline's, so best % / baseline % is
+// the best speedup, and a confirmation that holds 1.0 says "no significant improvement".
+TEST(RunText, FiguresFollowTheSpeedupAndTheConfirmationIsShown) {
+  auto store = store::Store::open(":memory:");
+  int64_t run = testing::write_sample_run(*store, silu());
+  {
+    RunView view = load_run_view(*store, run);
+    EXPECT_NEAR(view.figures(5).percent_of_peak, 16, 1e-9);
+    EXPECT_NEAR(view.figures(1).speedup, 1, 1e-9);
+    std::ostringstream out;
+    print_show(out, view);
+    EXPECT_NE(out.str().find("1.60x [1.55, 1.65]  16.0% of peak"), std::string::npos) << out.str();
+    EXPECT_EQ(out.str().find("20.0% of peak"), std::string::npos) << out.str();
+    EXPECT_NE(out.str().find("not confirmed"), std::string::npos) << out.str();
+  }
+  search::Confirmation confirmation;
+  confirmation.baseline = 1;
+  confirmation.measurements.push_back({5, 1, "PASSED", 1.02, 0.97, 1.07, 20, ""});
+  confirmation.measurements.push_back({2, 1, "PASSED", 0.99, 0.95, 1.03, 20, ""});
+  confirmation.measurements.push_back({5, 2, "PASSED", 1.01, 0.98, 1.04, 20, ""});
+  search::confirm(confirmation, {5, 2}, nullptr, [](const search::Confirmation&) {});
+  ASSERT_TRUE(confirmation.done);
+  std::vector<store::MemoryEntryRecord> none;
+  store->commit_iteration(
+      {run, 2, Json{{"beam", {5, 2}}, {"confirmation", confirmation.to_json()}}, ""}, none);
+  RunView view = load_run_view(*store, run);
+  std::ostringstream show;
+  print_show(show, view);
+  EXPECT_NE(show.str().find("no significant improvement: the best, #5 1.02x [0.97, 1.07]"),
+            std::string::npos)
+      << show.str();
+  EXPECT_NE(show.str().find("best: #5 1.02x [0.97, 1.07]  10.2% of peak"), std::string::npos)
+      << show.str();
+  std::ostringstream compare;
+  print_compare(compare, view, view);
+  EXPECT_NE(compare.str().find("10.2%"), std::string::npos) << compare.str();
+  EXPECT_NE(compare.str().find("no significant improvement"), std::string::npos) << compare.str();
+  Json data = runs_report_data({view});
+  const Json& best = data["runs"][0]["best"];
+  EXPECT_NEAR(best["percent"].get<double>() / data["runs"][0]["baseline_percent"].get<double>(),
+              best["speedup"].get<double>(), 1e-9);
+  EXPECT_EQ(data["runs"][0]["outcome"].get<std::string>().rfind("no significant improvement", 0),
+            0u);
+  std::ostringstream runs;
+  print_runs(runs, *store, "ws");
+  EXPECT_NE(runs.str().find("1.02x?"), std::string::npos) << runs.str();
 }
 
 }  // namespace

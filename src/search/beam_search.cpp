@@ -10,7 +10,9 @@
 #include "search/answers.h"
 #include "search/candidate_key.h"
 #include "search/checkpoint.h"
+#include "search/confirmation.h"
 #include "search/evaluator.h"
+#include "search/figures.h"
 #include "search/memory_writer.h"
 #include "search/progress.h"
 #include "search/proposer.h"
@@ -76,6 +78,9 @@ class Run {
   std::vector<roles::Insight> insights();
   void checkpoint(int iteration, std::vector<store::MemoryEntryRecord>& entries);
   void restore(const SearchCheckpoint& checkpoint);
+  // Re-times the final beam against the baseline (confirmation.h); false when interrupted first.
+  bool confirm();
+  std::optional<Measurement> measure(int64_t candidate, int64_t against);
   RunSummary end(const std::string& state);
   RunSummary summary(const std::string& state) const;
 
@@ -100,6 +105,7 @@ class Run {
   std::vector<Scored> beam_;
   Scored baseline_;
   int iterations_done_ = 0;
+  std::optional<Confirmation> confirmation_;  // of the last checkpoint, once the run ended
 };
 
 bool Run::start() {
@@ -120,6 +126,7 @@ bool Run::start() {
     return false;
   }
   baseline_ = Scored{attempt->candidate, attempt->verdict};
+  progress_.set_scale(RunScale(baseline_.verdict));
   beam_ = {baseline_};
   if (!start_kernel_.empty()) {
     store::CandidateRecord user;
@@ -275,6 +282,7 @@ void Run::checkpoint(int iteration, std::vector<store::MemoryEntryRecord>& entri
   checkpoint.wall_seconds = clock_.seconds();
   checkpoint.stop_reason = stop_.reason();
   checkpoint.iterations = extended_iterations_;
+  checkpoint.confirmation = confirmation_;
   context_.store->commit_iteration(checkpoint.to_store(run_id_), entries);
   iterations_done_ = iteration;
 }
@@ -286,6 +294,8 @@ void Run::restore(const SearchCheckpoint& checkpoint) {
     return trace->verdict;
   };
   baseline_ = Scored{checkpoint.baseline, verdict_of(checkpoint.baseline)};
+  progress_.set_scale(RunScale(baseline_.verdict));
+  confirmation_ = checkpoint.confirmation;
   beam_.clear();
   for (int64_t id : checkpoint.beam) beam_.push_back(Scored{id, verdict_of(id)});
   clock_.add_earlier(checkpoint.wall_seconds);
@@ -296,6 +306,63 @@ void Run::restore(const SearchCheckpoint& checkpoint) {
   }
 }
 
+std::optional<Measurement> Run::measure(int64_t candidate, int64_t against) {
+  if (stop_.interrupted()) return std::nullopt;
+  bool baseline = against == baseline_.candidate;
+  kernel::Verdict verdict;
+  try {
+    verdict = evaluator_.time_head_to_head(book_.source_of(candidate),
+                                           baseline ? std::string() : book_.source_of(against),
+                                           baseline ? "baseline" : fmt::format("#{}", against));
+  } catch (const UserError& error) {
+    if (baseline) throw;  // the task itself is broken
+    // The other beam kernel failed this time: no verdict between the two.
+    verdict.status = kernel::Status::kRuntimeError;
+    verdict.message = fmt::format("#{} failed as the anchor: {}", against, error.what());
+  }
+  if (stop_.interrupted()) return std::nullopt;  // timed while stopping: not to be trusted
+  Measurement result;
+  result.candidate = candidate;
+  result.against = against;
+  result.status = kernel::status_name(verdict.status);
+  result.message = verdict.message;
+  if (verdict.passed() && verdict.timing) {
+    result.speedup = verdict.timing->speedup;
+    result.speedup_low = verdict.timing->speedup_low;
+    result.speedup_high = verdict.timing->speedup_high;
+    result.pairs = verdict.timing->pairs;
+  }
+  progress_.emit(
+      EventKind::kNote, iterations_done_,
+      fmt::format("  #{} against {}: {}", candidate,
+                  baseline ? "the baseline" : fmt::format("#{}", against),
+                  verdict.passed() ? fmt::format("{:.2f}x [{:.2f}, {:.2f}]", result.speedup,
+                                                 result.speedup_low, result.speedup_high)
+                                   : result.status));
+  return result;
+}
+
+bool Run::confirm() {
+  if (!confirmation_) {
+    confirmation_ = Confirmation{};
+    confirmation_->baseline = baseline_.candidate;
+  }
+  if (confirmation_->done) return true;
+  std::vector<int64_t> beam;
+  for (const Scored& kernel : beam_) beam.push_back(kernel.candidate);
+  progress_.emit(EventKind::kNote, iterations_done_,
+                 "confirming: the final beam re-timed head to head against the baseline");
+  std::vector<store::MemoryEntryRecord> none;
+  bool done = search::confirm(
+      *confirmation_, beam, [this](int64_t c, int64_t a) { return measure(c, a); },
+      [&](const Confirmation& now) {
+        confirmation_ = now;
+        checkpoint(iterations_done_, none);
+      });
+  if (done) progress_.emit(EventKind::kNote, iterations_done_, confirmation_->outcome());
+  return done;
+}
+
 RunSummary Run::summary(const std::string& state) const {
   RunSummary result;
   result.run_id = run_id_;
@@ -303,15 +370,29 @@ RunSummary Run::summary(const std::string& state) const {
   result.iterations_done = iterations_done_;
   result.evaluations = context_.store->evaluation_count(run_id_);
   result.baseline_candidate = baseline_.candidate;
-  if (baseline_.verdict.roofline) {
-    result.baseline_percent_of_peak = baseline_.verdict.roofline->percent_of_peak;
-  }
-  if (!beam_.empty()) {
+  RunScale scale(baseline_.verdict);
+  result.baseline_percent_of_peak = scale.baseline_percent();
+  result.baseline_latency_seconds = scale.baseline_latency();
+  if (confirmation_ && confirmation_->done) {
+    result.confirmed = true;
+    result.significant = confirmation_->significant;
+    result.outcome = confirmation_->outcome();
+    result.best_candidate = confirmation_->winner;
+    result.best_speedup = confirmation_->speedup;
+    result.best_speedup_low = confirmation_->speedup_low;
+    result.best_speedup_high = confirmation_->speedup_high;
+  } else if (!beam_.empty()) {
     const Scored& best = fastest(beam_);
     result.best_candidate = best.candidate;
-    result.best_speedup = rank_value(best.verdict);
-    if (best.verdict.roofline) result.best_percent_of_peak = best.verdict.roofline->percent_of_peak;
+    Figures figures =
+        best.candidate == baseline_.candidate ? scale.baseline() : scale.of(best.verdict);
+    result.best_speedup = figures.speedup;
+    result.best_speedup_low = figures.speedup_low;
+    result.best_speedup_high = figures.speedup_high;
   }
+  result.best_percent_of_peak =
+      scale.of(result.best_speedup, result.best_speedup_low, result.best_speedup_high)
+          .percent_of_peak;
   return result;
 }
 
@@ -339,6 +420,7 @@ RunSummary Run::go(bool resuming, int more_iterations) {
 
   for (int iteration = iterations_done_ + 1; iteration <= config_.iterations; ++iteration) {
     if (stop_.stopped()) break;
+    confirmation_.reset();  // a new iteration: the beam it ends with is confirmed afresh
     progress_.emit(EventKind::kIterationStarted, iteration);
     auto given = insights();
     std::vector<Attempt> attempts = iterate(iteration, given);
@@ -379,6 +461,7 @@ RunSummary Run::go(bool resuming, int more_iterations) {
   }
   if (stop_.interrupted()) return end("interrupted");
   std::string reason = stop_.reason();
+  if (!confirm()) return end("interrupted");
   return end(reason.empty() ? "finished" : "stopped: " + reason);
 }
 
@@ -422,6 +505,11 @@ int64_t create_run(const SearchConfig& config, const std::string& workload, Sear
   record["task_directory"] = std::filesystem::absolute(context.task->directory).string();
   record["workload"] = chosen.name;
   record["memory_horizon"] = context.store->max_memory_id();
+  platform::TimingOptions careful = careful_timing(config.timing);
+  record["baseline_timing"] = Json{{"target_half_width", careful.target_half_width},
+                                   {"budget_seconds", careful.budget_seconds},
+                                   {"min_pairs", careful.min_pairs},
+                                   {"used_for", "the baseline and the final confirmation"}};
   if (!start_kernel.empty()) record["start_kernel"] = start_kernel;
   return context.store->create_run(record);
 }

@@ -19,13 +19,17 @@
 //   memory_writer.h   turns measured rewrites into memory entries
 //   candidate_key.h   the keys of candidates and answers, and the agents' seeds (resume's contract)
 //   checkpoint.h      the typed checkpoint, and the JSON the store keeps of it
+//   figures.h         the run's one scale of % of peak: the baseline timed once, carefully
+//   confirmation.h    the final beam re-timed head to head: the confirmed winner
 //   progress.h, stop.h   counters and events; budgets and stop requests
 //
 // Pipeline: agent calls run on a pool of agent_concurrency threads; a kernel is evaluated as soon
 // as its answer arrives; evaluations are serialized (eval_concurrency) so timing has its core.
 //
 // How a run ends (its state in the store):
-//   finished           T iterations done, or no beam kernel got a new plan (converged)
+//   finished           T iterations done, or no beam kernel got a new plan (converged); the final
+//                      beam then is re-timed against the baseline (confirmation.h), also after a
+//                      budget stop; an interrupt while confirming leaves the run "interrupted"
 //   stopped: <budget>  max_evaluations, max_wall_seconds or the LLM budget: no new evaluation or
 //                      agent call starts, the iteration in progress is finished with what it has
 //   interrupted        SearchContext::interrupt was set (Ctrl-C): no new work starts, the work in
@@ -89,8 +93,15 @@ struct RunSummary {
   int iterations_done = 0;
   int64_t evaluations = 0;
   int64_t baseline_candidate = 0, best_candidate = 0;
-  double best_speedup = 1;
+  // The best: the confirmed winner when the run ended with a confirmation, else the beam's
+  // fastest as the search measured it. % of peak derives from the baseline's (figures.h), so
+  // best_percent_of_peak / baseline_percent_of_peak == best_speedup.
+  double best_speedup = 1, best_speedup_low = 1, best_speedup_high = 1;
   double baseline_percent_of_peak = 0, best_percent_of_peak = 0;
+  double baseline_latency_seconds = 0;
+  bool confirmed = false;    // the final beam was re-timed against the baseline
+  bool significant = false;  // confirmed, and the winner's interval lies above 1.0
+  std::string outcome;  // the confirmation's line ("no significant improvement: ..."); or empty
 };
 
 // Records a new run (settings, task, workload, the memory horizon, `extra` for the caller: e.g. the

@@ -31,14 +31,27 @@ class CrashNow : public std::runtime_error {
   CrashNow() : std::runtime_error("injected crash") {}
 };
 
-// speedup = 1 + 0.15 (A - 1) - 0.1 ((B - 3)^2 - 4) + 0.4 (a "FAST" line), ±1 %; "BROKEN" fails to
-// compile.
+// speed = 1 + 0.15 (A - 1) - 0.1 ((B - 3)^2 - 4) + 0.4 (a "FAST" line); the speedup is the
+// source's speed over the anchor's (the baseline's unless the request names another), ±`noise`.
+// "BROKEN" fails to compile. The machine's speed drifts by `drift` per call: each verdict's own
+// latency and % of peak are those of its moment.
 class FakePlatform : public platform::Platform {
  public:
   std::string name() const override { return "fake"; }
+  static double speed_of(const std::string& source) {
+    double a = 1, b = 1;
+    for (const auto& knob : kernel::parse_knobs(source)) {
+      if (knob.name == "A") a = knob.value;
+      if (knob.name == "B") b = knob.value;
+    }
+    double speed = 1 + 0.15 * (a - 1) - 0.1 * ((b - 3) * (b - 3) - 4);
+    if (source.find("FAST") != std::string::npos) speed += 0.4;
+    return speed;
+  }
   kernel::Verdict evaluate(const platform::EvalRequest& request) override {
     int call = ++calls;
     if (crash_at > 0 && call == crash_at) throw CrashNow();
+    moment *= drift;
     kernel::Verdict verdict;
     verdict.task = request.task->name;
     if (request.source.find("BROKEN") != std::string::npos) {
@@ -46,28 +59,36 @@ class FakePlatform : public platform::Platform {
       verdict.message = "error: BROKEN";
       return verdict;
     }
-    double a = 1, b = 1;
-    for (const auto& knob : kernel::parse_knobs(request.source)) {
-      if (knob.name == "A") a = knob.value;
-      if (knob.name == "B") b = knob.value;
-    }
-    double speedup = 1 + 0.15 * (a - 1) - 0.1 * ((b - 3) * (b - 3) - 4);
-    if (request.source.find("FAST") != std::string::npos) speedup += 0.4;
+    std::string anchor = request.anchor_source.empty() ? kBaseline : request.anchor_source;
+    double speedup = speed_of(request.source) / speed_of(anchor);
+    if (!request.anchor_source.empty()) ++head_to_head;
     kernel::Timing timing;
-    timing.anchor = "baseline";
+    timing.anchor = request.anchor_name;
     timing.speedup = speedup;
-    timing.speedup_low = speedup * 0.99;
-    timing.speedup_high = speedup * 1.01;
-    timing.latency_seconds = 1e-3 / speedup;
+    timing.speedup_low = speedup * (1 - noise);
+    timing.speedup_high = speedup * (1 + noise);
+    timing.latency_seconds = 1e-3 * moment / speed_of(request.source);
+    timing.pairs = request.timing.min_pairs;
     verdict.timing = timing;
     kernel::RooflineScore roofline;
-    roofline.percent_of_peak = 10 * speedup;
+    roofline.percent_of_peak = 10 * speed_of(request.source) / moment;
     verdict.roofline = roofline;
+    budgets.push_back(request.timing.budget_seconds);
     return verdict;
   }
   std::atomic<int> calls{0};
   int crash_at = 0;
+  double noise = 0.01;
+  double drift = 1, moment = 1;
+  int head_to_head = 0;         // timings against another beam kernel
+  std::vector<double> budgets;  // the timing budget of each timed request
 };
+
+// The confirmation the run ended with (empty JSON when none).
+Json confirmation_of(store::Store& store, int64_t run) {
+  auto last = store.last_checkpoint(run);
+  return last && last->state.contains("confirmation") ? last->state["confirmation"] : Json();
+}
 
 // An "LLM" that answers plans with a FAST kernel, a BROKEN one (the fixer removes BROKEN), and a
 // duplicate of the first that differs only in spacing and comments.
@@ -147,8 +168,15 @@ TEST_F(SearchTest, TunerImprovesTheKernelAndWritesMemory) {
   EXPECT_EQ(summary.iterations_done, 4);
   EXPECT_GT(summary.best_speedup, 1.5);
   EXPECT_GT(summary.best_percent_of_peak, summary.baseline_percent_of_peak);
-  // Every evaluation ran once: the platform saw the baseline plus the counted evaluations.
-  EXPECT_EQ(platform.calls.load(), summary.evaluations + 1);
+  // Every evaluation ran once: the platform saw the baseline, the counted evaluations and the
+  // confirmation's re-timings.
+  Json confirmation = confirmation_of(*store, summary.run_id);
+  ASSERT_TRUE(confirmation.value("done", false));
+  EXPECT_TRUE(summary.confirmed);
+  EXPECT_TRUE(summary.significant);
+  EXPECT_EQ(summary.outcome.rfind("confirmed: ", 0), 0u) << summary.outcome;
+  EXPECT_EQ(platform.calls.load(),
+            summary.evaluations + 1 + static_cast<int64_t>(confirmation["measurements"].size()));
   auto entries = store->memory_entries();
   ASSERT_FALSE(entries.empty());
   for (const auto& entry : entries) {
@@ -189,8 +217,10 @@ TEST_F(SearchTest, FixerRepairsAndDuplicatesAreEvaluatedOnce) {
   EXPECT_EQ(store->trace(candidates[2].id)->verdict.status, kernel::Status::kCompileError);
   EXPECT_TRUE(store->trace(candidates[3].id)->verdict.passed());
   EXPECT_EQ(store->trace(candidates[4].id)->reused_from, candidates[1].id);
-  // The fix gives back the baseline's source: reused too. Real evaluations: baseline, FAST, BROKEN.
-  EXPECT_EQ(platform.calls.load(), 3);
+  // The fix gives back the baseline's source: reused too. Real evaluations: baseline, FAST, BROKEN;
+  // then the confirmation re-times the final beam (FAST) against the baseline.
+  EXPECT_EQ(platform.calls.load(), 3 + 1);
+  EXPECT_EQ(confirmation_of(*store, summary.run_id)["measurements"].size(), 1u);
   EXPECT_NEAR(summary.best_speedup, 1.4, 1e-9);
 }
 
@@ -230,7 +260,10 @@ TEST_F(SearchTest, StopsCleanlyAtTheEvaluationBudget) {
   RunSummary summary = start_run(config_, "", context);
   EXPECT_EQ(summary.state, "stopped: the evaluation budget (5) is spent");
   EXPECT_EQ(summary.evaluations, 5);
-  EXPECT_EQ(platform.calls.load(), 6);
+  // The baseline, 5 evaluations, and the confirmation of the final beam (a budget stop ends too).
+  EXPECT_TRUE(summary.confirmed);
+  EXPECT_EQ(platform.calls.load(),
+            6 + static_cast<int>(confirmation_of(*store, summary.run_id)["measurements"].size()));
   EXPECT_EQ(store->run(summary.run_id)->state, summary.state);
 }
 
@@ -297,6 +330,10 @@ Json run_state(store::Store& store, int64_t run) {
   for (const auto& checkpoint : store.checkpoints(run)) {
     state["beams"].push_back(checkpoint.state["beam"]);
   }
+  Json confirmation = confirmation_of(store, run);
+  state["confirmation"] =
+      Json{{"winner", confirmation.value("winner", int64_t{0})},
+           {"measured", confirmation.value("measurements", Json::array()).size()}};
   state["state"] = store.run(run)->state;
   return state;
 }
@@ -313,7 +350,8 @@ TEST_F(SearchTest, ResumeAfterACrashReachesTheUninterruptedState) {
     uninterrupted_calls = platform.calls.load();
   }
   ASSERT_GT(uninterrupted_calls, 8);
-  for (int crash_at : {2, uninterrupted_calls / 2, uninterrupted_calls}) {
+  // The last calls are the confirmation's: a crash there resumes into it.
+  for (int crash_at : {2, uninterrupted_calls / 2, uninterrupted_calls - 1, uninterrupted_calls}) {
     TempDir workspace;
     auto path = store::database_path(workspace.path());
     int calls = 0;
@@ -611,6 +649,111 @@ TEST_F(SearchTest, APlannerIsToldThePlansTriedOnAKernelThatStays) {
   ASSERT_EQ(llm.told.size(), 2u);  // the second iteration got nothing new: converged
   EXPECT_TRUE(llm.told[0].empty());
   EXPECT_EQ(llm.told[1], (std::vector<std::string>{"plan 0", "plan 1", "plan 2"}));
+}
+
+}  // namespace
+}  // namespace accelopt::search
+
+namespace accelopt::search {
+namespace {
+
+// The machine slows down by 6 % per evaluation, so each verdict's own % of peak comes from a
+// different moment and would contradict the speedups; the run's figures derive from its baseline.
+TEST_F(SearchTest, OnePercentOfPeakPerRunEvenWhenTheMachineDrifts) {
+  auto store = store::Store::open(":memory:");
+  FakePlatform platform;
+  platform.drift = 1.06;
+  SearchContext context = tuner_context(*store, platform);
+  RunSummary summary = start_run(config_, "", context);
+  ASSERT_EQ(summary.state, "finished");
+  ASSERT_GT(summary.best_speedup, 1.5);
+  EXPECT_NEAR(summary.best_percent_of_peak / summary.baseline_percent_of_peak, summary.best_speedup,
+              1e-9);
+  // The raw verdicts disagree: their moments differ.
+  auto baseline = store->trace(summary.baseline_candidate)->verdict;
+  auto best = store->trace(summary.best_candidate)->verdict;
+  double raw = best.roofline->percent_of_peak / baseline.roofline->percent_of_peak;
+  EXPECT_GT(std::abs(raw - summary.best_speedup), 0.3) << "the drift did not show";
+  // The progress line follows the speedup too.
+  int checked = 0;
+  for (const SearchEvent& event : sink_.events) {
+    if (event.best_speedup <= 0) continue;
+    EXPECT_NEAR(event.best_percent_of_peak, summary.baseline_percent_of_peak * event.best_speedup,
+                1e-9);
+    ++checked;
+  }
+  EXPECT_GT(checked, 0);
+  // The baseline was timed carefully, and the run record says so.
+  ASSERT_FALSE(platform.budgets.empty());
+  EXPECT_DOUBLE_EQ(platform.budgets.front(), 3 * config_.timing.budget_seconds);
+  EXPECT_DOUBLE_EQ(platform.budgets[1], config_.timing.budget_seconds);
+  Json careful = store->run(summary.run_id)->config["baseline_timing"];
+  EXPECT_DOUBLE_EQ(careful["budget_seconds"].get<double>(), 3 * config_.timing.budget_seconds);
+}
+
+// Every move is within the timing's noise (±40 %): the run's best is no significant improvement.
+TEST_F(SearchTest, ABestWithinNoiseIsNoSignificantImprovement) {
+  auto store = store::Store::open(":memory:");
+  FakePlatform platform;
+  platform.noise = 0.4;
+  config_.iterations = 1;
+  SearchContext context = tuner_context(*store, platform);
+  RunSummary summary = start_run(config_, "", context);
+  ASSERT_EQ(summary.state, "finished");
+  ASSERT_NE(summary.best_candidate, summary.baseline_candidate);
+  EXPECT_TRUE(summary.confirmed);
+  EXPECT_FALSE(summary.significant);
+  EXPECT_LE(summary.best_speedup_low, 1.0);
+  EXPECT_EQ(summary.outcome.rfind("no significant improvement", 0), 0u) << summary.outcome;
+  bool noted = std::any_of(sink_.events.begin(), sink_.events.end(), [](const SearchEvent& e) {
+    return e.message.rfind("no significant improvement", 0) == 0;
+  });
+  EXPECT_TRUE(noted);
+}
+
+// A run killed while confirming resumes into the confirmation, measuring only what is missing;
+// a finished run keeps its confirmation (resume refuses it, `--iterations` confirms afresh).
+TEST_F(SearchTest, AConfirmationKilledHalfwayResumesIntoIt) {
+  int uninterrupted_calls = 0;
+  size_t measurements = 0;
+  {
+    auto store = store::Store::open(":memory:");
+    FakePlatform platform;
+    SearchContext context = tuner_context(*store, platform);
+    RunSummary summary = start_run(config_, "", context);
+    uninterrupted_calls = platform.calls.load();
+    measurements = confirmation_of(*store, summary.run_id)["measurements"].size();
+  }
+  ASSERT_GE(measurements, 2u);
+  TempDir workspace;
+  auto path = store::database_path(workspace.path());
+  int first_calls = 0;
+  {
+    auto store = store::Store::open(path);
+    FakePlatform platform;
+    platform.crash_at = uninterrupted_calls - static_cast<int>(measurements) + 2;  // the second
+    SearchContext context = tuner_context(*store, platform);
+    EXPECT_THROW(start_run(config_, "", context), CrashNow);
+    first_calls = platform.calls.load() - 1;
+    Json partial = confirmation_of(*store, 1);
+    EXPECT_FALSE(partial.value("done", true));
+    EXPECT_EQ(partial["measurements"].size(), 1u);
+  }
+  auto store = store::Store::open(path);
+  FakePlatform platform;
+  SearchContext context = tuner_context(*store, platform);
+  RunSummary summary = resume_run(1, context);
+  EXPECT_EQ(summary.state, "finished");
+  EXPECT_TRUE(summary.confirmed);
+  EXPECT_EQ(first_calls + platform.calls.load(), uninterrupted_calls);
+  EXPECT_EQ(platform.calls.load(), static_cast<int>(measurements) - 1);
+  EXPECT_EQ(confirmation_of(*store, 1)["measurements"].size(), measurements);
+  EXPECT_THROW(resume_run(1, context), UserError);
+  int before = platform.calls.load();
+  RunSummary extended = resume_run(1, context, 1);
+  EXPECT_TRUE(extended.confirmed);
+  EXPECT_GT(platform.calls.load(), before);
+  EXPECT_EQ(store->last_checkpoint(1)->iteration, config_.iterations + 1);
 }
 
 }  // namespace

@@ -15,6 +15,7 @@ store::Checkpoint SearchCheckpoint::to_store(int64_t run_id) const {
                           {"wall_seconds", wall_seconds},
                           {"stop", stop_reason}};
   if (iterations) checkpoint.state["iterations"] = *iterations;
+  if (confirmation) checkpoint.state["confirmation"] = confirmation->to_json();
   return checkpoint;
 }
 
@@ -31,6 +32,9 @@ SearchCheckpoint SearchCheckpoint::from_store(const store::Checkpoint& checkpoin
   result.wall_seconds = state.value("wall_seconds", 0.0);
   result.stop_reason = state.value("stop", "");
   if (state.contains("iterations")) result.iterations = state.at("iterations").get<int>();
+  if (state.contains("confirmation")) {
+    result.confirmation = Confirmation::from_json(state.at("confirmation"));
+  }
   return result;
 }
 

@@ -2,9 +2,11 @@
 // state as JSON (store::Checkpoint); this type is its meaning, and the only code that reads or
 // writes that JSON:
 //   {"beam": [candidate ids, fastest first], "baseline": id, "wall_seconds": s, "stop": "why",
-//    "iterations": T}
+//    "iterations": T, "confirmation": {...}}
 // "iterations" (the run's target) is absent in runs checkpointed before `resume --iterations`; the
-// run's settings give it then. Other readers (`accelopt runs`, `show`) read "beam" only.
+// run's settings give it then. "confirmation" (confirmation.h) is in the last checkpoint of a run
+// that ended, rewritten after each of its measurements. Other readers (`accelopt runs`, `show`)
+// read "beam" and "confirmation".
 #pragma once
 
 #include <cstdint>
@@ -12,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "search/confirmation.h"
 #include "store/store.h"
 
 namespace accelopt::search {
@@ -20,9 +23,10 @@ struct SearchCheckpoint {
   int iteration = 0;
   std::vector<int64_t> beam;
   int64_t baseline = 0;
-  double wall_seconds = 0;        // spent by the run so far, all its processes together
-  std::string stop_reason;        // a budget that stopped the run; empty: none
-  std::optional<int> iterations;  // the run's target T, when extended past its settings
+  double wall_seconds = 0;                   // spent by the run so far, all its processes together
+  std::string stop_reason;                   // a budget that stopped the run; empty: none
+  std::optional<int> iterations;             // the run's target T, when extended past its settings
+  std::optional<Confirmation> confirmation;  // the final beam re-timed, once the run ended
 
   store::Checkpoint to_store(int64_t run_id) const;
   // InternalError naming the run for a state without a beam or baseline.

@@ -5,6 +5,7 @@
 #include "common/error.h"
 #include "common/hash.h"
 #include "search/answers.h"
+#include "search/figures.h"
 #include "search/normalize.h"
 
 namespace accelopt::search {
@@ -76,12 +77,9 @@ std::string Evaluator::budget_spent() const {
   return {};
 }
 
-kernel::Verdict Evaluator::run_platform(const std::string& source) {
-  platform::EvalRequest request;
+kernel::Verdict Evaluator::run_platform(platform::EvalRequest request) {
   request.task = parts_.task;
   request.workload = parts_.workload;
-  request.source = source;
-  request.timing = config_.timing;
   {
     std::unique_lock lock(gate_mutex_);
     gate_wake_.wait(lock, [this] { return gate_free_ > 0; });
@@ -102,6 +100,17 @@ kernel::Verdict Evaluator::run_platform(const std::string& source) {
     release();
     throw;
   }
+}
+
+kernel::Verdict Evaluator::time_head_to_head(const std::string& source,
+                                             const std::string& anchor_source,
+                                             const std::string& anchor_name) {
+  platform::EvalRequest request;
+  request.source = source;
+  request.anchor_source = anchor_source;
+  request.anchor_name = anchor_name;
+  request.timing = careful_timing(config_.timing);
+  return run_platform(std::move(request));
 }
 
 std::optional<Attempt> Evaluator::evaluate(store::CandidateRecord record, int64_t beam_parent,
@@ -169,7 +178,10 @@ std::optional<Attempt> Evaluator::evaluate(store::CandidateRecord record, int64_
     reused_from = evaluated_by_hash_.at(record.normalized_hash);
   } else {
     try {
-      verdict = run_platform(record.source);
+      platform::EvalRequest request;
+      request.source = record.source;
+      request.timing = baseline ? careful_timing(config_.timing) : config_.timing;
+      verdict = run_platform(std::move(request));
     } catch (...) {
       std::lock_guard lock(mutex_);
       in_flight_.erase(record.normalized_hash);

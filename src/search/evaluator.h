@@ -88,14 +88,20 @@ class Evaluator {
 
   // Evaluates `record` (key, source, parent, iteration, author, kind set by the caller) made for
   // beam kernel `beam_parent` from `plan`. nullopt when a budget or a stop request keeps it from
-  // starting. The baseline is evaluated whatever the budgets. Platform errors propagate.
+  // starting. The baseline is evaluated whatever the budgets, with careful timing (figures.h): the
+  // run's % of peak rests on it. Platform errors propagate.
   std::optional<Attempt> evaluate(store::CandidateRecord record, int64_t beam_parent,
                                   const roles::Plan& plan);
+
+  // Times `source` against `anchor_source` (empty: the baseline) with careful timing, for the
+  // run's confirmation: not a candidate, not recorded, not counted against the budgets.
+  kernel::Verdict time_head_to_head(const std::string& source, const std::string& anchor_source,
+                                    const std::string& anchor_name);
 
  private:
   // Why a new evaluation may not start now; empty: it may. (caller must hold mutex_)
   std::string budget_spent() const;
-  kernel::Verdict run_platform(const std::string& source);
+  kernel::Verdict run_platform(platform::EvalRequest request);
 
   const SearchConfig& config_;
   EvaluatorParts parts_;

@@ -1,5 +1,6 @@
 // The run's counters (candidates done and failed, evaluations, the best so far) and the events that
-// carry them to the EventSink. The baseline is not a candidate of the search: it is not counted.
+// carry them to the EventSink. The baseline is not a candidate of the search: it is not counted;
+// it sets the run's scale, from which the best's % of peak is derived (figures.h).
 // (thread-safe; the sink is called by one thread at a time)
 #pragma once
 
@@ -9,6 +10,7 @@
 
 #include "kernel/verdict.h"
 #include "search/events.h"
+#include "search/figures.h"
 
 namespace accelopt::search {
 
@@ -29,8 +31,12 @@ class Progress {
     }
     if (verdict.timing && verdict.timing->speedup > best_speedup_) {
       best_speedup_ = verdict.timing->speedup;
-      best_percent_ = verdict.roofline ? verdict.roofline->percent_of_peak : 0;
     }
+  }
+
+  void set_scale(const RunScale& scale) {
+    std::lock_guard lock(mutex_);
+    scale_ = scale;
   }
 
   void set_iterations(int iterations) {
@@ -54,7 +60,8 @@ class Progress {
     event.candidates_failed = failed_;
     event.evaluations = evaluations_;
     event.best_speedup = best_speedup_;
-    event.best_percent_of_peak = best_percent_;
+    event.best_percent_of_peak =
+        scale_.of(best_speedup_, best_speedup_, best_speedup_).percent_of_peak;
     sink_->on_event(event);
   }
 
@@ -66,7 +73,8 @@ class Progress {
   int iterations_;
   int done_ = 0, failed_ = 0;
   int64_t evaluations_ = 0;
-  double best_speedup_ = 0, best_percent_ = 0;
+  double best_speedup_ = 0;
+  RunScale scale_;
 };
 
 }  // namespace accelopt::search

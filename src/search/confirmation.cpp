@@ -1,0 +1,132 @@
+#include "search/confirmation.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace accelopt::search {
+
+const Measurement* Confirmation::find(int64_t candidate, int64_t against) const {
+  for (const Measurement& measurement : measurements) {
+    if (measurement.candidate == candidate && measurement.against == against) return &measurement;
+  }
+  return nullptr;
+}
+
+std::string Confirmation::outcome() const {
+  if (!done) return "not confirmed yet";
+  if (winner == baseline) return "no significant improvement: no kernel passed its re-timing";
+  std::string figures =
+      fmt::format("#{} {:.2f}x [{:.2f}, {:.2f}] over the baseline, re-timed head to head", winner,
+                  speedup, speedup_low, speedup_high);
+  if (!significant) return "no significant improvement: the best, " + figures;
+  std::string result = "confirmed: " + figures;
+  if (!tied.empty()) {
+    std::vector<std::string> names;
+    for (int64_t id : tied) names.push_back(fmt::format("#{}", id));
+    result += fmt::format(" (as fast as {} within noise)", fmt::join(names, ", "));
+  }
+  return result;
+}
+
+Json Confirmation::to_json() const {
+  Json list = Json::array();
+  for (const Measurement& m : measurements) {
+    list.push_back(Json{{"candidate", m.candidate},
+                        {"against", m.against},
+                        {"status", m.status},
+                        {"speedup", m.speedup},
+                        {"speedup_low", m.speedup_low},
+                        {"speedup_high", m.speedup_high},
+                        {"pairs", m.pairs},
+                        {"message", m.message}});
+  }
+  return Json{{"baseline", baseline},
+              {"measurements", list},
+              {"done", done},
+              {"winner", winner},
+              {"speedup", speedup},
+              {"speedup_low", speedup_low},
+              {"speedup_high", speedup_high},
+              {"significant", significant},
+              {"tied", tied}};
+}
+
+Confirmation Confirmation::from_json(const Json& json) {
+  Confirmation result;
+  result.baseline = json.value("baseline", int64_t{0});
+  for (const Json& m : json.value("measurements", Json::array())) {
+    Measurement measurement;
+    measurement.candidate = m.value("candidate", int64_t{0});
+    measurement.against = m.value("against", int64_t{0});
+    measurement.status = m.value("status", "PASSED");
+    measurement.speedup = m.value("speedup", 0.0);
+    measurement.speedup_low = m.value("speedup_low", 0.0);
+    measurement.speedup_high = m.value("speedup_high", 0.0);
+    measurement.pairs = m.value("pairs", 0);
+    measurement.message = m.value("message", "");
+    result.measurements.push_back(std::move(measurement));
+  }
+  result.done = json.value("done", false);
+  result.winner = json.value("winner", int64_t{0});
+  result.speedup = json.value("speedup", 1.0);
+  result.speedup_low = json.value("speedup_low", 1.0);
+  result.speedup_high = json.value("speedup_high", 1.0);
+  result.significant = json.value("significant", false);
+  result.tied = json.value("tied", std::vector<int64_t>{});
+  return result;
+}
+
+bool confirm(Confirmation& confirmation, const std::vector<int64_t>& beam, const Measure& measure,
+             const SaveConfirmation& save) {
+  auto get = [&](int64_t candidate, int64_t against) -> std::optional<Measurement> {
+    if (const Measurement* stored = confirmation.find(candidate, against)) return *stored;
+    auto taken = measure(candidate, against);
+    if (taken) {
+      confirmation.measurements.push_back(*taken);
+      save(confirmation);
+    }
+    return taken;
+  };
+  // Each beam kernel against the baseline.
+  std::vector<Measurement> passed;
+  for (int64_t id : beam) {
+    if (id == confirmation.baseline) continue;
+    auto measured = get(id, confirmation.baseline);
+    if (!measured) return false;
+    if (measured->passed()) passed.push_back(*measured);
+  }
+  std::stable_sort(passed.begin(), passed.end(),
+                   [](const auto& a, const auto& b) { return a.speedup > b.speedup; });
+  confirmation.tied.clear();
+  if (passed.empty()) {
+    confirmation.winner = confirmation.baseline;
+    confirmation.speedup = confirmation.speedup_low = confirmation.speedup_high = 1;
+  } else {
+    // The leader against each kernel it cannot be told apart from by their baseline intervals.
+    const Measurement* winner = &passed.front();
+    for (size_t index = 1; index < passed.size(); ++index) {
+      const Measurement& other = passed[index];
+      if (other.speedup_high < passed.front().speedup_low) continue;
+      auto head_to_head = get(passed.front().candidate, other.candidate);
+      if (!head_to_head) return false;
+      if (!head_to_head->passed()) continue;
+      if (head_to_head->speedup_high < 1) {
+        if (winner == &passed.front()) winner = &other;  // the leader is slower beyond noise
+      } else if (head_to_head->speedup_low <= 1) {
+        confirmation.tied.push_back(other.candidate);
+      }
+    }
+    confirmation.winner = winner->candidate;
+    confirmation.speedup = winner->speedup;
+    confirmation.speedup_low = winner->speedup_low;
+    confirmation.speedup_high = winner->speedup_high;
+  }
+  confirmation.significant =
+      confirmation.winner != confirmation.baseline && confirmation.speedup_low > 1;
+  confirmation.done = true;
+  save(confirmation);
+  return true;
+}
+
+}  // namespace accelopt::search

@@ -1,0 +1,61 @@
+// The confirmed winner. At the end of a run each kernel of the final beam is re-timed head to head
+// against the baseline with careful timing (figures.h), and the leader against each beam kernel
+// whose interval overlaps its own; the winner's interval then says whether the run improved on the
+// baseline at all ("no significant improvement" when it holds 1.0). The confirmation is kept in
+// the last checkpoint (checkpoint.h), one measurement at a time, so `show` reads it instead of
+// redoing it and a run killed while confirming resumes into it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/json.h"
+
+namespace accelopt::search {
+
+// One head-to-head timing: `candidate` over `against` (the baseline, or another beam kernel).
+struct Measurement {
+  int64_t candidate = 0, against = 0;
+  std::string status = "PASSED";  // the verdict's status name; a kernel that failed is not a winner
+  double speedup = 0, speedup_low = 0, speedup_high = 0;
+  int pairs = 0;
+  std::string message;
+
+  bool passed() const { return status == "PASSED"; }
+};
+
+struct Confirmation {
+  int64_t baseline = 0;
+  std::vector<Measurement> measurements;  // in the order they were taken
+  bool done = false;
+  // Set when done: the winner (the baseline when no kernel passed) and its speedup over the
+  // baseline.
+  int64_t winner = 0;
+  double speedup = 1, speedup_low = 1, speedup_high = 1;
+  bool significant = false;   // the winner's interval lies above 1.0
+  std::vector<int64_t> tied;  // beam kernels the winner could not be told apart from
+
+  const Measurement* find(int64_t candidate, int64_t against) const;
+  // "confirmed: #12 1.31x [1.27, 1.35] over the baseline, re-timed head to head", or
+  // "no significant improvement: ...".
+  std::string outcome() const;
+
+  Json to_json() const;
+  static Confirmation from_json(const Json& json);
+};
+
+// Times `candidate` against `against`; nullopt when the run is being stopped.
+using Measure = std::function<std::optional<Measurement>(int64_t candidate, int64_t against)>;
+// Keeps the confirmation as it stands (after each measurement, and once decided).
+using SaveConfirmation = std::function<void(const Confirmation&)>;
+
+// Completes `confirmation` for `beam` (the final beam; the baseline in it is skipped): measures
+// what it does not hold yet, through `measure`, then decides the winner. False when `measure`
+// was stopped first (the confirmation keeps what it measured).
+bool confirm(Confirmation& confirmation, const std::vector<int64_t>& beam, const Measure& measure,
+             const SaveConfirmation& save);
+
+}  // namespace accelopt::search

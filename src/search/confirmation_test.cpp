@@ -1,0 +1,124 @@
+// Deciding the confirmed winner from head-to-head timings, and keeping it as JSON.
+#include "search/confirmation.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+namespace accelopt::search {
+namespace {
+
+Measurement timed(int64_t candidate, int64_t against, double speedup, double half_width) {
+  Measurement m;
+  m.candidate = candidate;
+  m.against = against;
+  m.speedup = speedup;
+  m.speedup_low = speedup * (1 - half_width);
+  m.speedup_high = speedup * (1 + half_width);
+  return m;
+}
+
+// Answers from a table of (candidate, against) → measurement, counting what was asked.
+struct Table {
+  std::map<std::pair<int64_t, int64_t>, Measurement> answers;
+  std::vector<std::pair<int64_t, int64_t>> asked;
+  Measure measure() {
+    return [this](int64_t candidate, int64_t against) -> std::optional<Measurement> {
+      asked.emplace_back(candidate, against);
+      auto found = answers.find({candidate, against});
+      if (found == answers.end()) return std::nullopt;  // "stopped"
+      return found->second;
+    };
+  }
+};
+
+const SaveConfirmation kNoSave = [](const Confirmation&) {};
+
+TEST(ConfirmationTest, ALeaderClearOfTheOthersWinsWithoutHeadToHead) {
+  Table table;
+  table.answers[{5, 1}] = timed(5, 1, 1.5, 0.02);
+  table.answers[{7, 1}] = timed(7, 1, 1.1, 0.02);
+  Confirmation confirmation;
+  confirmation.baseline = 1;
+  ASSERT_TRUE(confirm(confirmation, {7, 5, 1}, table.measure(), kNoSave));
+  EXPECT_TRUE(confirmation.done);
+  EXPECT_EQ(confirmation.winner, 5);
+  EXPECT_TRUE(confirmation.significant);
+  EXPECT_DOUBLE_EQ(confirmation.speedup, 1.5);
+  EXPECT_EQ(table.asked.size(), 2u);  // the baseline in the beam is not timed against itself
+  EXPECT_EQ(confirmation.outcome().rfind("confirmed: #5 1.50x", 0), 0u) << confirmation.outcome();
+}
+
+TEST(ConfirmationTest, OverlappingKernelsMeetHeadToHead) {
+  Table table;
+  table.answers[{5, 1}] = timed(5, 1, 1.30, 0.05);
+  table.answers[{7, 1}] = timed(7, 1, 1.25, 0.05);
+  table.answers[{5, 7}] = timed(5, 7, 0.90, 0.02);  // head to head, 7 is faster beyond noise
+  Confirmation confirmation;
+  confirmation.baseline = 1;
+  ASSERT_TRUE(confirm(confirmation, {5, 7}, table.measure(), kNoSave));
+  EXPECT_EQ(confirmation.winner, 7);
+  EXPECT_DOUBLE_EQ(confirmation.speedup, 1.25);
+  EXPECT_TRUE(confirmation.tied.empty());
+
+  table.answers[{5, 7}] = timed(5, 7, 1.0, 0.03);  // indistinguishable
+  Confirmation tie;
+  tie.baseline = 1;
+  ASSERT_TRUE(confirm(tie, {5, 7}, table.measure(), kNoSave));
+  EXPECT_EQ(tie.winner, 5);
+  EXPECT_EQ(tie.tied, std::vector<int64_t>{7});
+  EXPECT_NE(tie.outcome().find("as fast as #7 within noise"), std::string::npos);
+}
+
+TEST(ConfirmationTest, AnIntervalHoldingOneIsNoSignificantImprovement) {
+  Table table;
+  table.answers[{5, 1}] = timed(5, 1, 1.02, 0.04);
+  Confirmation confirmation;
+  confirmation.baseline = 1;
+  ASSERT_TRUE(confirm(confirmation, {5, 1}, table.measure(), kNoSave));
+  EXPECT_EQ(confirmation.winner, 5);
+  EXPECT_FALSE(confirmation.significant);
+  EXPECT_EQ(confirmation.outcome().rfind("no significant improvement", 0), 0u);
+
+  Confirmation alone;  // nothing but the baseline in the beam
+  alone.baseline = 1;
+  ASSERT_TRUE(confirm(alone, {1}, table.measure(), kNoSave));
+  EXPECT_EQ(alone.winner, 1);
+  EXPECT_FALSE(alone.significant);
+  EXPECT_EQ(alone.outcome().rfind("no significant improvement", 0), 0u);
+}
+
+TEST(ConfirmationTest, AFailedRetimingIsNoWinner) {
+  Table table;
+  table.answers[{5, 1}] = timed(5, 1, 1.5, 0.02);
+  table.answers[{5, 1}].status = "RUNTIME_ERROR";
+  table.answers[{7, 1}] = timed(7, 1, 1.2, 0.02);
+  Confirmation confirmation;
+  confirmation.baseline = 1;
+  ASSERT_TRUE(confirm(confirmation, {5, 7}, table.measure(), kNoSave));
+  EXPECT_EQ(confirmation.winner, 7);
+}
+
+TEST(ConfirmationTest, AStoppedConfirmationKeepsItsMeasurementsAndGoesOnLater) {
+  Table table;
+  table.answers[{5, 1}] = timed(5, 1, 1.5, 0.02);
+  Confirmation confirmation;
+  confirmation.baseline = 1;
+  int saved = 0;
+  auto save = [&](const Confirmation&) { ++saved; };
+  EXPECT_FALSE(confirm(confirmation, {5, 7}, table.measure(), save));  // 7's timing "stopped"
+  EXPECT_FALSE(confirmation.done);
+  EXPECT_EQ(confirmation.measurements.size(), 1u);
+  EXPECT_EQ(saved, 1);
+  // Kept as JSON, read back, completed: 5 is not timed again.
+  Confirmation stored = Confirmation::from_json(confirmation.to_json());
+  table.answers[{7, 1}] = timed(7, 1, 1.1, 0.02);
+  table.asked.clear();
+  ASSERT_TRUE(confirm(stored, {5, 7}, table.measure(), save));
+  EXPECT_EQ(table.asked, (std::vector<std::pair<int64_t, int64_t>>{{7, 1}}));
+  EXPECT_EQ(stored.winner, 5);
+  EXPECT_EQ(Confirmation::from_json(stored.to_json()).to_json(), stored.to_json());
+}
+
+}  // namespace
+}  // namespace accelopt::search

@@ -1,0 +1,54 @@
+#include "search/figures.h"
+
+#include <algorithm>
+
+#include "platform/roofline.h"
+
+namespace accelopt::search {
+
+RunScale::RunScale(const kernel::Verdict& baseline) {
+  if (!baseline.passed()) return;
+  if (baseline.timing) latency_ = baseline.timing->latency_seconds;
+  if (baseline.roofline) percent_ = baseline.roofline->percent_of_peak;
+}
+
+Figures RunScale::baseline() const {
+  return of(1, 1, 1);
+}
+
+Figures RunScale::of(double speedup, double low, double high) const {
+  Figures figures;
+  if (speedup <= 0) return figures;
+  figures.speedup = speedup;
+  figures.speedup_low = low;
+  figures.speedup_high = high;
+  kernel::Timing ratio;
+  ratio.speedup = speedup;
+  ratio.speedup_low = low;
+  ratio.speedup_high = high;
+  platform::LatencyInterval latency = platform::derive_latency(latency_, ratio);
+  figures.latency_seconds = latency.seconds;
+  figures.latency_low = latency.low;
+  figures.latency_high = latency.high;
+  // % of peak is inversely proportional to latency: the baseline's % scaled by the speedup.
+  figures.percent_of_peak = percent_ * speedup;
+  figures.percent_low = percent_ * low;
+  figures.percent_high = percent_ * high;
+  return figures;
+}
+
+Figures RunScale::of(const kernel::Verdict& verdict) const {
+  if (!verdict.passed() || !verdict.timing) return {};
+  return of(verdict.timing->speedup, verdict.timing->speedup_low, verdict.timing->speedup_high);
+}
+
+platform::TimingOptions careful_timing(const platform::TimingOptions& candidate) {
+  platform::TimingOptions careful = candidate;
+  careful.target_half_width = candidate.target_half_width / 2;
+  careful.budget_seconds = candidate.budget_seconds * 3;
+  careful.min_pairs = candidate.min_pairs * 2;
+  careful.max_pairs = std::max(candidate.max_pairs, careful.min_pairs);
+  return careful;
+}
+
+}  // namespace accelopt::search

@@ -1,0 +1,45 @@
+// One % of peak per run. A run times its baseline once, carefully (careful_timing: a longer budget
+// and a tighter target than a candidate gets); every candidate's latency and % of peak are derived
+// from that latency and the candidate's paired ratio against the baseline, so that in any table
+// best % / baseline % == best speedup. Each verdict keeps what its own moment measured (its trace);
+// tables show the derived figures.
+#pragma once
+
+#include "kernel/verdict.h"
+#include "platform/platform.h"
+
+namespace accelopt::search {
+
+// What a table shows of a kernel: its speedup over the baseline and what follows from it.
+struct Figures {
+  double speedup = 0, speedup_low = 0, speedup_high = 0;
+  double latency_seconds = 0, latency_low = 0, latency_high = 0;
+  double percent_of_peak = 0, percent_low = 0, percent_high = 0;
+};
+
+// The run's scale: the baseline's careful latency and its % of peak.
+class RunScale {
+ public:
+  RunScale() = default;  // no baseline yet: every figure is 0
+  // From the baseline's verdict (timed against itself): its latency and its score at that latency.
+  explicit RunScale(const kernel::Verdict& baseline);
+
+  double baseline_latency() const { return latency_; }
+  double baseline_percent() const { return percent_; }
+  // The baseline itself: 1x by definition, at the baseline's % of peak.
+  Figures baseline() const;
+  // A speedup over the baseline (a candidate's timing, or a confirmation's).
+  Figures of(double speedup, double low, double high) const;
+  // A verdict timed against the baseline; zeros for one that failed or was not timed.
+  Figures of(const kernel::Verdict& verdict) const;
+
+ private:
+  double latency_ = 0;
+  double percent_ = 0;
+};
+
+// The timing a run's baseline and its final confirmation get: half the candidates' target
+// interval, three times their budget, twice their minimum of pairs.
+platform::TimingOptions careful_timing(const platform::TimingOptions& candidate);
+
+}  // namespace accelopt::search
