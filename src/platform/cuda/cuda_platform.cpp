@@ -1,0 +1,362 @@
+#include "platform/cuda/cuda_platform.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "common/error.h"
+#include "common/files.h"
+#include "common/hash.h"
+#include "common/subprocess.h"
+#include "platform/cpu/checker.h"
+#include "platform/cuda/source_rules.h"
+#include "platform/statistics.h"
+#include "task/abi.h"
+
+namespace accelopt::platform::cuda {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using Milliseconds = std::chrono::milliseconds;
+
+std::vector<size_t> buffer_sizes(const task::Task& task, const task::Workload& workload) {
+  std::vector<size_t> sizes;
+  for (const auto* list : {&task.inputs, &task.outputs}) {
+    for (const task::TensorSpec& tensor : *list) {
+      sizes.push_back(static_cast<size_t>(task.element_count(tensor, workload)) *
+                      task::dtype_size(tensor.dtype));
+    }
+  }
+  return sizes;
+}
+
+// Inputs in place, NaN in every output, fences re-armed; the runner copies all of it to the device.
+void prepare_case(cpu::SharedBuffers& buffers, const task::Task& task,
+                  const cpu::ReferenceCase& reference_case) {
+  for (size_t i = 0; i < task.inputs.size(); ++i) {
+    std::memcpy(buffers.data(i), reference_case.inputs[i].data(), buffers.size(i));
+  }
+  for (size_t i = task.inputs.size(); i < buffers.count(); ++i) {
+    std::fill_n(buffers.floats(i), buffers.size(i) / sizeof(float),
+                std::numeric_limits<float>::quiet_NaN());
+  }
+  buffers.fill_canaries();
+}
+
+Status outcome_status(StepOutcome outcome) {
+  return outcome == StepOutcome::kTimedOut ? Status::kTimeout : Status::kRuntimeError;
+}
+
+std::string tensor_name(const task::Task& task, size_t index) {
+  return index < task.inputs.size()
+             ? "input '" + task.inputs[index].name + "'"
+             : "output '" + task.outputs[index - task.inputs.size()].name + "'";
+}
+
+// After FETCH: fences intact, inputs unchanged, outputs equal to the reference's.
+bool check_fetched(const task::Task& task, const cpu::SharedBuffers& buffers,
+                   const cpu::ReferenceCase& reference_case, const std::string& when,
+                   Verdict& verdict) {
+  if (auto damaged = buffers.damaged_canary()) {
+    verdict.status = Status::kIncorrectShape;
+    verdict.message = fmt::format("{}: the kernel wrote outside {} in device memory", when,
+                                  tensor_name(task, *damaged));
+    return false;
+  }
+  for (size_t i = 0; i < task.inputs.size(); ++i) {
+    if (std::memcmp(buffers.data(i), reference_case.inputs[i].data(), buffers.size(i)) != 0) {
+      verdict.status = Status::kIncorrectNumerical;
+      verdict.message = fmt::format("{}: the kernel wrote into its {}; inputs are read-only", when,
+                                    tensor_name(task, i));
+      return false;
+    }
+  }
+  for (size_t o = 0; o < task.outputs.size(); ++o) {
+    size_t index = task.inputs.size() + o;
+    cpu::OutputCheck check = cpu::check_output(
+        task.outputs[o].name, buffers.floats(index), reference_case.outputs[o].data(),
+        reference_case.outputs[o].size(), task.rel_l2_tolerance);
+    Correctness& c = verdict.correctness;
+    c.rel_l2_error = std::max(c.rel_l2_error, check.rel_l2_error);
+    c.max_abs_error = std::max(c.max_abs_error, check.max_abs_error);
+    c.max_rel_error = std::max(c.max_rel_error, check.max_rel_error);
+    if (!check.ok) {
+      verdict.status = Status::kIncorrectNumerical;
+      verdict.message = when + ": " + check.message;
+      return false;
+    }
+  }
+  return true;
+}
+
+std::filesystem::path find_probe_program() {
+  if (const char* path = std::getenv("ACCELOPT_GPU_PROBE"); path && *path) return path;
+  std::error_code error;
+  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (!error && std::filesystem::exists(self.parent_path() / "accelopt-gpu-probe")) {
+    return self.parent_path() / "accelopt-gpu-probe";
+  }
+#ifdef ACCELOPT_GPU_PROBE_BUILD_PATH
+  if (std::filesystem::exists(ACCELOPT_GPU_PROBE_BUILD_PATH)) return ACCELOPT_GPU_PROBE_BUILD_PATH;
+#endif
+  throw UserError("accelopt-gpu-probe was not built (configure with nvcc present)");
+}
+
+}  // namespace
+
+std::optional<std::string> cuda_unavailable_reason() {
+  if (!find_nvcc()) return "no nvcc (scripts/setup.sh --cuda installs it)";
+  auto runner = find_cuda_runner_program();
+  if (!runner) return "accelopt-cuda-runner was not built (the CUDA toolkit was not found)";
+  // The runner answers FAIL without a device; a one-byte buffer is enough to ask.
+  cpu::SharedBuffers buffers({4});
+  CudaRunner probe({.program = *runner, .library = "/dev/null"}, buffers);
+  if (auto failure = probe.start()) {
+    if (failure->find("no CUDA device") != std::string::npos) return *failure;
+  }
+  return std::nullopt;
+}
+
+GpuCeilings probe_gpu() {
+  TempDir scratch("accelopt-gpu-probe");
+  CommandResult result = run_command(
+      {.argv = {find_probe_program().string()}, .environment = clean_environment(scratch.path())},
+      std::chrono::milliseconds(300000));
+  if (!result.status.exited || result.status.exit_code != 0) {
+    throw UserError("accelopt-gpu-probe " + result.status.describe() + ": " + result.output);
+  }
+  return parse_gpu_probe(result.output);
+}
+
+CudaPlatform::CudaPlatform(CudaPlatformOptions options, GpuCeilings ceilings,
+                           ReferenceCases reference_cases)
+    : options_(std::move(options)),
+      ceilings_(std::move(ceilings)),
+      reference_cases_(std::move(reference_cases)),
+      compiler_(options_.nvcc) {
+  if (options_.runner.empty()) {
+    auto runner = find_cuda_runner_program();
+    if (!runner) throw UserError("accelopt-cuda-runner was not built (no CUDA toolkit found)");
+    options_.runner = *runner;
+  }
+}
+
+Verdict CudaPlatform::evaluate(const EvalRequest& request) {
+  auto start = Clock::now();
+  const task::Task& task = *request.task;
+  const task::Workload& workload = task.workload_or_default(request.workload);
+  Verdict verdict;
+  verdict.task = task.name;
+  verdict.workload = workload.name;
+  verdict.source_hash = sha256_hex(request.source);
+  verdict.correctness.tolerance = task.rel_l2_tolerance;
+  verdict.profile["platform"] = "cuda";
+  verdict.profile["device"] = ceilings_.to_json();
+  auto finish = [&](Status status, std::string message) {
+    verdict.status = status;
+    if (!message.empty()) verdict.message = std::move(message);
+    verdict.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    return verdict;
+  };
+
+  if (!request.trusted) {
+    if (auto rejection = check_cuda_source(request.source, task.entry_point)) {
+      return finish(Status::kRejectedSource, *rejection);
+    }
+  }
+  std::string header = task::generate_kernel_header(task, workload);
+  NvccResult compiled = compiler_.compile(
+      request.source, header, request.trusted ? request.extra_flags : std::vector<std::string>{});
+  verdict.compile_seconds = compiled.seconds;
+  verdict.compile_cached = compiled.cached;
+  if (!compiled.ok) {
+    verdict.log = compiled.diagnostics;
+    return finish(Status::kCompileError, compiled.timed_out
+                                             ? compiled.diagnostics
+                                             : "the kernel does not compile (see the log)");
+  }
+
+  std::vector<cpu::ReferenceCase> cases = reference_cases_(task, workload);
+  Milliseconds timeout = options_.call_timeout;
+  cpu::SharedBuffers buffers(buffer_sizes(task, workload));
+  CudaRunner candidate(
+      {.program = options_.runner, .library = compiled.library, .entry_point = task.entry_point},
+      buffers);
+  if (auto failure = candidate.start()) {
+    verdict.log = candidate.output();
+    bool missing_entry = failure->find("does not define") != std::string::npos;
+    return finish(missing_entry ? Status::kRejectedSource : Status::kRuntimeError,
+                  "the kernel could not be loaded: " + *failure);
+  }
+  verdict.sandbox = candidate.sandbox();
+
+  // One checked call: load the case, call once, fetch, check everything on this side.
+  auto checked_call = [&](CudaRunner& runner, const cpu::ReferenceCase& reference_case,
+                          const std::string& when, int calls) -> std::optional<double> {
+    prepare_case(buffers, task, reference_case);
+    StepResult loaded = runner.load(timeout);
+    if (loaded.outcome != StepOutcome::kDone) {
+      finish(outcome_status(loaded.outcome), when + ": " + loaded.message);
+      return std::nullopt;
+    }
+    StepResult call = runner.call(calls, timeout * calls);
+    if (call.outcome != StepOutcome::kDone) {
+      finish(outcome_status(call.outcome), when + ": " + call.message);
+      return std::nullopt;
+    }
+    StepResult fetched = runner.fetch(timeout);
+    if (fetched.outcome != StepOutcome::kDone) {
+      finish(outcome_status(fetched.outcome), when + ": " + fetched.message);
+      return std::nullopt;
+    }
+    if (!check_fetched(task, buffers, reference_case, when, verdict)) {
+      finish(verdict.status, "");
+      return std::nullopt;
+    }
+    return call.event_seconds / calls;
+  };
+
+  for (const cpu::ReferenceCase& reference_case : cases) {
+    if (!checked_call(candidate, reference_case, "seed " + std::to_string(reference_case.seed),
+                      1)) {
+      verdict.log = candidate.output();
+      return verdict;
+    }
+    ++verdict.correctness.seeds_checked;
+  }
+  verdict.log = candidate.output();
+  if (!request.measure_time) return finish(Status::kPassed, "correct on every seed (not timed)");
+
+  std::string anchor_source = request.anchor_source.empty()
+                                  ? read_file(task.directory / options_.baseline_file)
+                                  : request.anchor_source;
+  NvccResult anchor_compiled = compiler_.compile(anchor_source, header);
+  if (!anchor_compiled.ok) {
+    throw UserError("the anchor kernel (" + request.anchor_name + ") does not compile:\n" +
+                    anchor_compiled.diagnostics);
+  }
+  cpu::SharedBuffers anchor_buffers(buffer_sizes(task, workload));
+  prepare_case(anchor_buffers, task, cases.front());
+  CudaRunner anchor({.program = options_.runner,
+                     .library = anchor_compiled.library,
+                     .entry_point = task.entry_point},
+                    anchor_buffers);
+  if (auto failure = anchor.start()) {
+    throw UserError("the anchor kernel (" + request.anchor_name + ") cannot run: " + *failure);
+  }
+  if (anchor.load(timeout).outcome != StepOutcome::kDone) {
+    throw UserError("the anchor kernel (" + request.anchor_name + ") cannot load its inputs");
+  }
+
+  // A turn: wake one side, k calls (each after an L2 flush, timed by CUDA events), back to sleep.
+  const TimingOptions& timing_options = request.timing;
+  PairedTurns turns;
+  std::string failure;
+  auto turn = [&](CudaRunner& runner, int calls) -> double {
+    runner.resume();
+    StepResult call = runner.call(calls, timeout * calls);
+    runner.pause();
+    turns.kernel_seconds += call.wall_seconds;
+    if (call.outcome != StepOutcome::kDone) {
+      failure = call.message;
+      return -1;
+    }
+    // Events are read inside the candidate's process; the wall clock here bounds them.
+    if (call.event_seconds > call.wall_seconds * 1.05 + 1e-3 || call.event_seconds <= 0) {
+      failure = fmt::format("the runner reported {:.6g} s of kernel time in {:.6g} s of wall time",
+                            call.event_seconds, call.wall_seconds);
+      return -1;
+    }
+    return call.event_seconds / calls;
+  };
+  auto calibrate = [&](CudaRunner& runner) -> int {
+    if (turn(runner, 1) < 0) return -1;  // the first call pays for module loading
+    int calls = 1;
+    for (int attempt = 0; attempt < 12; ++attempt) {
+      double per_call = turn(runner, calls);
+      if (per_call < 0) return -1;
+      if (per_call * calls >= timing_options.min_turn_seconds) return calls;
+      int needed = static_cast<int>(
+          std::ceil(timing_options.min_turn_seconds * 1.2 / std::max(per_call, 1e-9)));
+      calls = std::clamp(needed, calls + 1, calls * 64);
+    }
+    return calls;
+  };
+  candidate.pause();
+  anchor.pause();
+  int candidate_calls = calibrate(candidate);
+  if (candidate_calls < 0) return finish(Status::kRuntimeError, "while timing: " + failure);
+  int anchor_calls = calibrate(anchor);
+  if (anchor_calls < 0) {
+    throw UserError("the anchor kernel (" + request.anchor_name +
+                    ") failed while timing: " + failure);
+  }
+  turns.candidate_calls_per_turn = candidate_calls;
+  turns.anchor_calls_per_turn = anchor_calls;
+  for (int warmup = 0; warmup < timing_options.warmup_turns; ++warmup) {
+    if (turn(candidate, candidate_calls) < 0 || turn(anchor, anchor_calls) < 0) {
+      return finish(Status::kRuntimeError, "while timing: " + failure);
+    }
+  }
+
+  auto timing_start = Clock::now();
+  size_t case_index = 0;
+  for (int pair = 0; pair < timing_options.max_pairs; ++pair) {
+    double candidate_time = 0, anchor_time = 0;
+    bool candidate_first = pair % 2 == 0;
+    for (int side = 0; side < 2; ++side) {
+      if ((side == 0) == candidate_first) {
+        candidate_time = turn(candidate, candidate_calls);
+        if (candidate_time < 0) return finish(Status::kRuntimeError, "while timing: " + failure);
+      } else {
+        anchor_time = turn(anchor, anchor_calls);
+        if (anchor_time < 0) {
+          throw UserError("the anchor kernel (" + request.anchor_name +
+                          ") failed while timing: " + failure);
+        }
+      }
+    }
+    turns.candidate_seconds.push_back(candidate_time);
+    turns.anchor_seconds.push_back(anchor_time);
+    // Every few pairs, new inputs and a full check: a kernel that replays old answers is caught.
+    if (pair % 8 == 7) {
+      case_index = (case_index + 1) % cases.size();
+      candidate.resume();
+      std::string when =
+          fmt::format("after timed turn {} (seed {})", pair + 1, cases[case_index].seed);
+      bool ok = checked_call(candidate, cases[case_index], when, 1).has_value();
+      candidate.pause();
+      if (!ok) return verdict;
+    }
+    if (static_cast<int>(turns.candidate_seconds.size()) >= timing_options.min_pairs) {
+      Timing so_far =
+          timing_from_turns(turns, request.anchor_name, timing_options.target_half_width);
+      if (so_far.converged) break;
+      if (std::chrono::duration<double>(Clock::now() - timing_start).count() >
+          timing_options.budget_seconds) {
+        break;
+      }
+    }
+  }
+
+  Timing timing = timing_from_turns(turns, request.anchor_name, timing_options.target_half_width);
+  verdict.timing = timing;
+  verdict.roofline = cpu::score_roofline(task.roofline_counts(workload), ceilings_.to_peaks(),
+                                         timing.latency_seconds);
+  const RooflineScore& score = *verdict.roofline;
+  if (timing.latency_seconds * options_.physics_margin < score.peak_seconds) {
+    return finish(Status::kRejectedPhysics,
+                  fmt::format("measured {:.4g} ms, but this GPU cannot do this work in less than "
+                              "{:.4g} ms ({} bound): the kernel must be skipping work",
+                              timing.latency_seconds * 1e3, score.peak_seconds * 1e3, score.bound));
+  }
+  return finish(
+      Status::kPassed,
+      fmt::format("correct on {} seeds; {:.3f}x the {} [{:.3f}, {:.3f}], {:.1f} % of peak",
+                  verdict.correctness.seeds_checked, timing.speedup, timing.anchor,
+                  timing.speedup_low, timing.speedup_high, score.percent_of_peak));
+}
+
+}  // namespace accelopt::platform::cuda
