@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages accelopt needs to build, test and run. Safe to run again.
-#   scripts/setup.sh          the CPU platform, the tests (openssh-server: the ssh evaluator's test)
+#   scripts/setup.sh          the CPU platform and the tests (openssh-server, python3, python3-numpy:
+#                             the evaluators' tests)
 #   scripts/setup.sh --cuda   also Debian's CUDA toolkit (nvcc, cuBLAS), from the non-free component,
 #                             which this enables in the apt sources; large (a few GB)
 set -euo pipefail
@@ -13,7 +14,7 @@ packages=(
   libsqlite3-dev nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libfmt-dev
   libseccomp-dev libcurl4-openssl-dev libcpp-httplib-dev libkainjow-mustache-dev
   libgtest-dev libgmock-dev libbenchmark-dev libdnnl-dev
-  openssh-server openssh-client
+  openssh-server openssh-client python3 python3-numpy
 )
 if [ "$with_cuda" -eq 1 ]; then
   packages+=(nvidia-cuda-toolkit)

@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "common/files.h"
+#include "common/subprocess.h"
 
 namespace accelopt::platform::command {
 namespace {
@@ -116,6 +117,82 @@ TEST_F(CommandPlatformTest, ABrokenEvaluatorIsTheUsersErrorWithItsStderr) {
   EXPECT_NE(message_of("old-protocol").find("accelopt-evaluator/0"), std::string::npos);
   EXPECT_NE(message_of("short-values").find("bytes, expected"), std::string::npos);
   EXPECT_NE(message_of("hang").find("no answer within 5 s"), std::string::npos);
+}
+
+// evaluators/nki with a stand-in for the Neuron SDK (testdata/nki_standin): the protocol side of
+// the NKI evaluator, with numpy "kernels" in place of NKI ones. The real SDK needs a Trainium host.
+class NkiEvaluatorTest : public CommandPlatformTest {
+ protected:
+  void SetUp() override {
+    CommandPlatformTest::SetUp();
+    TempDir scratch("accelopt-numpy-check");
+    SpawnOptions check;
+    check.argv = {"/usr/bin/python3", "-c", "import numpy"};
+    check.environment = clean_environment(scratch.path());
+    CommandResult numpy = run_command(check, std::chrono::milliseconds(20000));
+    if (!numpy.status.exited || numpy.status.exit_code != 0) {
+      GTEST_SKIP() << "the NKI evaluator needs numpy (Debian: python3-numpy)";
+    }
+  }
+
+  Verdict evaluate_nki(const std::string& source, const std::string& anchor) {
+    CommandPlatformOptions options;
+    options.name = "nki";
+    options.argv = {
+        "/usr/bin/python3", ACCELOPT_SOURCE_DIR "/evaluators/nki/accelopt-nki-evaluator",
+        "--warmup",         "1",
+        "--iterations",     "3"};
+    options.environment = {"ACCELOPT_NKI_SDK=standin_nki",
+                           "PYTHONPATH=" ACCELOPT_SOURCE_DIR
+                           "/src/platform/command/testdata/nki_standin"};
+    options.correctness = CorrectnessMode::kValues;
+    options.timeout = std::chrono::milliseconds(60000);
+    CommandPlatform platform(options,
+                             [this](const task::Task& task, const task::Workload& workload) {
+                               return cpu_.reference_cases(task, workload);
+                             });
+    EvalRequest request;
+    request.task = &task_;
+    request.workload = "small";
+    request.source = source;
+    request.anchor_source = anchor;
+    request.timing.min_pairs = 5;
+    request.timing.max_pairs = 5;
+    return platform.evaluate(request);
+  }
+};
+
+const char* kNumpySilu =
+    "import numpy\n"
+    "def kernel(x):\n"
+    "    return x / (1.0 + numpy.exp(-x))\n";
+const char* kLoopSilu =
+    "import math\n"
+    "import numpy\n"
+    "def kernel(x):\n"
+    "    out = numpy.empty_like(x)\n"
+    "    for index, value in numpy.ndenumerate(x):\n"
+    "        out[index] = value / (1.0 + math.exp(-value))\n"
+    "    return out\n";
+
+TEST_F(NkiEvaluatorTest, AnNkiKernelIsCheckedAgainstTheCpuReferenceAndTimedInPairs) {
+  Verdict verdict = evaluate_nki(kNumpySilu, kLoopSilu);
+  ASSERT_EQ(verdict.status, Status::kPassed) << verdict.message << "\n" << verdict.log;
+  EXPECT_EQ(verdict.correctness.seeds_checked, task_.seeds);
+  ASSERT_TRUE(verdict.timing);
+  EXPECT_EQ(verdict.timing->pairs, 5);
+  EXPECT_GT(verdict.timing->speedup, 1.0);  // numpy's vector exp beats a Python loop
+  EXPECT_EQ(verdict.profile["device"]["sdk"], "standin_nki");
+}
+
+TEST_F(NkiEvaluatorTest, AWrongOrBrokenNkiKernelGetsItsVerdict) {
+  EXPECT_EQ(evaluate_nki("def kernel(x):\n    return x\n", kLoopSilu).status,
+            Status::kIncorrectNumerical);
+  EXPECT_EQ(evaluate_nki("def kernel(x:\n", kLoopSilu).status, Status::kCompileError);
+  Verdict raised =
+      evaluate_nki("def kernel(x):\n    raise RuntimeError('no SBUF left')\n", kLoopSilu);
+  EXPECT_EQ(raised.status, Status::kRuntimeError);
+  EXPECT_NE(raised.message.find("no SBUF left"), std::string::npos) << raised.message;
 }
 
 }  // namespace

@@ -45,9 +45,9 @@ bool accepts_connections(int port) {
 }
 
 void keygen(const std::filesystem::path& file) {
-  CommandResult result = run_command(
-      {.argv = {"/usr/bin/ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", file.string()}},
-      std::chrono::milliseconds(20000));
+  SpawnOptions options;
+  options.argv = {"/usr/bin/ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", file.string()};
+  CommandResult result = run_command(options, std::chrono::milliseconds(20000));
   ASSERT_TRUE(result.status.exited && result.status.exit_code == 0) << result.output;
 }
 
@@ -82,10 +82,11 @@ class SshEvaluatorTest : public ::testing::Test {
                    (dir / "sshd.pid").string() + "\n" +
                    "StrictModes no\nPasswordAuthentication no\nKbdInteractiveAuthentication no\n"
                    "UsePAM no\nPermitRootLogin prohibit-password\nLogLevel ERROR\n");
-    sshd_.emplace(Process::spawn(
-        {.argv = {"/usr/sbin/sshd", "-D", "-e", "-f", (dir / "sshd_config").string()},
-         .environment = clean_environment(dir),
-         .output_file = dir / "sshd.log"}));
+    SpawnOptions sshd;
+    sshd.argv = {"/usr/sbin/sshd", "-D", "-e", "-f", (dir / "sshd_config").string()};
+    sshd.environment = clean_environment(dir);
+    sshd.output_file = dir / "sshd.log";
+    sshd_.emplace(Process::spawn(sshd));
     for (int attempt = 0; attempt < 100 && !accepts_connections(port_); ++attempt) {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }

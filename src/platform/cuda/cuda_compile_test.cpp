@@ -32,6 +32,18 @@ TEST_F(CudaCompileTest, EveryBaselineCompilesForItsDefaultWorkload) {
   }
 }
 
+TEST_F(CudaCompileTest, TheCublasKernelsCompileAndLink) {
+  for (const char* name : {"matmul", "transpose_matmul", "bmm"}) {
+    std::filesystem::path directory =
+        std::filesystem::path(ACCELOPT_SOURCE_DIR "/bench/cuda") / name;
+    task::Task task = task::load_task(directory);
+    std::string header = task::generate_kernel_header(task, task.default_workload());
+    NvccResult result =
+        compiler_->compile(read_file(directory / "library/cublas.cu"), header, {"-lcublas"});
+    EXPECT_TRUE(result.ok) << name << "\n" << result.diagnostics;
+  }
+}
+
 TEST_F(CudaCompileTest, HostileKernelsCompileSoThatTheSandboxMeetsThem) {
   task::Task task = task::load_task(ACCELOPT_SOURCE_DIR "/bench/cuda/silu");
   std::string header = task::generate_kernel_header(task, task.workload("small"));

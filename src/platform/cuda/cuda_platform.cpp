@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -91,6 +92,16 @@ bool check_fetched(const task::Task& task, const cpu::SharedBuffers& buffers,
   return true;
 }
 
+CudaRunnerOptions runner_options(const std::filesystem::path& program,
+                                 const std::filesystem::path& library,
+                                 const std::string& entry_point) {
+  CudaRunnerOptions options;
+  options.program = program;
+  options.library = library;
+  options.entry_point = entry_point;
+  return options;
+}
+
 std::filesystem::path find_probe_program() {
   if (const char* path = std::getenv("ACCELOPT_GPU_PROBE"); path && *path) return path;
   std::error_code error;
@@ -112,7 +123,7 @@ std::optional<std::string> cuda_unavailable_reason() {
   if (!runner) return "accelopt-cuda-runner was not built (the CUDA toolkit was not found)";
   // The runner answers FAIL without a device; a one-byte buffer is enough to ask.
   cpu::SharedBuffers buffers({4});
-  CudaRunner probe({.program = *runner, .library = "/dev/null"}, buffers);
+  CudaRunner probe(runner_options(*runner, "/dev/null", "kernel"), buffers);
   if (auto failure = probe.start()) {
     if (failure->find("no CUDA device") != std::string::npos) return *failure;
   }
@@ -121,9 +132,10 @@ std::optional<std::string> cuda_unavailable_reason() {
 
 GpuCeilings probe_gpu() {
   TempDir scratch("accelopt-gpu-probe");
-  CommandResult result = run_command(
-      {.argv = {find_probe_program().string()}, .environment = clean_environment(scratch.path())},
-      std::chrono::milliseconds(300000));
+  SpawnOptions probe;
+  probe.argv = {find_probe_program().string()};
+  probe.environment = clean_environment(scratch.path());
+  CommandResult result = run_command(probe, std::chrono::milliseconds(300000));
   if (!result.status.exited || result.status.exit_code != 0) {
     throw UserError("accelopt-gpu-probe " + result.status.describe() + ": " + result.output);
   }
@@ -181,9 +193,8 @@ Verdict CudaPlatform::evaluate(const EvalRequest& request) {
   std::vector<cpu::ReferenceCase> cases = reference_cases_(task, workload);
   Milliseconds timeout = options_.call_timeout;
   cpu::SharedBuffers buffers(buffer_sizes(task, workload));
-  CudaRunner candidate(
-      {.program = options_.runner, .library = compiled.library, .entry_point = task.entry_point},
-      buffers);
+  CudaRunner candidate(runner_options(options_.runner, compiled.library, task.entry_point),
+                       buffers);
   if (auto failure = candidate.start()) {
     verdict.log = candidate.output();
     bool missing_entry = failure->find("does not define") != std::string::npos;
@@ -239,9 +250,7 @@ Verdict CudaPlatform::evaluate(const EvalRequest& request) {
   }
   cpu::SharedBuffers anchor_buffers(buffer_sizes(task, workload));
   prepare_case(anchor_buffers, task, cases.front());
-  CudaRunner anchor({.program = options_.runner,
-                     .library = anchor_compiled.library,
-                     .entry_point = task.entry_point},
+  CudaRunner anchor(runner_options(options_.runner, anchor_compiled.library, task.entry_point),
                     anchor_buffers);
   if (auto failure = anchor.start()) {
     throw UserError("the anchor kernel (" + request.anchor_name + ") cannot run: " + *failure);

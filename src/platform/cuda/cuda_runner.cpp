@@ -5,6 +5,9 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 #include <sstream>
 
 #include "common/error.h"

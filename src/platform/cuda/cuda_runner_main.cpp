@@ -7,7 +7,9 @@
 // killing it on network sockets, exec, new processes and ptrace.
 #include <cuda_runtime.h>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <linux/landlock.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>

@@ -37,6 +37,14 @@ Json GpuCeilings::to_json() const {
           {"bandwidth", points}};
 }
 
+Json GpuCeilings::prompt_variables() const {
+  return {{"device", device},
+          {"sm", sm},
+          {"fp32_fma_gflops", static_cast<int64_t>(fp32_fma_gflops)},
+          {"bandwidth_gbytes_per_second",
+           bandwidth.empty() ? 0 : static_cast<int64_t>(bandwidth.back().gbytes_per_second)}};
+}
+
 GpuCeilings parse_gpu_probe(const std::string& text) {
   GpuCeilings ceilings;
   std::istringstream lines(text);

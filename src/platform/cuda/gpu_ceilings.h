@@ -35,6 +35,9 @@ struct GpuCeilings {
   // record.
   cpu::MachinePeaks to_peaks() const;
   Json to_json() const;
+  // The `machine` variables of prompts/platform/cuda.mustache: device, sm, fp32_fma_gflops,
+  // bandwidth_gbytes_per_second (the largest working set's).
+  Json prompt_variables() const;
 };
 
 // Throws UserError naming the line for output that is not the probe's.

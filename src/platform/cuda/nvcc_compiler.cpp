@@ -35,9 +35,10 @@ NvccCompiler::NvccCompiler(NvccOptions options) : options_(std::move(options)) {
   }
   if (options_.cache_directory.empty()) options_.cache_directory = cache_directory() / "cuda";
   TempDir scratch("accelopt-nvcc");
-  CommandResult result = run_command({.argv = {options_.nvcc.string(), "--version"},
-                                      .environment = clean_environment(scratch.path())},
-                                     std::chrono::milliseconds(30000));
+  SpawnOptions version;
+  version.argv = {options_.nvcc.string(), "--version"};
+  version.environment = clean_environment(scratch.path());
+  CommandResult result = run_command(version, std::chrono::milliseconds(30000));
   if (!result.status.exited || result.status.exit_code != 0) {
     throw UserError(options_.nvcc.string() + " --version failed: " + result.output);
   }

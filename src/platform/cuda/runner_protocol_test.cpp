@@ -41,7 +41,10 @@ TEST(CudaRunner, WithoutADeviceTheRunnerFailsSayingWhy) {
   auto reason = cuda_unavailable_reason();
   if (!reason) GTEST_SKIP() << "this machine has a CUDA device";
   cpu::SharedBuffers buffers({64});
-  CudaRunner runner({.program = *program, .library = "/dev/null"}, buffers);
+  CudaRunnerOptions options;
+  options.program = *program;
+  options.library = "/dev/null";
+  CudaRunner runner(options, buffers);
   auto failure = runner.start();
   ASSERT_TRUE(failure);
   EXPECT_NE(failure->find("no CUDA device"), std::string::npos) << *failure;
