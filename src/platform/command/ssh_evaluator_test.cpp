@@ -148,8 +148,10 @@ TEST_F(SshEvaluatorTest, TheBaselineJudgedOnTheRemoteHostPassesAndIsTimedAgainst
 
 TEST_F(SshEvaluatorTest, ARemoteCompileErrorComesBackWithItsLog) {
   Verdict verdict = evaluate(
-      "#include \"accelopt_task.h\"\nextern \"C\" void kernel(const float* x, float* out) "
-      "{ out[0] = undefined_name; }\n",
+      "#include \"accelopt_task.h\"\n"
+      "extern \"C\" void kernel(const float* __restrict x, float* __restrict out) {\n"
+      "  out[0] = undefined_name;\n"
+      "}\n",
       false);
   EXPECT_EQ(verdict.status, Status::kCompileError) << verdict.message;
   EXPECT_NE(verdict.log.find("undefined_name"), std::string::npos) << verdict.log;

@@ -60,7 +60,13 @@ std::optional<std::string> CudaRunner::start() {
     offsets += (i ? "," : "") + std::to_string(buffers_.offset(i));
   }
   SpawnOptions spawn;
-  spawn.argv = {options_.program.string(), "--entry", options_.entry_point, "--offsets", offsets};
+  spawn.argv = {options_.program.string(),
+                "--entry",
+                options_.entry_point,
+                "--offsets",
+                offsets,
+                "--call-before-sandbox",
+                options_.call_before_sandbox ? "1" : "0"};
   spawn.environment = clean_environment(work);
   spawn.working_directory = work;
   spawn.output_file = home_.path() / "output.txt";

@@ -22,6 +22,7 @@ struct CudaRunnerOptions {
   std::string entry_point = "kernel";
   std::chrono::milliseconds start_timeout{60000};  // creating a CUDA context takes seconds
   uint64_t cpu_seconds = 3600;
+  bool call_before_sandbox = false;  // trusted library code only: see cuda_runner_main.cpp
 };
 
 enum class StepOutcome : uint8_t { kDone, kTimedOut, kCudaError, kEnded };

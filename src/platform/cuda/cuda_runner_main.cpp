@@ -16,6 +16,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -125,11 +126,13 @@ int main(int argc, char** argv) {
   std::string entry_point = "kernel";
   std::vector<size_t> offsets;
   size_t flush_bytes = 0;
+  bool call_before_sandbox = false;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string flag = argv[i];
     if (flag == "--entry") entry_point = argv[i + 1];
     if (flag == "--offsets") offsets = parse_offsets(argv[i + 1]);
     if (flag == "--flush-bytes") flush_bytes = std::stoull(argv[i + 1]);
+    if (flag == "--call-before-sandbox") call_before_sandbox = std::string(argv[i + 1]) == "1";
   }
 
   struct stat shared {};
@@ -164,13 +167,6 @@ int main(int argc, char** argv) {
   void* symbol = ::dlsym(handle, entry_point.c_str());
   if (symbol == nullptr) fail("the kernel does not define extern \"C\" " + entry_point);
 
-  bool no_new_privs = ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0;
-  bool landlock = restrict_files();
-  bool seccomp = restrict_system_calls();
-  reply(std::string("READY device=") + properties.name + " sm=" + std::to_string(properties.major) +
-        "." + std::to_string(properties.minor) + " landlock=" + (landlock ? "1" : "0") +
-        " seccomp=" + (seccomp ? "1" : "0") + " no_new_privs=" + (no_new_privs ? "1" : "0"));
-
   // The entry point takes one device pointer per tensor; up to 8 tensors (the tasks have ≤ 6).
   using Pointer = void*;
   std::vector<Pointer> pointers;
@@ -181,6 +177,24 @@ int main(int argc, char** argv) {
     reinterpret_cast<Kernel>(symbol)(pointers[0], pointers[1], pointers[2], pointers[3],
                                      pointers[4], pointers[5], pointers[6], pointers[7]);
   };
+
+  // Trusted library code (cuBLAS side by side) loads more of itself on its first call; it makes
+  // that call before the sandbox closes the file system. Never set for a kernel an agent wrote.
+  if (call_before_sandbox) {
+    call_kernel();
+    if (cudaError_t error = cudaDeviceSynchronize(); error != cudaSuccess) {
+      fail(cuda_error("the first call", error));
+    }
+  }
+
+  bool no_new_privs = ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0;
+  bool landlock = restrict_files();
+  bool seccomp = restrict_system_calls();
+  std::string device_name = properties.name;  // one word on the READY line
+  std::replace(device_name.begin(), device_name.end(), ' ', '_');
+  reply("READY device=" + device_name + " sm=" + std::to_string(properties.major) + "." +
+        std::to_string(properties.minor) + " landlock=" + (landlock ? "1" : "0") +
+        " seccomp=" + (seccomp ? "1" : "0") + " no_new_privs=" + (no_new_privs ? "1" : "0"));
 
   for (;;) {
     std::string command = read_command();
