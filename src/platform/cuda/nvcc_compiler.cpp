@@ -76,6 +76,12 @@ NvccResult NvccCompiler::compile(const std::string& source, const std::string& h
   for (const char* flag : {"-shared", "-Xcompiler", "-fPIC", "-cudart", "shared", "-I", "."}) {
     spawn.argv.push_back(flag);
   }
+  // The runner's own search path does not reach a dlopen-ed library's dependencies (cudart,
+  // cuBLAS for trusted kernels): the library carries the toolkit's folder itself.
+  std::filesystem::path toolkit_libraries = options_.nvcc.parent_path().parent_path() / "lib64";
+  if (std::filesystem::is_directory(toolkit_libraries)) {
+    spawn.argv.push_back("-Xlinker=-rpath," + toolkit_libraries.string());
+  }
   spawn.argv.insert(spawn.argv.end(), {"-o", "kernel.so", "kernel.cu"});
   // nvcc finds its host compiler and libraries through PATH.
   spawn.environment = clean_environment(work.path());
