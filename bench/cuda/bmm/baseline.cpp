@@ -1,0 +1,1 @@
+../../cpu/bmm/baseline.cpp

@@ -1,0 +1,1 @@
+../../cpu/matmul_add_rmsnorm/baseline.cpp
