@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The checks that need an NVIDIA GPU, for a machine that has one: builds with CUDA required, prints
 # the GPU probe, runs the CUDA platform's device and compile tests (which skip elsewhere), then a
-# short optimize of the silu task on the GPU. Run from anywhere: scripts/gpu-check.sh [build-dir]
+# short eval and optimize of the silu task on the GPU. Run from anywhere:
+#   scripts/gpu-check.sh [build-dir]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build-gpu}
@@ -12,7 +13,7 @@ if ! nvidia-smi -L; then
 fi
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DACCELOPT_CUDA=ON >/dev/null
 ninja -C "$build" accelopt accelopt-runner accelopt-cuda-runner accelopt_gpu_probe \
-  cuda_platform_test cuda_compile_test command_platform_test
+  cuda_platform_test cuda_compile_test cuda_compile_all_test command_platform_test
 
 echo "== GPU probe"
 "$build"/src/platform/cuda/accelopt-gpu-probe
@@ -24,14 +25,12 @@ if grep -q "SKIPPED" "$build"/gpu-check-tests.log; then
   exit 1
 fi
 "$build"/src/platform/cuda/cuda_compile_test --gtest_brief=1
+"$build"/src/platform/cuda/cuda_compile_all_test --gtest_brief=1
 
-echo "== a short optimize on the GPU"
-if "$build"/src/cli/accelopt optimize --help 2>/dev/null | grep -q -- "--platform"; then
-  workspace=$(mktemp -d)
-  "$build"/src/cli/accelopt optimize --platform cuda --task bench/cuda/silu --workload small \
-    --workspace "$workspace" --preset quick --iterations 1
-  rm -rf "$workspace"
-else
-  echo "gpu-check: this accelopt has no --platform flag yet; optimize on the GPU skipped" >&2
-fi
+echo "== the silu baseline, then a short optimize, on the GPU (--platform cuda)"
+workspace=$(mktemp -d)
+trap 'rm -rf "$workspace"' EXIT
+"$build"/src/cli/accelopt eval --platform cuda --task bench/cuda/silu --workload small
+"$build"/src/cli/accelopt optimize --platform cuda --task bench/cuda/silu --workload small \
+  --workspace "$workspace" --preset quick --iterations 1
 echo "gpu-check: done"

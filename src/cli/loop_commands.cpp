@@ -11,13 +11,12 @@
 
 #include "agents/llm_agents.h"
 #include "cli/commands.h"
+#include "cli/platform_choice.h"
 #include "cli/workspace.h"
 #include "common/error.h"
 #include "common/files.h"
 #include "llm/config.h"
 #include "llm/models.h"
-#include "platform/cpu/cpu_platform.h"
-#include "platform/cpu/machine.h"
 #include "report/progress.h"
 #include "search/beam_search.h"
 #include "search/config.h"
@@ -41,6 +40,7 @@ struct OptimizeArguments {
   double max_wall_seconds = -1;
   int64_t seed = -1;
   std::string prompts;  // the user's prompt templates
+  std::string platform = "cpu";
 };
 
 struct ResumeArguments {
@@ -136,17 +136,13 @@ std::unique_ptr<Agents> make_agents(const std::string& mode, const ConfigFile& c
 // What every run of one command shares: the database, the platform and the progress line.
 struct Workbench {
   std::unique_ptr<store::Store> store;
-  std::unique_ptr<platform::cpu::CpuPlatform> platform;
+  ChosenPlatform platform;  // set once the task's platform is known
   report::ProgressPrinter progress{std::cerr, report::is_smart_terminal(STDERR_FILENO)};
 };
 
 std::unique_ptr<Workbench> open_workbench(const std::string& workspace, Access access) {
   auto bench = std::make_unique<Workbench>();
   bench->store = open_workspace(workspace, access);
-  platform::cpu::CpuPlatformOptions options;
-  options.compiler.cpus = platform::cpu::compile_cpus();
-  bench->platform = std::make_unique<platform::cpu::CpuPlatform>(
-      options, platform::cpu::load_or_probe_machine(false, &std::cerr));
   return bench;
 }
 
@@ -154,7 +150,7 @@ std::unique_ptr<Workbench> open_workbench(const std::string& workspace, Access a
 search::SearchContext make_context(const task::Task& task, Workbench& bench, const Agents& agents) {
   search::SearchContext context;
   context.task = &task;
-  context.platform = bench.platform.get();
+  context.platform = &bench.platform.get();
   context.store = bench.store.get();
   context.events = &bench.progress;
   context.agents = agents.set;
@@ -231,14 +227,16 @@ std::string agents_mode(const OptimizeArguments& arguments, const ConfigFile& fi
 }
 
 int run_optimize(const OptimizeArguments& arguments) {
+  PlatformChoice platform = parse_platform_choice(arguments.platform);
   std::vector<task::Task> tasks;  // all loaded first: a typo fails before any run starts
   for (const std::string& directory : arguments.task_directories) {
-    tasks.push_back(task::load_task(directory));
+    tasks.push_back(task::load_task(directory, platform.kernel_extension));
   }
   ConfigFile file = read_config(arguments.config);
   search::SearchConfig config = search_config(arguments, file);
   std::string mode = agents_mode(arguments, file);
   auto bench = open_workbench(arguments.workspace, Access::kWrite);
+  bench->platform = make_platform(platform);
   std::vector<std::pair<std::string, search::RunSummary>> summaries;
   int code = 0;
   for (const task::Task& task : tasks) {
@@ -246,6 +244,7 @@ int run_optimize(const OptimizeArguments& arguments) {
     creating.task = &task;
     creating.store = bench->store.get();
     Json extra{{"agents", mode},
+               {"platform", platform.value},
                {"config_file", file.path},
                {"prompts", arguments.prompts.empty()
                                ? std::string()
@@ -278,7 +277,10 @@ int run_resume(const ResumeArguments& arguments) {
   if (!record) {
     throw UserError(fmt::format("there is no run {} in {}", arguments.run_id, arguments.workspace));
   }
-  task::Task task = task::load_task(record->config.at("task_directory").get<std::string>());
+  PlatformChoice platform = parse_platform_choice(record->config.value("platform", "cpu"));
+  task::Task task = task::load_task(record->config.at("task_directory").get<std::string>(),
+                                    platform.kernel_extension);
+  bench->platform = make_platform(platform);
   ConfigFile file = read_config(record->config.value("config_file", ""));
   auto agents = make_agents(record->config.value("agents", "tuner"), file,
                             record->config.value("prompts", ""), *bench->store, arguments.run_id);
@@ -308,6 +310,8 @@ void add_optimize_flags(CLI::App& command, OptimizeArguments& arguments) {
   command.add_option("--max-wall-seconds", arguments.max_wall_seconds, "wall-time budget")
       ->check(CLI::PositiveNumber);
   command.add_option("--seed", arguments.seed, "the search's seed")->check(CLI::NonNegativeNumber);
+  command.add_option("--platform", arguments.platform, "cpu, cuda or command:<file.json>")
+      ->capture_default_str();
   command.add_option("--prompts", arguments.prompts,
                      "a folder of your own prompt templates (llm, hybrid)");
 }

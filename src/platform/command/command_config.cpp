@@ -43,7 +43,10 @@ CommandPlatformOptions parse_command_config(const Json& json, const std::filesys
     }
     options.environment.push_back(variable.get<std::string>());
   }
-  options.baseline_file = json.value("baseline_file", options.baseline_file);
+  options.kernel_extension = json.value("kernel_extension", options.kernel_extension);
+  if (options.kernel_extension.empty() || options.kernel_extension.front() != '.') {
+    throw fail("kernel_extension", "expected a file extension such as \".cpp\" or \".py\"");
+  }
   if (json.contains("ceilings")) {
     try {
       options.ceilings = cpu::MachinePeaks::from_json(json["ceilings"]);

@@ -7,7 +7,7 @@
 //     "correctness": "evaluator",            // or "values", "checksums"
 //     "timeout_seconds": 900,
 //     "environment": ["SSH_AUTH_SOCK=/run/user/1000/ssh-agent"],
-//     "baseline_file": "baseline.cpp",
+//     "kernel_extension": ".cpp",             // a task's baseline is baseline<kernel_extension>
 //     "ceilings": { ... }                      // `accelopt machine probe --json` of that device
 //   }
 //

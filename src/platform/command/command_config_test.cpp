@@ -10,7 +10,7 @@ namespace {
 TEST(CommandConfig, ReadsEvaluatorModeTimeoutEnvironmentAndCeilings) {
   Json json = Json::parse(R"({
     "name": "box", "argv": ["evaluators/run", "--host", "me@box"], "correctness": "values",
-    "timeout_seconds": 30, "environment": ["A=1"], "baseline_file": "baseline.py",
+    "timeout_seconds": 30, "environment": ["A=1"], "kernel_extension": ".py",
     "ceilings": {"cpu_model": "trn1", "isa": "nki", "fma_gflops": 23750, "vector_gflops": 286.7,
                  "bandwidth": [{"working_set_bytes": 1048576, "gbytes_per_second": 440}]}})");
   CommandPlatformOptions options = parse_command_config(json, "/etc/accelopt", "box.json");
@@ -20,7 +20,7 @@ TEST(CommandConfig, ReadsEvaluatorModeTimeoutEnvironmentAndCeilings) {
   EXPECT_EQ(options.correctness, CorrectnessMode::kValues);
   EXPECT_EQ(options.timeout, std::chrono::milliseconds(30000));
   EXPECT_EQ(options.environment, std::vector<std::string>{"A=1"});
-  EXPECT_EQ(options.baseline_file, "baseline.py");
+  EXPECT_EQ(options.kernel_extension, ".py");
   EXPECT_EQ(options.ceilings.fma_gflops, 23750);
 }
 

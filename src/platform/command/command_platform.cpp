@@ -169,9 +169,8 @@ Verdict CommandPlatform::evaluate(const EvalRequest& request) {
   message.header = task::generate_kernel_header(task, workload);
   message.source = request.source;
   message.anchor_name = request.anchor_name;
-  message.anchor_source = request.anchor_source.empty()
-                              ? read_file(task.directory / options_.baseline_file)
-                              : request.anchor_source;
+  message.anchor_source =
+      request.anchor_source.empty() ? read_file(task.baseline_path()) : request.anchor_source;
   message.reference_source = read_file(task.reference_path());
   message.correctness = options_.correctness;
   message.measure_time = request.measure_time;

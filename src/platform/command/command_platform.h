@@ -27,7 +27,8 @@ struct CommandPlatformOptions {
   std::vector<std::string> environment;       // added to a clean environment (PATH, HOME, LANG)
   std::chrono::milliseconds timeout{900000};  // for one request, compile and timing included
   CorrectnessMode correctness = CorrectnessMode::kEvaluator;
-  std::string baseline_file = "baseline.cpp";  // the anchor when a request names none
+  // The kind of source the evaluator takes; a task's baseline is baseline<kernel_extension>.
+  std::string kernel_extension = ".cpp";
   // The ceilings of the device the evaluator runs on; all zero: no roofline score, no physics
   // check.
   cpu::MachinePeaks ceilings;

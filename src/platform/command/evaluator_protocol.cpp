@@ -210,9 +210,10 @@ Timing timing_from_reported(const ReportedTurns& turns, const std::string& ancho
   for (size_t pair = 0; pair < turns.candidate_seconds.size(); ++pair) {
     double candidate = turns.candidate_seconds[pair], anchor = turns.anchor_seconds[pair];
     if (!(candidate > 0) || !(anchor > 0)) {
-      throw UserError(fmt::format("the evaluator's timed pair {} has a per-call time that is not "
-                                  "positive",
-                                  pair + 1));
+      throw UserError(
+          fmt::format("the evaluator's timed pair {} has a per-call time that is not "
+                      "positive",
+                      pair + 1));
     }
     timing.ratios.push_back(candidate / anchor);
   }

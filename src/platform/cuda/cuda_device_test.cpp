@@ -25,7 +25,7 @@ class CudaDeviceTest : public ::testing::Test {
   }
 
   Verdict evaluate(const std::string& task_name, const std::string& source, bool time = false) {
-    task::Task task = task::load_task(kBench / task_name);
+    task::Task task = task::load_task(kBench / task_name, ".cu");
     CudaPlatformOptions options;
     options.call_timeout = std::chrono::milliseconds(5000);
     CudaPlatform platform(options, ceilings_, [](const task::Task& t, const task::Workload& w) {

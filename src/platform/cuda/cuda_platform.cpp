@@ -315,9 +315,8 @@ Verdict CudaPlatform::evaluate(const EvalRequest& request) {
   verdict.log = candidate.output();
   if (!request.measure_time) return finish(Status::kPassed, "correct on every seed (not timed)");
 
-  std::string anchor_source = request.anchor_source.empty()
-                                  ? read_file(task.directory / options_.baseline_file)
-                                  : request.anchor_source;
+  std::string anchor_source =
+      request.anchor_source.empty() ? read_file(task.baseline_path()) : request.anchor_source;
   NvccResult anchor_compiled = compiler_.compile(anchor_source, header);
   if (!anchor_compiled.ok) {
     throw UserError("the anchor kernel (" + request.anchor_name + ") does not compile:\n" +

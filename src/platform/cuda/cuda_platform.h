@@ -26,7 +26,6 @@ struct CudaPlatformOptions {
   std::filesystem::path runner;  // empty: find_cuda_runner_program()
   std::chrono::milliseconds call_timeout{10000};
   double physics_margin = 2.0;
-  std::string baseline_file = "baseline.cu";  // the anchor when a request names none
 };
 
 // Why this machine cannot run CUDA kernels (no nvcc, no runner built, no device), or nullopt.

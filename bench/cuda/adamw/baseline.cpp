@@ -1,1 +1,0 @@
-../../cpu/adamw/baseline.cpp

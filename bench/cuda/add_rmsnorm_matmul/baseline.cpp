@@ -1,1 +1,0 @@
-../../cpu/add_rmsnorm_matmul/baseline.cpp

@@ -1,1 +1,0 @@
-../../cpu/bmm/baseline.cpp

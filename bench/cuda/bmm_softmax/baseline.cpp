@@ -1,1 +1,0 @@
-../../cpu/bmm_softmax/baseline.cpp

@@ -1,1 +1,0 @@
-../../cpu/gqa_full/baseline.cpp

@@ -1,1 +1,0 @@
-../../cpu/lora/baseline.cpp

@@ -1,1 +1,0 @@
-../../cpu/mamba/baseline.cpp

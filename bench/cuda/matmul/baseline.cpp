@@ -1,1 +1,0 @@
-../../cpu/matmul/baseline.cpp

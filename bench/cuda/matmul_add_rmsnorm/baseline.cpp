@@ -1,1 +1,0 @@
-../../cpu/matmul_add_rmsnorm/baseline.cpp

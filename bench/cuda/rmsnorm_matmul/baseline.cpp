@@ -1,1 +1,0 @@
-../../cpu/rmsnorm_matmul/baseline.cpp

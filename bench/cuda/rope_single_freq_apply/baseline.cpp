@@ -1,1 +1,0 @@
-../../cpu/rope_single_freq_apply/baseline.cpp

@@ -1,1 +1,0 @@
-../../cpu/silu/baseline.cpp

@@ -1,1 +1,0 @@
-../../cpu/swiglu/baseline.cpp

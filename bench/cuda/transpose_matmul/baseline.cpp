@@ -1,1 +1,0 @@
-../../cpu/transpose_matmul/baseline.cpp
