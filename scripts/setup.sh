@@ -1,6 +1,13 @@
 #!/usr/bin/env bash
 # Installs the Debian packages accelopt needs to build, test and run. Safe to run again.
+#   scripts/setup.sh          the CPU platform and the tests (openssh-server, python3, python3-numpy:
+#                             the evaluators' tests)
+#   scripts/setup.sh --cuda   also Debian's CUDA toolkit (nvcc, cuBLAS), from the non-free component,
+#                             which this enables in the apt sources; large (a few GB)
 set -euo pipefail
+
+with_cuda=0
+[ "${1:-}" = "--cuda" ] && with_cuda=1
 
 packages=(
   build-essential cmake ninja-build g++ clang clang-format clang-tidy
@@ -10,17 +17,35 @@ packages=(
   chromium  # the HTML report's tests open it headless (docs/report.md)
   postgresql libpqxx-dev
   slurm-wlm munge  # scale_out_test starts a one-node Slurm of its own (docs/scale-out.md)
+  openssh-server openssh-client python3 python3-numpy  # the evaluator-command tests (docs/evaluator-protocol.md)
 )
+if [ "$with_cuda" -eq 1 ]; then
+  packages+=(nvidia-cuda-toolkit)
+fi
 
 missing=()
 for package in "${packages[@]}"; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
 done
 
+sudo_cmd=""
+[ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+
+# nvidia-cuda-toolkit lives in Debian's non-free component (and needs contrib).
+enable_non_free() {
+  local sources=/etc/apt/sources.list.d/debian.sources
+  if [ -f "$sources" ]; then
+    grep -q 'non-free' "$sources" ||
+      $sudo_cmd sed -i -E 's/^Components: main$/Components: main contrib non-free non-free-firmware/' "$sources"
+  elif [ -f /etc/apt/sources.list ]; then
+    grep -q 'non-free' /etc/apt/sources.list ||
+      $sudo_cmd sed -i -E 's/^(deb .*debian.* main)$/\1 contrib non-free non-free-firmware/' /etc/apt/sources.list
+  fi
+}
+
 if [ ${#missing[@]} -gt 0 ]; then
-  sudo_cmd=""
-  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  [ "$with_cuda" -eq 1 ] && enable_non_free
   echo "setup: installing ${missing[*]}"
-  $sudo_cmd apt-get update -q
-  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -q --no-install-recommends "${missing[@]}"
+  $sudo_cmd apt-get -o DPkg::Lock::Timeout=600 update -q
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends "${missing[@]}"
 fi

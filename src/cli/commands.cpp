@@ -6,6 +6,7 @@
 #include <iostream>
 #include <memory>
 
+#include "cli/platform_choice.h"
 #include "common/error.h"
 #include "common/files.h"
 #include "platform/cpu/cpu_platform.h"
@@ -28,14 +29,15 @@ struct EvalArguments {
   bool verbose = false;
   double target = 0.02;
   double budget = 20;
+  std::string platform = "cpu";
 };
 
 int run_eval(const EvalArguments& arguments) {
-  task::Task task = task::load_task(arguments.task_directory);
+  PlatformChoice choice = parse_platform_choice(arguments.platform);
+  task::Task task = task::load_task(arguments.task_directory, choice.kernel_extension);
   platform::cpu::CpuPlatformOptions options;
   options.compiler.compiler = arguments.compiler;
-  options.compiler.cpus = platform::cpu::compile_cpus();
-  platform::cpu::CpuPlatform cpu(options, platform::cpu::load_or_probe_machine(false, &std::cerr));
+  ChosenPlatform chosen = make_platform(choice, options);
   platform::EvalRequest request;
   request.task = &task;
   request.workload = arguments.workload;
@@ -54,7 +56,7 @@ int run_eval(const EvalArguments& arguments) {
     report::ElapsedLine progress(
         std::cerr, report::is_smart_terminal(STDERR_FILENO),
         fmt::format("evaluating {} on {}", kernel.filename().string(), task.name));
-    verdict = cpu.evaluate(request);
+    verdict = chosen.get().evaluate(request);
   }
   if (arguments.json) {
     std::cout << verdict.to_json().dump(2) << "\n";
@@ -127,6 +129,8 @@ void register_commands(CLI::App& app, CommandTable& table) {
   eval->add_option("--anchor", eval_arguments->anchor,
                    "kernel to time against (default: the baseline)");
   eval->add_option("--compiler", eval_arguments->compiler, "g++ or clang++")->capture_default_str();
+  eval->add_option("--platform", eval_arguments->platform, "cpu, cuda or command:<file.json>")
+      ->capture_default_str();
   eval->add_option("--target", eval_arguments->target,
                    "target half-width of the speedup's 95% interval")
       ->capture_default_str()

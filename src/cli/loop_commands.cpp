@@ -11,6 +11,7 @@
 
 #include "agents/llm_agents.h"
 #include "cli/commands.h"
+#include "cli/platform_choice.h"
 #include "cli/signals.h"
 #include "cli/workspace.h"
 #include "common/error.h"
@@ -19,8 +20,6 @@
 #include "llm/commands.h"
 #include "llm/config.h"
 #include "llm/models.h"
-#include "platform/cpu/cpu_platform.h"
-#include "platform/cpu/machine.h"
 #include "report/progress.h"
 #include "search/beam_search.h"
 #include "search/config.h"
@@ -45,6 +44,7 @@ struct OptimizeArguments {
   int64_t seed = -1;
   std::string prompts;  // the user's prompt templates
   std::string kernel;   // the user's own kernel to start from; empty: the task's baseline
+  std::string platform = "cpu";
 };
 
 struct ResumeArguments {
@@ -160,17 +160,13 @@ void check_models_answer(const std::string& mode, const ConfigFile& config) {
 // What every run of one command shares: the database, the platform and the progress line.
 struct Workbench {
   std::unique_ptr<store::Store> store;
-  std::unique_ptr<platform::cpu::CpuPlatform> platform;
+  ChosenPlatform platform;  // set once the task's platform is known
   report::ProgressPrinter progress{std::cerr, report::is_smart_terminal(STDERR_FILENO)};
 };
 
 std::unique_ptr<Workbench> open_workbench(const std::string& workspace, Access access) {
   auto bench = std::make_unique<Workbench>();
   bench->store = open_workspace(workspace, access);
-  platform::cpu::CpuPlatformOptions options;
-  options.compiler.cpus = platform::cpu::compile_cpus();
-  bench->platform = std::make_unique<platform::cpu::CpuPlatform>(
-      options, platform::cpu::load_or_probe_machine(false, &std::cerr));
   return bench;
 }
 
@@ -180,7 +176,7 @@ search::SearchContext make_context(const task::Task& task, Workbench& bench, con
   search::SearchContext context;
   context.interrupt = &signals.requested();
   context.task = &task;
-  context.platform = bench.platform.get();
+  context.platform = &bench.platform.get();
   context.store = bench.store.get();
   context.events = &bench.progress;
   context.agents = agents.set;
@@ -282,9 +278,10 @@ std::string agents_mode(const OptimizeArguments& arguments, const ConfigFile& fi
 }
 
 int run_optimize(const OptimizeArguments& arguments) {
+  PlatformChoice platform = parse_platform_choice(arguments.platform);
   std::vector<task::Task> tasks;  // all loaded first: a typo fails before any run starts
   for (const std::string& directory : arguments.task_directories) {
-    tasks.push_back(task::load_task(directory));
+    tasks.push_back(task::load_task(directory, platform.kernel_extension));
   }
   ConfigFile file = read_config(arguments.config);
   search::SearchConfig config = search_config(arguments, file);
@@ -299,6 +296,7 @@ int run_optimize(const OptimizeArguments& arguments) {
   }
   check_models_answer(mode, file);
   auto bench = open_workbench(arguments.workspace, Access::kWrite);
+  bench->platform = make_platform(platform);
   std::vector<std::pair<std::string, search::RunSummary>> summaries;
   int code = 0;
   StopOnSignals signals;
@@ -308,6 +306,7 @@ int run_optimize(const OptimizeArguments& arguments) {
     creating.task = &task;
     creating.store = bench->store.get();
     Json extra{{"agents", mode},
+               {"platform", platform.value},
                {"config_file", file.path},
                {"prompts", arguments.prompts.empty()
                                ? std::string()
@@ -341,7 +340,10 @@ int run_resume(const ResumeArguments& arguments) {
     throw UserError(fmt::format("there is no run {} in {}", arguments.run_id,
                                 store::redact_url(arguments.workspace)));
   }
-  task::Task task = task::load_task(record->config.at("task_directory").get<std::string>());
+  PlatformChoice platform = parse_platform_choice(record->config.value("platform", "cpu"));
+  task::Task task = task::load_task(record->config.at("task_directory").get<std::string>(),
+                                    platform.kernel_extension);
+  bench->platform = make_platform(platform);
   ConfigFile file = read_config(record->config.value("config_file", ""));
   check_models_answer(record->config.value("agents", "tuner"), file);
   auto agents = make_agents(record->config.value("agents", "tuner"), file,
@@ -376,6 +378,8 @@ void add_optimize_flags(CLI::App& command, OptimizeArguments& arguments) {
   command.add_option("--max-wall-seconds", arguments.max_wall_seconds, "wall-time budget")
       ->check(positive_number());
   command.add_option("--seed", arguments.seed, "the search's seed")->check(non_negative_number());
+  command.add_option("--platform", arguments.platform, "cpu, cuda or command:<file.json>")
+      ->capture_default_str();
   command.add_option("--prompts", arguments.prompts,
                      "a folder of your own prompt templates (llm, hybrid)");
   command.add_option("--kernel", arguments.kernel,

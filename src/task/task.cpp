@@ -469,7 +469,7 @@ Task parse_task_definition(const std::string& json_text, const std::filesystem::
   return task;
 }
 
-Task load_task(const std::filesystem::path& directory) {
+Task load_task(const std::filesystem::path& directory, const std::string& kernel_extension) {
   std::filesystem::path definition = directory / "definition.json";
   if (!std::filesystem::is_directory(directory)) {
     throw UserError(directory.string() + ": not a task directory (it does not exist)");
@@ -480,11 +480,12 @@ Task load_task(const std::filesystem::path& directory) {
                     "reference.cpp and baseline.cpp)");
   }
   Task task = parse_task_definition(read_file(definition), directory, definition.string());
+  task.kernel_extension = kernel_extension;
   for (const auto& required : {task.reference_path(), task.baseline_path()}) {
     if (!std::filesystem::exists(required)) {
       throw UserError(required.string() +
-                      ": missing (every task needs a trusted reference.cpp "
-                      "and a baseline.cpp)");
+                      ": missing (every task needs a trusted reference.cpp and a baseline" +
+                      kernel_extension + " for this platform)");
     }
   }
   return task;

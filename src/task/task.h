@@ -100,9 +100,13 @@ struct Task {
   std::string vec_flops_expression = "0";
   std::string bytes_expression = "0";
   Json definition;  // the file as read, for records
+  // What the platform compiles: ".cpp" on the CPU, ".cu" for CUDA, an evaluator's choice.
+  std::string kernel_extension = ".cpp";
 
   std::filesystem::path reference_path() const { return directory / "reference.cpp"; }
-  std::filesystem::path baseline_path() const { return directory / "baseline.cpp"; }
+  std::filesystem::path baseline_path() const {
+    return directory / ("baseline" + kernel_extension);
+  }
 
   // Throws UserError naming the known workloads.
   const Workload& workload(const std::string& name) const;
@@ -119,9 +123,11 @@ struct Task {
   RooflineCounts roofline_counts(const Workload& workload) const;
 };
 
-// Reads and validates `directory`/definition.json and checks reference.cpp and baseline.cpp exist.
+// Reads and validates `directory`/definition.json and checks reference.cpp and the baseline
+// (baseline<kernel_extension>: the platform's kind of source) exist.
 // Throws UserError "<file>: <field>: <why>" for anything wrong.
-Task load_task(const std::filesystem::path& directory);
+Task load_task(const std::filesystem::path& directory,
+               const std::string& kernel_extension = ".cpp");
 
 // Same validation over JSON text; `origin` names the file in messages. Does not touch the disk.
 Task parse_task_definition(const std::string& json_text, const std::filesystem::path& directory,

@@ -1,0 +1,1 @@
+../../cpu/add_rmsnorm_matmul/reference.cpp

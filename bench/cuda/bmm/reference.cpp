@@ -1,0 +1,1 @@
+../../cpu/bmm/reference.cpp

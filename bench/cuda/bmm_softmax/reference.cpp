@@ -1,0 +1,1 @@
+../../cpu/bmm_softmax/reference.cpp

@@ -1,0 +1,1 @@
+../../cpu/gqa_full/reference.cpp

@@ -1,0 +1,1 @@
+../../cpu/lora/reference.cpp

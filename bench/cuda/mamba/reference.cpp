@@ -1,0 +1,1 @@
+../../cpu/mamba/reference.cpp

@@ -1,0 +1,1 @@
+../../cpu/matmul/reference.cpp

@@ -1,0 +1,1 @@
+../../cpu/matmul_add_rmsnorm/reference.cpp

@@ -1,0 +1,1 @@
+../../cpu/rmsnorm_matmul/reference.cpp

@@ -1,0 +1,1 @@
+../../cpu/rope_single_freq_apply/reference.cpp

@@ -1,0 +1,1 @@
+../../cpu/silu/reference.cpp

@@ -1,0 +1,1 @@
+../../cpu/swiglu/reference.cpp

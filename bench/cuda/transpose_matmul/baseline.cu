@@ -1,0 +1,21 @@
+// CUDA baseline for transpose_matmul: out = lhsᵀ @ rhs with lhs [K, M], one thread per output.
+#include "accelopt_task.h"
+
+constexpr int TILE = 16;  // knob: 8 16 32
+
+__global__ void transpose_matmul_kernel(const float* __restrict lhs, const float* __restrict rhs,
+                                        float* __restrict out) {
+  std::int64_t i = static_cast<std::int64_t>(blockIdx.y) * TILE + threadIdx.y;
+  std::int64_t j = static_cast<std::int64_t>(blockIdx.x) * TILE + threadIdx.x;
+  if (i >= M || j >= N) return;
+  float sum = 0.0f;
+  for (std::int64_t k = 0; k < K; ++k) sum += lhs[k * M + i] * rhs[k * N + j];
+  out[i * N + j] = sum;
+}
+
+extern "C" void kernel(const float* __restrict lhs, const float* __restrict rhs,
+                       float* __restrict out) {
+  dim3 block(TILE, TILE);
+  dim3 grid((N + TILE - 1) / TILE, (M + TILE - 1) / TILE);
+  transpose_matmul_kernel<<<grid, block>>>(lhs, rhs, out);
+}

@@ -1,0 +1,1 @@
+../../cpu/transpose_matmul/reference.cpp

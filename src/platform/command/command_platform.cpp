@@ -1,0 +1,235 @@
+#include "platform/command/command_platform.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cmath>
+
+#include "common/error.h"
+#include "common/files.h"
+#include "common/hash.h"
+#include "common/subprocess.h"
+#include "platform/cpu/checker.h"
+#include "task/abi.h"
+
+namespace accelopt::platform::command {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// A descriptor that closes itself.
+class FileDescriptor {
+ public:
+  FileDescriptor(const std::filesystem::path& path, int flags)
+      : fd_(::open(path.c_str(), flags, 0600)) {
+    if (fd_ < 0) throw InternalError(errno_message("open " + path.string()));
+  }
+  ~FileDescriptor() { ::close(fd_); }
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+std::string tail(const std::string& text, size_t limit) {
+  return text.size() <= limit ? text : "[...]\n" + text.substr(text.size() - limit);
+}
+
+// Necessary conditions of ‖out − ref‖₂ ≤ tol·‖ref‖₂: by the triangle inequality the norms differ
+// by at most tol·‖ref‖₂, and by Cauchy–Schwarz the sums by at most √n·tol·‖ref‖₂. A correct kernel
+// always passes; a wrong one usually fails.
+std::optional<std::string> check_checksum(const std::string& name, const OutputChecksum& got,
+                                          const std::vector<float>& reference, double tolerance) {
+  double sum = 0, squares = 0;
+  for (float value : reference) {
+    sum += value;
+    squares += static_cast<double>(value) * value;
+  }
+  double l2 = std::sqrt(squares);
+  double slack = tolerance * l2 + 1e-30;
+  if (!std::isfinite(got.l2) || std::abs(got.l2 - l2) > slack) {
+    return fmt::format("output '{}': L2 norm {:.9g}, the reference's is {:.9g}", name, got.l2, l2);
+  }
+  if (!std::isfinite(got.sum) ||
+      std::abs(got.sum - sum) > std::sqrt(static_cast<double>(reference.size())) * slack) {
+    return fmt::format("output '{}': sum {:.9g}, the reference's is {:.9g}", name, got.sum, sum);
+  }
+  return std::nullopt;
+}
+
+// Compares what the evaluator returned with the reference, seed by seed; fills `verdict` and
+// returns false on the first failure.
+bool check_outputs(const task::Task& task, const std::vector<cpu::ReferenceCase>& cases,
+                   const std::vector<SeedOutputs>& outputs, Verdict& verdict) {
+  for (const cpu::ReferenceCase& reference_case : cases) {
+    std::string when = "seed " + std::to_string(reference_case.seed);
+    const SeedOutputs* got = nullptr;
+    for (const SeedOutputs& seed_outputs : outputs) {
+      if (seed_outputs.seed == reference_case.seed) got = &seed_outputs;
+    }
+    if (got == nullptr) {
+      throw UserError("the evaluator's reply has no outputs for " + when);
+    }
+    for (size_t o = 0; o < task.outputs.size(); ++o) {
+      const std::vector<float>& reference = reference_case.outputs[o];
+      if (!got->values.empty()) {
+        cpu::OutputCheck check =
+            cpu::check_output(task.outputs[o].name, got->values[o].data(), reference.data(),
+                              reference.size(), task.rel_l2_tolerance);
+        Correctness& c = verdict.correctness;
+        c.rel_l2_error = std::max(c.rel_l2_error, check.rel_l2_error);
+        c.max_abs_error = std::max(c.max_abs_error, check.max_abs_error);
+        c.max_rel_error = std::max(c.max_rel_error, check.max_rel_error);
+        if (!check.ok) {
+          verdict.status = Status::kIncorrectNumerical;
+          verdict.message = when + ": " + check.message;
+          return false;
+        }
+      } else if (auto failure = check_checksum(task.outputs[o].name, got->checksums[o], reference,
+                                               task.rel_l2_tolerance)) {
+        verdict.status = Status::kIncorrectNumerical;
+        verdict.message = when + ": " + *failure;
+        return false;
+      }
+    }
+    ++verdict.correctness.seeds_checked;
+  }
+  return true;
+}
+
+}  // namespace
+
+CommandPlatform::CommandPlatform(CommandPlatformOptions options, ReferenceCases reference_cases)
+    : options_(std::move(options)), reference_cases_(std::move(reference_cases)) {
+  if (options_.argv.empty()) throw UserError("the evaluator command is empty");
+}
+
+EvaluatorReply CommandPlatform::ask(const Json& request, const task::Task& task,
+                                    const task::Workload& workload) {
+  TempDir scratch("accelopt-evaluator");
+  std::filesystem::path request_file = scratch.path() / "request.json";
+  std::filesystem::path reply_file = scratch.path() / "reply.json";
+  write_file_atomic(request_file, request.dump());
+  FileDescriptor request_fd(request_file, O_RDONLY | O_CLOEXEC);
+  FileDescriptor reply_fd(reply_file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC);
+
+  SpawnOptions spawn;
+  spawn.argv = options_.argv;
+  spawn.environment = clean_environment(scratch.path());
+  spawn.environment.insert(spawn.environment.end(), options_.environment.begin(),
+                           options_.environment.end());
+  spawn.working_directory = scratch.path();
+  spawn.output_file = scratch.path() / "stderr.txt";
+  spawn.pass_fds = {{request_fd.get(), 0}, {reply_fd.get(), 1}};
+  CommandResult result = run_command(spawn, options_.timeout);
+  std::string evaluator = options_.argv.front();
+  if (result.status.timed_out) {
+    throw UserError(fmt::format("the evaluator {} gave no answer within {} s; its stderr:\n{}",
+                                evaluator, options_.timeout.count() / 1000,
+                                tail(result.output, 4000)));
+  }
+  if (!result.status.exited || result.status.exit_code != 0) {
+    throw UserError(
+        fmt::format("the evaluator {} {} (a kernel's failure is a reply, not an exit "
+                    "status); its stderr:\n{}",
+                    evaluator, result.status.describe(), tail(result.output, 4000)));
+  }
+  try {
+    EvaluatorReply reply = parse_reply(read_file(reply_file), task, workload);
+    if (reply.log.empty()) reply.log = tail(result.output, 16000);
+    return reply;
+  } catch (const UserError& error) {
+    throw UserError(fmt::format("evaluator {}: {}; its stderr:\n{}", evaluator, error.what(),
+                                tail(result.output, 4000)));
+  }
+}
+
+Verdict CommandPlatform::evaluate(const EvalRequest& request) {
+  auto start = Clock::now();
+  const task::Task& task = *request.task;
+  const task::Workload& workload = task.workload_or_default(request.workload);
+  Verdict verdict;
+  verdict.task = task.name;
+  verdict.workload = workload.name;
+  verdict.source_hash = sha256_hex(request.source);
+  verdict.correctness.tolerance = task.rel_l2_tolerance;
+  auto finish = [&](Status status, std::string message) {
+    verdict.status = status;
+    if (!message.empty()) verdict.message = std::move(message);
+    verdict.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    return verdict;
+  };
+
+  EvaluatorRequest message;
+  message.task = &task;
+  message.workload = &workload;
+  message.header = task::generate_kernel_header(task, workload);
+  message.source = request.source;
+  message.anchor_name = request.anchor_name;
+  message.anchor_source =
+      request.anchor_source.empty() ? read_file(task.baseline_path()) : request.anchor_source;
+  message.reference_source = read_file(task.reference_path());
+  message.correctness = options_.correctness;
+  message.measure_time = request.measure_time;
+  message.timing = request.timing;
+  std::vector<cpu::ReferenceCase> cases;
+  if (options_.correctness == CorrectnessMode::kEvaluator) {
+    for (int seed = 1; seed <= task.seeds; ++seed) {
+      message.cases.push_back({static_cast<uint64_t>(seed), {}});
+    }
+  } else {
+    cases = reference_cases_(task, workload);
+    for (const cpu::ReferenceCase& reference_case : cases) {
+      message.cases.push_back({reference_case.seed, reference_case.inputs});
+    }
+  }
+
+  EvaluatorReply reply = ask(request_to_json(message), task, workload);
+  verdict.log = reply.log;
+  verdict.compile_seconds = reply.compile_seconds;
+  verdict.sandbox = reply.sandbox;
+  verdict.profile["platform"] = options_.name;
+  verdict.profile["device"] = reply.device;
+  if (reply.status != Status::kPassed) return finish(reply.status, reply.message);
+
+  if (options_.correctness == CorrectnessMode::kEvaluator) {
+    if (!reply.correctness) {
+      throw UserError("evaluator " + options_.argv.front() +
+                      " answered PASSED without its correctness figures");
+    }
+    verdict.correctness = *reply.correctness;
+  } else if (!check_outputs(task, cases, reply.outputs, verdict)) {
+    return finish(verdict.status, "");
+  }
+  if (!request.measure_time) return finish(Status::kPassed, "correct on every seed (not timed)");
+  if (!reply.turns) {
+    throw UserError("evaluator " + options_.argv.front() + " answered PASSED without timing");
+  }
+
+  Timing timing =
+      timing_from_reported(*reply.turns, request.anchor_name, request.timing.target_half_width);
+  verdict.timing = timing;
+  std::string score_text;
+  if (options_.ceilings.fma_gflops > 0) {
+    verdict.roofline = cpu::score_roofline(task.roofline_counts(workload), options_.ceilings,
+                                           timing.latency_seconds);
+    const RooflineScore& score = *verdict.roofline;
+    if (timing.latency_seconds * options_.physics_margin < score.peak_seconds) {
+      return finish(
+          Status::kRejectedPhysics,
+          fmt::format("measured {:.4g} ms, but the device cannot do this work in less "
+                      "than {:.4g} ms ({} bound): the kernel must be skipping work",
+                      timing.latency_seconds * 1e3, score.peak_seconds * 1e3, score.bound));
+    }
+    score_text = fmt::format(", {:.1f} % of peak", score.percent_of_peak);
+  }
+  return finish(Status::kPassed,
+                fmt::format("correct on {} seeds; {:.3f}x the {} [{:.3f}, {:.3f}]{}",
+                            verdict.correctness.seeds_checked, timing.speedup, timing.anchor,
+                            timing.speedup_low, timing.speedup_high, score_text));
+}
+
+}  // namespace accelopt::platform::command

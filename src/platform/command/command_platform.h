@@ -1,0 +1,53 @@
+// The evaluator-command platform: accelopt hands an external program the task, the workload and the
+// kernel (evaluator_protocol.h), and turns its reply into a verdict. The program may run the kernel
+// anywhere: another host over ssh (evaluators/ssh-cpu), a Trainium host through the Neuron SDK
+// (evaluators/nki). Correctness is checked here against the task's CPU reference when the
+// evaluator returns outputs; the statistics and the roofline score are always computed here.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "platform/command/evaluator_protocol.h"
+#include "platform/cpu/cpu_platform.h"
+#include "platform/cpu/machine.h"
+#include "platform/platform.h"
+
+namespace accelopt::platform::command {
+
+// The reference's inputs and outputs for a task's seeds; the CPU platform's reference_cases.
+using ReferenceCases =
+    std::function<std::vector<cpu::ReferenceCase>(const task::Task&, const task::Workload&)>;
+
+struct CommandPlatformOptions {
+  std::string name = "command";               // how verdicts and reports name this platform
+  std::vector<std::string> argv;              // the evaluator; argv[0] is a path
+  std::vector<std::string> environment;       // added to a clean environment (PATH, HOME, LANG)
+  std::chrono::milliseconds timeout{900000};  // for one request, compile and timing included
+  CorrectnessMode correctness = CorrectnessMode::kEvaluator;
+  // The kind of source the evaluator takes; a task's baseline is baseline<kernel_extension>.
+  std::string kernel_extension = ".cpp";
+  // The ceilings of the device the evaluator runs on; all zero: no roofline score, no physics
+  // check.
+  cpu::MachinePeaks ceilings;
+  double physics_margin = 2.0;
+};
+
+class CommandPlatform : public Platform {
+ public:
+  CommandPlatform(CommandPlatformOptions options, ReferenceCases reference_cases);
+
+  std::string name() const override { return options_.name; }
+  Verdict evaluate(const EvalRequest& request) override;
+
+ private:
+  // Runs the evaluator on one request; throws UserError when it fails or answers off-protocol.
+  EvaluatorReply ask(const Json& request, const task::Task& task, const task::Workload& workload);
+
+  CommandPlatformOptions options_;
+  ReferenceCases reference_cases_;
+};
+
+}  // namespace accelopt::platform::command

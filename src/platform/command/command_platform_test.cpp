@@ -1,0 +1,199 @@
+// The command platform against a stand-in evaluator (testdata/standin_evaluator.py): a real child
+// process speaking the protocol, checked against the real CPU reference of the silu task.
+#include "platform/command/command_platform.h"
+
+#include <gtest/gtest.h>
+
+#include "common/error.h"
+#include "common/files.h"
+#include "common/subprocess.h"
+
+namespace accelopt::platform::command {
+namespace {
+
+const char* kStandIn = ACCELOPT_SOURCE_DIR "/src/platform/command/testdata/standin_evaluator.py";
+
+class CommandPlatformTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!std::filesystem::exists("/usr/bin/python3")) GTEST_SKIP() << "needs /usr/bin/python3";
+  }
+
+  CommandPlatform platform(const std::string& mode,
+                           CorrectnessMode correctness = CorrectnessMode::kValues) {
+    CommandPlatformOptions options;
+    options.name = "stand-in";
+    options.argv = {"/usr/bin/python3", kStandIn, mode};
+    options.correctness = correctness;
+    options.timeout = std::chrono::milliseconds(5000);
+    options.ceilings.fma_gflops = 100;
+    options.ceilings.vector_gflops = 10;
+    options.ceilings.bandwidth = {{1e3, 100}, {1e9, 100}};
+    return CommandPlatform(options, [this](const task::Task& task, const task::Workload& workload) {
+      return cpu_.reference_cases(task, workload);
+    });
+  }
+
+  Verdict evaluate(const std::string& mode,
+                   CorrectnessMode correctness = CorrectnessMode::kValues) {
+    EvalRequest request;
+    request.task = &task_;
+    request.workload = "small";
+    request.source = "// any kernel: the stand-in does not run it";
+    return platform(mode, correctness).evaluate(request);
+  }
+
+  task::Task task_ = task::load_task(ACCELOPT_SOURCE_DIR "/bench/cpu/silu");
+  cpu::CpuPlatform cpu_{cpu::CpuPlatformOptions{}, cpu::MachinePeaks{}};
+};
+
+TEST_F(CommandPlatformTest, CorrectOutputsAndTurnsBecomeAPassedVerdictScoredHere) {
+  Verdict verdict = evaluate("values");
+  ASSERT_EQ(verdict.status, Status::kPassed) << verdict.message << "\n" << verdict.log;
+  EXPECT_EQ(verdict.correctness.seeds_checked, task_.seeds);
+  EXPECT_LT(verdict.correctness.rel_l2_error, 1e-6);
+  ASSERT_TRUE(verdict.timing);
+  EXPECT_NEAR(verdict.timing->speedup, 2.0, 0.05);
+  EXPECT_EQ(verdict.timing->pairs, 20);
+  EXPECT_TRUE(verdict.timing->converged);
+  EXPECT_EQ(verdict.timing->candidate_calls_per_turn, 20);
+  ASSERT_TRUE(verdict.roofline);
+  EXPECT_EQ(verdict.roofline->bound,
+            "vector");  // 3·32·64 flops at 10 GFLOP/s outlast 16 KiB at 100 GB/s
+  EXPECT_GT(verdict.roofline->percent_of_peak, 0);
+  EXPECT_EQ(verdict.compile_seconds, 0.5);
+  EXPECT_EQ(verdict.profile["device"]["name"], "stand-in");
+}
+
+TEST_F(CommandPlatformTest, WrongValuesAreIncorrectNumerical) {
+  Verdict verdict = evaluate("wrong");
+  EXPECT_EQ(verdict.status, Status::kIncorrectNumerical);
+  EXPECT_NE(verdict.message.find("seed 1"), std::string::npos) << verdict.message;
+}
+
+TEST_F(CommandPlatformTest, ChecksumsOfCorrectOutputsPass) {
+  Verdict verdict = evaluate("checksums", CorrectnessMode::kChecksums);
+  EXPECT_EQ(verdict.status, Status::kPassed) << verdict.message;
+}
+
+TEST_F(CommandPlatformTest, AnEvaluatorThatChecksItselfReportsItsFigures) {
+  Verdict verdict = evaluate("self-check", CorrectnessMode::kEvaluator);
+  ASSERT_EQ(verdict.status, Status::kPassed) << verdict.message;
+  EXPECT_EQ(verdict.correctness.seeds_checked, task_.seeds);
+  EXPECT_EQ(verdict.correctness.rel_l2_error, 1e-7);
+}
+
+TEST_F(CommandPlatformTest, TheEvaluatorsFailureStatusAndLogBecomeTheVerdict) {
+  Verdict verdict = evaluate("compile-error");
+  EXPECT_EQ(verdict.status, Status::kCompileError);
+  EXPECT_NE(verdict.log.find("identifier \"foo\""), std::string::npos);
+}
+
+TEST_F(CommandPlatformTest, AnImpossiblyFastKernelIsRejectedByPhysics) {
+  EXPECT_EQ(evaluate("too-fast").status, Status::kRejectedPhysics);
+}
+
+TEST_F(CommandPlatformTest, TheRequestNamesKernelAnchorWorkloadAndSeeds) {
+  Verdict verdict = evaluate("echo-request", CorrectnessMode::kEvaluator);
+  EXPECT_NE(verdict.log.find("kernel=// any kernel"), std::string::npos) << verdict.log;
+  EXPECT_NE(
+      verdict.log.find("anchor=baseline correctness=evaluator workload=small seeds=[1, 2, 3]"),
+      std::string::npos)
+      << verdict.log;
+}
+
+TEST_F(CommandPlatformTest, ABrokenEvaluatorIsTheUsersErrorWithItsStderr) {
+  auto message_of = [&](const std::string& mode) -> std::string {
+    try {
+      evaluate(mode);
+    } catch (const UserError& error) {
+      return error.what();
+    }
+    return "no error";
+  };
+  EXPECT_NE(message_of("exit").find("cannot reach the device"), std::string::npos);
+  EXPECT_NE(message_of("exit").find("exited with status 3"), std::string::npos);
+  EXPECT_NE(message_of("not-json").find("not one JSON object"), std::string::npos);
+  EXPECT_NE(message_of("old-protocol").find("accelopt-evaluator/0"), std::string::npos);
+  EXPECT_NE(message_of("short-values").find("bytes, expected"), std::string::npos);
+  EXPECT_NE(message_of("hang").find("no answer within 5 s"), std::string::npos);
+}
+
+// evaluators/nki with a stand-in for the Neuron SDK (testdata/nki_standin): the protocol side of
+// the NKI evaluator, with numpy "kernels" in place of NKI ones. The real SDK needs a Trainium host.
+class NkiEvaluatorTest : public CommandPlatformTest {
+ protected:
+  void SetUp() override {
+    CommandPlatformTest::SetUp();
+    TempDir scratch("accelopt-numpy-check");
+    SpawnOptions check;
+    check.argv = {"/usr/bin/python3", "-c", "import numpy"};
+    check.environment = clean_environment(scratch.path());
+    CommandResult numpy = run_command(check, std::chrono::milliseconds(20000));
+    if (!numpy.status.exited || numpy.status.exit_code != 0) {
+      GTEST_SKIP() << "the NKI evaluator needs numpy (Debian: python3-numpy)";
+    }
+  }
+
+  Verdict evaluate_nki(const std::string& source, const std::string& anchor) {
+    CommandPlatformOptions options;
+    options.name = "nki";
+    options.argv = {
+        "/usr/bin/python3", ACCELOPT_SOURCE_DIR "/evaluators/nki/accelopt-nki-evaluator",
+        "--warmup",         "1",
+        "--iterations",     "3"};
+    options.environment = {"ACCELOPT_NKI_SDK=standin_nki",
+                           "PYTHONPATH=" ACCELOPT_SOURCE_DIR
+                           "/src/platform/command/testdata/nki_standin"};
+    options.correctness = CorrectnessMode::kValues;
+    options.timeout = std::chrono::milliseconds(60000);
+    CommandPlatform platform(options,
+                             [this](const task::Task& task, const task::Workload& workload) {
+                               return cpu_.reference_cases(task, workload);
+                             });
+    EvalRequest request;
+    request.task = &task_;
+    request.workload = "small";
+    request.source = source;
+    request.anchor_source = anchor;
+    request.timing.min_pairs = 5;
+    request.timing.max_pairs = 5;
+    return platform.evaluate(request);
+  }
+};
+
+const char* kNumpySilu =
+    "import numpy\n"
+    "def kernel(x):\n"
+    "    return x / (1.0 + numpy.exp(-x))\n";
+const char* kLoopSilu =
+    "import math\n"
+    "import numpy\n"
+    "def kernel(x):\n"
+    "    out = numpy.empty_like(x)\n"
+    "    for index, value in numpy.ndenumerate(x):\n"
+    "        out[index] = value / (1.0 + math.exp(-value))\n"
+    "    return out\n";
+
+TEST_F(NkiEvaluatorTest, AnNkiKernelIsCheckedAgainstTheCpuReferenceAndTimedInPairs) {
+  Verdict verdict = evaluate_nki(kNumpySilu, kLoopSilu);
+  ASSERT_EQ(verdict.status, Status::kPassed) << verdict.message << "\n" << verdict.log;
+  EXPECT_EQ(verdict.correctness.seeds_checked, task_.seeds);
+  ASSERT_TRUE(verdict.timing);
+  EXPECT_EQ(verdict.timing->pairs, 5);
+  EXPECT_GT(verdict.timing->speedup, 1.0);  // numpy's vector exp beats a Python loop
+  EXPECT_EQ(verdict.profile["device"]["sdk"], "standin_nki");
+}
+
+TEST_F(NkiEvaluatorTest, AWrongOrBrokenNkiKernelGetsItsVerdict) {
+  EXPECT_EQ(evaluate_nki("def kernel(x):\n    return x\n", kLoopSilu).status,
+            Status::kIncorrectNumerical);
+  EXPECT_EQ(evaluate_nki("def kernel(x:\n", kLoopSilu).status, Status::kCompileError);
+  Verdict raised =
+      evaluate_nki("def kernel(x):\n    raise RuntimeError('no SBUF left')\n", kLoopSilu);
+  EXPECT_EQ(raised.status, Status::kRuntimeError);
+  EXPECT_NE(raised.message.find("no SBUF left"), std::string::npos) << raised.message;
+}
+
+}  // namespace
+}  // namespace accelopt::platform::command

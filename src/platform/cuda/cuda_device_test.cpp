@@ -1,0 +1,101 @@
+// The CUDA platform on a real GPU: the baselines pass against the CPU reference, hostile kernels
+// get the verdict they deserve, timing converges. Every test here skips, saying why, on a machine
+// without nvcc, without the runner or without a device (scripts/gpu-check.sh runs them on one).
+#include <gtest/gtest.h>
+
+#include "common/files.h"
+#include "platform/cuda/cuda_platform.h"
+
+namespace accelopt::platform::cuda {
+namespace {
+
+const std::filesystem::path kBench = ACCELOPT_SOURCE_DIR "/bench/cuda";
+const std::filesystem::path kHostile = ACCELOPT_SOURCE_DIR "/src/platform/cuda/testdata/hostile";
+
+class CudaDeviceTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    unavailable_ = cuda_unavailable_reason();
+    if (unavailable_) return;
+    ceilings_ = probe_gpu();
+    cpu_ = std::make_unique<cpu::CpuPlatform>(cpu::CpuPlatformOptions{}, cpu::MachinePeaks{});
+  }
+  void SetUp() override {
+    if (unavailable_) GTEST_SKIP() << "no CUDA here: " << *unavailable_;
+  }
+
+  Verdict evaluate(const std::string& task_name, const std::string& source, bool time = false) {
+    task::Task task = task::load_task(kBench / task_name, ".cu");
+    CudaPlatformOptions options;
+    options.call_timeout = std::chrono::milliseconds(5000);
+    CudaPlatform platform(options, ceilings_, [](const task::Task& t, const task::Workload& w) {
+      return cpu_->reference_cases(t, w);
+    });
+    EvalRequest request;
+    request.task = &task;
+    request.workload = "small";
+    request.source = source;
+    request.measure_time = time;
+    request.timing.budget_seconds = 5;
+    return platform.evaluate(request);
+  }
+
+  static inline std::optional<std::string> unavailable_;
+  static inline GpuCeilings ceilings_;
+  static inline std::unique_ptr<cpu::CpuPlatform> cpu_;
+};
+
+TEST_F(CudaDeviceTest, EveryBaselinePassesAgainstTheCpuReference) {
+  for (const auto& entry : std::filesystem::directory_iterator(kBench)) {
+    std::string name = entry.path().filename();
+    Verdict verdict = evaluate(name, read_file(entry.path() / "baseline.cu"));
+    EXPECT_EQ(verdict.status, Status::kPassed) << name << ": " << verdict.message << "\n"
+                                               << verdict.log;
+  }
+}
+
+TEST_F(CudaDeviceTest, TheSiluBaselineIsTimedAgainstItselfAndScored) {
+  Verdict verdict = evaluate("silu", read_file(kBench / "silu/baseline.cu"), true);
+  ASSERT_EQ(verdict.status, Status::kPassed) << verdict.message;
+  ASSERT_TRUE(verdict.timing);
+  EXPECT_GT(verdict.timing->speedup, 0.7);
+  EXPECT_LT(verdict.timing->speedup, 1.4);
+  ASSERT_TRUE(verdict.roofline);
+  EXPECT_GT(verdict.roofline->percent_of_peak, 0);
+  EXPECT_EQ(verdict.sandbox["landlock"], true) << verdict.sandbox.dump();
+}
+
+TEST_F(CudaDeviceTest, AWriteJustPastTheOutputIsCaughtByTheFence) {
+  EXPECT_EQ(evaluate("silu", read_file(kHostile / "out_of_bounds_write.cu")).status,
+            Status::kIncorrectShape);
+}
+
+TEST_F(CudaDeviceTest, AWildWriteIsARuntimeError) {
+  Verdict verdict = evaluate("silu", read_file(kHostile / "wild_write.cu"));
+  EXPECT_EQ(verdict.status, Status::kRuntimeError) << verdict.message;
+}
+
+TEST_F(CudaDeviceTest, AnEndlessKernelTimesOutAndIsKilled) {
+  EXPECT_EQ(evaluate("silu", read_file(kHostile / "infinite_loop.cu")).status, Status::kTimeout);
+}
+
+TEST_F(CudaDeviceTest, TheHostStubCannotReadHostFiles) {
+  Verdict verdict = evaluate("silu", read_file(kHostile / "read_host_file.cu"));
+  EXPECT_EQ(verdict.status, Status::kIncorrectNumerical) << verdict.message;
+}
+
+TEST_F(CudaDeviceTest, TheHostStubCannotStartProcesses) {
+  std::filesystem::remove("/tmp/accelopt-cuda-escaped");
+  Verdict verdict = evaluate("silu", read_file(kHostile / "spawn_process.cu"));
+  EXPECT_NE(verdict.status, Status::kPassed);
+  EXPECT_FALSE(std::filesystem::exists("/tmp/accelopt-cuda-escaped"));
+}
+
+TEST_F(CudaDeviceTest, WritingAnInputIsCaught) {
+  Verdict verdict = evaluate("silu", read_file(kHostile / "overwrite_input.cu"));
+  EXPECT_EQ(verdict.status, Status::kIncorrectNumerical);
+  EXPECT_NE(verdict.message.find("read-only"), std::string::npos) << verdict.message;
+}
+
+}  // namespace
+}  // namespace accelopt::platform::cuda

@@ -1,0 +1,74 @@
+// The harness's side of one accelopt-cuda-runner process (runner_protocol.h): start it on a kernel
+// library and the shared tensors, load them to the device, call, fetch them back, stop and continue
+// it between turns.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/files.h"
+#include "common/json.h"
+#include "common/subprocess.h"
+#include "platform/cpu/shared_buffers.h"
+
+namespace accelopt::platform::cuda {
+
+struct CudaRunnerOptions {
+  std::filesystem::path program;  // accelopt-cuda-runner
+  std::filesystem::path library;  // the compiled kernel
+  std::string entry_point = "kernel";
+  std::chrono::milliseconds start_timeout{60000};  // creating a CUDA context takes seconds
+  uint64_t cpu_seconds = 3600;
+  bool call_before_sandbox = false;  // trusted library code only: see cuda_runner_main.cpp
+};
+
+enum class StepOutcome : uint8_t { kDone, kTimedOut, kCudaError, kEnded };
+
+struct StepResult {
+  StepOutcome outcome = StepOutcome::kDone;
+  double event_seconds = 0;  // CALL: the runner's CUDA-event time of all the calls
+  double wall_seconds = 0;   // measured here, command to reply
+  std::string message;       // for anything but kDone
+};
+
+class CudaRunner {
+ public:
+  CudaRunner(CudaRunnerOptions options, const cpu::SharedBuffers& buffers);
+  ~CudaRunner();
+  CudaRunner(const CudaRunner&) = delete;
+  CudaRunner& operator=(const CudaRunner&) = delete;
+
+  // Starts the process; returns why it could not (no device, the kernel does not load).
+  std::optional<std::string> start();
+  StepResult load(std::chrono::milliseconds timeout);  // shared memory → device
+  StepResult call(int count, std::chrono::milliseconds timeout);
+  StepResult fetch(std::chrono::milliseconds timeout);  // device → shared memory
+  void pause();
+  void resume();
+  std::string output() const;                       // what the kernel printed, trimmed
+  const Json& sandbox() const { return sandbox_; }  // the measures the runner reported
+
+ private:
+  StepResult step(const std::string& command, std::chrono::milliseconds timeout);
+  std::optional<std::string> receive(std::chrono::steady_clock::time_point deadline,
+                                     bool& timed_out);
+  std::string describe_end();
+
+  CudaRunnerOptions options_;
+  const cpu::SharedBuffers& buffers_;
+  TempDir home_;
+  std::optional<Process> process_;
+  int command_fd_ = -1;
+  int reply_fd_ = -1;
+  std::string pending_;
+  Json sandbox_ = Json::object();
+};
+
+// Where accelopt-cuda-runner is: $ACCELOPT_CUDA_RUNNER, beside the running executable, or where it
+// was built; nullopt when this build has no CUDA.
+std::optional<std::filesystem::path> find_cuda_runner_program();
+
+}  // namespace accelopt::platform::cuda

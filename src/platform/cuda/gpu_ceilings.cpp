@@ -1,0 +1,107 @@
+#include "platform/cuda/gpu_ceilings.h"
+
+#include <sstream>
+
+#include "common/error.h"
+
+namespace accelopt::platform::cuda {
+namespace {
+
+[[noreturn]] void probe_error(int line_number, const std::string& line, const std::string& why) {
+  throw UserError("accelopt-gpu-probe output, line " + std::to_string(line_number) + ": " + why +
+                  "\n  " + line);
+}
+
+}  // namespace
+
+cpu::MachinePeaks GpuCeilings::to_peaks() const {
+  cpu::MachinePeaks peaks;
+  peaks.cpu_model = device;
+  peaks.isa = "sm_" + sm;
+  peaks.fma_gflops = fp32_fma_gflops;
+  peaks.vector_gflops = fp32_add_gflops;
+  peaks.bandwidth = bandwidth;
+  return peaks;
+}
+
+Json GpuCeilings::to_json() const {
+  Json points = Json::array();
+  for (const cpu::BandwidthPoint& point : bandwidth) {
+    points.push_back({point.working_set_bytes, point.gbytes_per_second});
+  }
+  return {{"device", device},
+          {"sm", sm},
+          {"fp32_fma_gflops", fp32_fma_gflops},
+          {"fp32_add_gflops", fp32_add_gflops},
+          {"tensor_gflops", tensor_gflops},
+          {"bandwidth", points}};
+}
+
+Json GpuCeilings::prompt_variables() const {
+  return {{"device", device},
+          {"sm", sm},
+          {"fp32_fma_gflops", static_cast<int64_t>(fp32_fma_gflops)},
+          {"bandwidth_gbytes_per_second",
+           bandwidth.empty() ? 0 : static_cast<int64_t>(bandwidth.back().gbytes_per_second)}};
+}
+
+GpuCeilings parse_gpu_probe(const std::string& text) {
+  GpuCeilings ceilings;
+  std::istringstream lines(text);
+  std::string line;
+  int line_number = 0;
+  bool header = false;
+  while (std::getline(lines, line)) {
+    ++line_number;
+    if (line.empty()) continue;
+    std::istringstream words(line);
+    std::string key;
+    words >> key;
+    if (!header) {
+      int version = 0;
+      if (key != "accelopt-gpu-probe" || !(words >> version) || version != 1) {
+        probe_error(line_number, line, "expected the header 'accelopt-gpu-probe 1'");
+      }
+      header = true;
+      continue;
+    }
+    auto number = [&](double& value) {
+      if (!(words >> value) || !(value > 0))
+        probe_error(line_number, line, "expected a positive number");
+    };
+    if (key == "device") {
+      std::getline(words >> std::ws, ceilings.device);
+    } else if (key == "sm") {
+      words >> ceilings.sm;
+    } else if (key == "fp32_fma_gflops") {
+      number(ceilings.fp32_fma_gflops);
+    } else if (key == "fp32_add_gflops") {
+      number(ceilings.fp32_add_gflops);
+    } else if (key == "tensor_gflops") {
+      std::string precision;
+      double value = 0;
+      if (!(words >> precision)) probe_error(line_number, line, "expected a precision");
+      number(value);
+      ceilings.tensor_gflops[precision] = value;
+    } else if (key == "bandwidth") {
+      cpu::BandwidthPoint point;
+      number(point.working_set_bytes);
+      number(point.gbytes_per_second);
+      if (!ceilings.bandwidth.empty() &&
+          point.working_set_bytes <= ceilings.bandwidth.back().working_set_bytes) {
+        probe_error(line_number, line, "working sets must ascend");
+      }
+      ceilings.bandwidth.push_back(point);
+    } else {
+      probe_error(line_number, line, "unknown figure '" + key + "'");
+    }
+  }
+  if (!header) throw UserError("accelopt-gpu-probe printed nothing");
+  if (ceilings.fp32_fma_gflops <= 0 || ceilings.fp32_add_gflops <= 0 ||
+      ceilings.bandwidth.empty()) {
+    throw UserError("accelopt-gpu-probe output lacks the FP32 peaks or the bandwidth figures");
+  }
+  return ceilings;
+}
+
+}  // namespace accelopt::platform::cuda

@@ -1,0 +1,46 @@
+// A GPU's ceilings, measured by accelopt-gpu-probe: FP32 FMA and FP32 add peaks, tensor-core peaks
+// where the device has them, and device-memory bandwidth by working-set size. They convert into the
+// same ceilings structure the CPU probe fills, so a task is scored the same way on either.
+//
+// The probe prints one figure per line, so its output reads plainly and parses without a library:
+//
+//   accelopt-gpu-probe 1
+//   device NVIDIA H200
+//   sm 9.0
+//   fp32_fma_gflops 59000.5
+//   fp32_add_gflops 29500.1
+//   tensor_gflops tf32 380000.0          (one line per precision, cuBLAS GEMM)
+//   bandwidth <working-set bytes> <GB/s> (ascending working sets)
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/json.h"
+#include "platform/cpu/machine.h"
+
+namespace accelopt::platform::cuda {
+
+struct GpuCeilings {
+  std::string device;
+  std::string sm;  // compute capability, "9.0"
+  double fp32_fma_gflops = 0;
+  double fp32_add_gflops = 0;
+  std::map<std::string, double> tensor_gflops;  // by precision: "tf32", "fp16", "bf16"
+  std::vector<cpu::BandwidthPoint> bandwidth;   // ascending working sets
+
+  // The scoring structure. The tasks are float32 with a 2e-5 tolerance, which TF32 tensor cores
+  // cannot meet, so matmul FLOPs are held to the FP32 FMA peak; the tensor peaks stay in the
+  // record.
+  cpu::MachinePeaks to_peaks() const;
+  Json to_json() const;
+  // The `machine` variables of prompts/platform/cuda.mustache: device, sm, fp32_fma_gflops,
+  // bandwidth_gbytes_per_second (the largest working set's).
+  Json prompt_variables() const;
+};
+
+// Throws UserError naming the line for output that is not the probe's.
+GpuCeilings parse_gpu_probe(const std::string& text);
+
+}  // namespace accelopt::platform::cuda

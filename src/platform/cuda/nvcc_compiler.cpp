@@ -1,0 +1,115 @@
+#include "platform/cuda/nvcc_compiler.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <sstream>
+
+#include "common/error.h"
+#include "common/files.h"
+#include "common/hash.h"
+#include "common/subprocess.h"
+#include "task/abi.h"
+
+namespace accelopt::platform::cuda {
+
+std::optional<std::filesystem::path> find_nvcc() {
+  if (const char* path = std::getenv("ACCELOPT_NVCC"); path && *path) return path;
+  if (const char* path_list = std::getenv("PATH")) {
+    std::istringstream directories(path_list);
+    std::string directory;
+    while (std::getline(directories, directory, ':')) {
+      std::filesystem::path candidate = std::filesystem::path(directory) / "nvcc";
+      if (!directory.empty() && ::access(candidate.c_str(), X_OK) == 0) return candidate;
+    }
+  }
+  if (std::filesystem::exists("/usr/local/cuda/bin/nvcc")) return "/usr/local/cuda/bin/nvcc";
+  return std::nullopt;
+}
+
+NvccCompiler::NvccCompiler(NvccOptions options) : options_(std::move(options)) {
+  if (options_.nvcc.empty()) {
+    auto found = find_nvcc();
+    if (!found) throw UserError("the CUDA platform needs nvcc (scripts/setup.sh --cuda)");
+    options_.nvcc = *found;
+  }
+  if (options_.cache_directory.empty()) options_.cache_directory = cache_directory() / "cuda";
+  TempDir scratch("accelopt-nvcc");
+  SpawnOptions version;
+  version.argv = {options_.nvcc.string(), "--version"};
+  version.environment = clean_environment(scratch.path());
+  CommandResult result = run_command(version, std::chrono::milliseconds(30000));
+  if (!result.status.exited || result.status.exit_code != 0) {
+    throw UserError(options_.nvcc.string() + " --version failed: " + result.output);
+  }
+  version_ = result.output;
+}
+
+NvccResult NvccCompiler::compile(const std::string& source, const std::string& header,
+                                 const std::vector<std::string>& extra_flags) {
+  std::vector<std::string> flags = options_.flags;
+  flags.push_back("-arch=" + options_.arch);
+  flags.insert(flags.end(), extra_flags.begin(), extra_flags.end());
+  std::string key_text = "nvcc-v1\n" + version_;
+  for (const std::string& flag : flags) key_text += flag + "\n";
+  std::string key = sha256_hex(key_text + header + "\n" + source);
+  std::filesystem::path entry = options_.cache_directory / key;
+  NvccResult result;
+  result.library = entry / "kernel.so";
+  if (std::filesystem::exists(result.library)) {
+    result.ok = result.cached = true;
+    return result;
+  }
+  if (std::filesystem::exists(entry / "failed.txt")) {
+    result.cached = true;
+    result.diagnostics = read_file(entry / "failed.txt");
+    return result;
+  }
+
+  std::filesystem::create_directories(options_.cache_directory);
+  TempDir work("accelopt-nvcc");
+  write_file_atomic(work.path() / task::kKernelHeaderName, header);
+  write_file_atomic(work.path() / "kernel.cu", source);
+  SpawnOptions spawn;
+  spawn.argv = {options_.nvcc.string()};
+  spawn.argv.insert(spawn.argv.end(), flags.begin(), flags.end());
+  for (const char* flag : {"-shared", "-Xcompiler", "-fPIC", "-cudart", "shared", "-I", "."}) {
+    spawn.argv.push_back(flag);
+  }
+  // The runner's own search path does not reach a dlopen-ed library's dependencies (cudart,
+  // cuBLAS for trusted kernels): the library carries the toolkit's folder itself.
+  std::filesystem::path toolkit_libraries = options_.nvcc.parent_path().parent_path() / "lib64";
+  if (std::filesystem::is_directory(toolkit_libraries)) {
+    spawn.argv.push_back("-Xlinker=-rpath," + toolkit_libraries.string());
+  }
+  spawn.argv.insert(spawn.argv.end(), {"-o", "kernel.so", "kernel.cu"});
+  // nvcc finds its host compiler and libraries through PATH.
+  spawn.environment = clean_environment(work.path());
+  spawn.environment[0] =
+      "PATH=" + options_.nvcc.parent_path().string() + ":/usr/local/bin:/usr/bin:/bin";
+  spawn.working_directory = work.path();
+  spawn.limits.cpu_seconds = static_cast<uint64_t>(options_.timeout.count());
+  spawn.limits.file_size_bytes = 1ull << 30;
+  CommandResult run = run_command(spawn, options_.timeout, 64 << 10);
+  result.seconds = run.wall_seconds;
+  result.diagnostics = run.output;
+  if (run.status.timed_out) {
+    result.timed_out = true;
+    result.diagnostics =
+        "nvcc ran past its deadline of " + std::to_string(options_.timeout.count()) + " s";
+    return result;
+  }
+  std::filesystem::create_directories(entry);
+  if (!run.status.exited || run.status.exit_code != 0) {
+    write_file_atomic(entry / "failed.txt", result.diagnostics);
+    return result;
+  }
+  std::filesystem::copy_file(work.path() / "kernel.so", entry / "kernel.so.partial",
+                             std::filesystem::copy_options::overwrite_existing);
+  std::filesystem::rename(entry / "kernel.so.partial", result.library);
+  write_file_atomic(entry / "kernel.cu", source);
+  result.ok = true;
+  return result;
+}
+
+}  // namespace accelopt::platform::cuda

@@ -1,0 +1,48 @@
+// Compiles a CUDA kernel source with nvcc into a shared library that accelopt-cuda-runner loads.
+// Results are cached by content: the key is the SHA-256 of nvcc's version, the flags, the generated
+// header and the source, so an unchanged kernel compiles once.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace accelopt::platform::cuda {
+
+struct NvccOptions {
+  std::filesystem::path nvcc;  // empty: find_nvcc()
+  // -arch value: "native" compiles for the GPU present; without one name an architecture (sm_90).
+  std::string arch = "native";
+  std::vector<std::string> flags = {"-O3", "-std=c++17", "-lineinfo"};
+  std::chrono::seconds timeout{180};
+  std::filesystem::path cache_directory;  // empty: cache_directory()/cuda
+};
+
+struct NvccResult {
+  bool ok = false;
+  bool timed_out = false;
+  bool cached = false;
+  double seconds = 0;
+  std::string diagnostics;
+  std::filesystem::path library;
+};
+
+class NvccCompiler {
+ public:
+  explicit NvccCompiler(NvccOptions options);
+  // `extra_flags` come after the defaults (a trusted kernel's -lcublas, say).
+  NvccResult compile(const std::string& source, const std::string& header,
+                     const std::vector<std::string>& extra_flags = {});
+  const std::filesystem::path& nvcc() const { return options_.nvcc; }
+
+ private:
+  NvccOptions options_;
+  std::string version_;
+};
+
+// $ACCELOPT_NVCC, else nvcc on PATH, else /usr/local/cuda/bin/nvcc; nullopt when none exists.
+std::optional<std::filesystem::path> find_nvcc();
+
+}  // namespace accelopt::platform::cuda
