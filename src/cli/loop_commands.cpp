@@ -20,6 +20,7 @@
 #include "llm/commands.h"
 #include "llm/config.h"
 #include "llm/models.h"
+#include "queue/remote_platform.h"
 #include "report/progress.h"
 #include "search/beam_search.h"
 #include "search/config.h"
@@ -45,6 +46,7 @@ struct OptimizeArguments {
   std::string prompts;  // the user's prompt templates
   std::string kernel;   // the user's own kernel to start from; empty: the task's baseline
   std::string platform = "cpu";
+  bool remote_workers = false;  // enqueue evaluations for `accelopt worker`s instead of evaluating
 };
 
 struct ResumeArguments {
@@ -168,6 +170,21 @@ std::unique_ptr<Workbench> open_workbench(const std::string& workspace, Access a
   auto bench = std::make_unique<Workbench>();
   bench->store = open_workspace(workspace, access);
   return bench;
+}
+
+// With --remote-workers the kernels go to the database's evaluation queue, where `accelopt worker
+// --platform P` processes on other hosts take them; only a PostgreSQL database has a queue.
+void use_remote_workers(Workbench& bench, const std::string& workspace,
+                        const PlatformChoice& platform) {
+  if (!store::is_postgres_url(workspace)) {
+    throw UserError(
+        "--remote-workers needs a shared PostgreSQL database: give --db postgresql://… (the "
+        "workers take their evaluations from its queue; docs/scale-out.md)");
+  }
+  queue::RemotePlatformOptions options;
+  options.url = workspace;
+  options.platform = platform.value;
+  bench.platform.other = std::make_unique<queue::RemotePlatform>(options);
 }
 
 // The one place a search's context is built, for optimize and resume alike.
@@ -296,7 +313,11 @@ int run_optimize(const OptimizeArguments& arguments) {
   }
   check_models_answer(mode, file);
   auto bench = open_workbench(arguments.workspace, Access::kWrite);
-  bench->platform = make_platform(platform);
+  if (arguments.remote_workers) {
+    use_remote_workers(*bench, arguments.workspace, platform);
+  } else {
+    bench->platform = make_platform(platform);
+  }
   std::vector<std::pair<std::string, search::RunSummary>> summaries;
   int code = 0;
   StopOnSignals signals;
@@ -307,6 +328,7 @@ int run_optimize(const OptimizeArguments& arguments) {
     creating.store = bench->store.get();
     Json extra{{"agents", mode},
                {"platform", platform.value},
+               {"remote_workers", arguments.remote_workers},
                {"config_file", file.path},
                {"prompts", arguments.prompts.empty()
                                ? std::string()
@@ -343,7 +365,11 @@ int run_resume(const ResumeArguments& arguments) {
   PlatformChoice platform = parse_platform_choice(record->config.value("platform", "cpu"));
   task::Task task = task::load_task(record->config.at("task_directory").get<std::string>(),
                                     platform.kernel_extension);
-  bench->platform = make_platform(platform);
+  if (record->config.value("remote_workers", false)) {
+    use_remote_workers(*bench, arguments.workspace, platform);
+  } else {
+    bench->platform = make_platform(platform);
+  }
   ConfigFile file = read_config(record->config.value("config_file", ""));
   check_models_answer(record->config.value("agents", "tuner"), file);
   auto agents = make_agents(record->config.value("agents", "tuner"), file,
@@ -380,6 +406,9 @@ void add_optimize_flags(CLI::App& command, OptimizeArguments& arguments) {
   command.add_option("--seed", arguments.seed, "the search's seed")->check(non_negative_number());
   command.add_option("--platform", arguments.platform, "cpu, cuda or command:<file.json>")
       ->capture_default_str();
+  command.add_flag("--remote-workers", arguments.remote_workers,
+                   "queue the evaluations in the --db PostgreSQL database for `accelopt worker`s "
+                   "on other hosts (docs/scale-out.md)");
   command.add_option("--prompts", arguments.prompts,
                      "a folder of your own prompt templates (llm, hybrid)");
   command.add_option("--kernel", arguments.kernel,

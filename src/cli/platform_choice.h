@@ -1,9 +1,8 @@
 // --platform: which platform a command evaluates kernels on.
 //
-//   cpu                    this machine's CPU (the default)
-//   cuda                   the NVIDIA GPU here, through nvcc and accelopt-cuda-runner
-//   (docs/cuda.md) command:<file.json>    an external evaluator described by a file
-//   (docs/evaluator-protocol.md)
+//   cpu                  this machine's CPU (the default)
+//   cuda                 the NVIDIA GPU here, through nvcc and accelopt-cuda-runner (docs/cuda.md)
+//   command:<file.json>  an external evaluator described by a file (docs/evaluator-protocol.md)
 //
 // The choice also says which kernel files a task must hold (baseline.cpp, baseline.cu, or the
 // evaluator file's "kernel_extension"), so it is parsed before tasks are loaded and the platform is
@@ -36,7 +35,8 @@ PlatformChoice parse_platform_choice(const std::string& value);
 // one that computes the task's reference outputs for the others.
 struct ChosenPlatform {
   std::unique_ptr<platform::cpu::CpuPlatform> cpu;
-  std::unique_ptr<platform::Platform> other;  // cuda or command; null when the CPU was chosen
+  // cuda, command or the remote queue (--remote-workers); null when the CPU was chosen
+  std::unique_ptr<platform::Platform> other;
 
   platform::Platform& get() { return other ? *other : *cpu; }
 };

@@ -99,6 +99,46 @@ TEST_F(ScaleOut, TwoWorkerProcessesEvaluateQueuedKernels) {
   EXPECT_EQ(psql("SELECT count(DISTINCT worker) FROM evaluation_queue"), "2") << log;
 }
 
+// optimize --remote-workers evaluates nothing itself: every kernel of the run goes through the
+// queue to a worker process, and the run finishes as a local one would.
+TEST_F(ScaleOut, OptimizeWithRemoteWorkersQueuesEveryEvaluation) {
+  TempDir dir;
+  queue::Queue::open(url());
+  Process worker =
+      start_accelopt({"worker", "--db", url(), "--name", "remote", "--idle-exit-seconds", "20"},
+                     dir.path() / "worker.log");
+  std::filesystem::path config = dir.path() / "accelopt.toml";
+  write_file_atomic(config,
+                    "[search]\npreset = \"quick\"\niterations = 1\n"
+                    "timing_target = 0.1\ntiming_budget_seconds = 1.0\ntiming_min_pairs = 4\n");
+  std::string task = std::string(ACCELOPT_SOURCE_DIR) + "/bench/cpu/silu";
+  Process run =
+      start_accelopt({"optimize", "--task", task, "--workload", "small", "--config",
+                      config.string(), "--max-evaluations", "3", "--db", url(), "--remote-workers"},
+                     dir.path() / "optimize.log");
+  ExitStatus status = run.wait(10min);
+  ASSERT_TRUE(status.exited && status.exit_code == 0)
+      << read_file(dir.path() / "optimize.log") << read_file(dir.path() / "worker.log");
+  auto store = store::Store::open(url());
+  EXPECT_EQ(store->run(1)->config.value("remote_workers", false), true);
+  EXPECT_GE(std::stoi(psql("SELECT count(*) FROM evaluation_queue "
+                           "WHERE state = 'done' AND worker = 'remote'")),
+            2)
+      << read_file(dir.path() / "worker.log");
+  EXPECT_EQ(psql("SELECT count(*) FROM evaluation_queue WHERE state <> 'done'"), "0");
+  worker.wait(2min);
+
+  // Without PostgreSQL there is no queue: a clear error, before any run starts.
+  Process sqlite = start_accelopt(
+      {"optimize", "--task", task, "--workspace", (dir.path() / "ws").string(), "--remote-workers"},
+      dir.path() / "sqlite.log");
+  ExitStatus refused = sqlite.wait(2min);
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(read_file(dir.path() / "sqlite.log").find("--remote-workers needs a shared PostgreSQL"),
+            std::string::npos)
+      << read_file(dir.path() / "sqlite.log");
+}
+
 // kill -9 in the middle of a run whose workspace is a PostgreSQL database, then `accelopt
 // resume`: what was recorded stays as it was, nothing is evaluated twice, and the run finishes.
 TEST_F(ScaleOut, ARunKilledAndResumedAgainstPostgres) {

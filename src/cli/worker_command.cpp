@@ -1,17 +1,16 @@
-// `accelopt worker --db postgresql://… --platform cpu`: claims evaluations from the shared queue,
-// compiles and runs them on this host with the local harness (the same source rules and compiler
-// checks as a local run), and records the verdicts. Stops at --max-jobs, after --idle-exit-seconds
-// with nothing queued, or when killed: a killed worker's lease expires and its evaluation is redone
-// by another worker.
+// `accelopt worker --db postgresql://… --platform cpu|cuda|command:FILE`: claims evaluations from
+// the shared queue, compiles and runs them on this host with the local harness (the same source
+// rules and compiler checks as a local run), and records the verdicts. Stops at --max-jobs, after
+// --idle-exit-seconds with nothing queued, or when killed: a killed worker's lease expires and its
+// evaluation is redone by another worker.
 #include <fmt/format.h>
 
 #include <iostream>
 #include <memory>
 
+#include "cli/platform_choice.h"
 #include "cli/scale_out_commands.h"
 #include "common/error.h"
-#include "platform/cpu/cpu_platform.h"
-#include "platform/cpu/machine.h"
 #include "queue/evaluation_request.h"
 #include "queue/worker.h"
 
@@ -32,31 +31,22 @@ std::chrono::milliseconds milliseconds(double seconds) {
   return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
 }
 
-std::unique_ptr<platform::Platform> make_worker_platform(const WorkerArguments& arguments) {
-  if (arguments.platform != "cpu") {
-    throw UserError(fmt::format(
-        "worker: this build evaluates --platform cpu only; no '{}' platform is built in",
-        arguments.platform));
-  }
-  platform::cpu::CpuPlatformOptions options;
-  if (!arguments.compiler.empty()) options.compiler.compiler = arguments.compiler;
-  options.compiler.cpus = platform::cpu::compile_cpus();
-  return std::make_unique<platform::cpu::CpuPlatform>(
-      options, platform::cpu::load_or_probe_machine(false, &std::cerr));
-}
-
 int run_worker_command(const WorkerArguments& arguments) {
-  std::unique_ptr<platform::Platform> platform = make_worker_platform(arguments);
+  // The same platforms as optimize's --platform; the jobs claimed are those queued for this value.
+  PlatformChoice choice = parse_platform_choice(arguments.platform);
+  platform::cpu::CpuPlatformOptions cpu_options;
+  if (!arguments.compiler.empty()) cpu_options.compiler.compiler = arguments.compiler;
+  ChosenPlatform platform = make_platform(choice, cpu_options);
   queue::WorkerOptions options;
   options.url = arguments.db;
-  options.platform = arguments.platform;
+  options.platform = choice.value;
   options.name = arguments.name;
   options.lease = milliseconds(arguments.lease_seconds);
   options.max_jobs = arguments.max_jobs;
   options.idle_exit = milliseconds(arguments.idle_exit_seconds);
   auto evaluate = [&platform](const Json& request) {
     queue::LoadedRequest loaded = queue::request_from_json(request);
-    return platform->evaluate(loaded.request).to_json();
+    return platform.get().evaluate(loaded.request).to_json();
   };
   std::atomic<bool> stop = false;
   queue::WorkerStats stats = queue::run_worker(options, evaluate, stop, std::cout);
@@ -72,7 +62,10 @@ void register_worker_command(CLI::App& app, CommandTable& table) {
   auto* worker =
       app.add_subcommand("worker", "Claim and evaluate kernels from a shared PostgreSQL queue");
   worker->add_option("--db", arguments->db, "the shared database, postgresql://…")->required();
-  worker->add_option("--platform", arguments->platform, "cpu or cuda: the jobs to claim")
+  worker
+      ->add_option("--platform", arguments->platform,
+                   "cpu, cuda or command:<file.json>: the jobs to claim (the value optimize "
+                   "--platform queued)")
       ->capture_default_str();
   worker->add_option("--name", arguments->name, "this worker's name (default: host:pid)");
   worker->add_option("--compiler", arguments->compiler, "C++ compiler for the kernels");

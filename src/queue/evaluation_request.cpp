@@ -10,6 +10,7 @@ Json request_to_json(const platform::EvalRequest& request) {
   if (request.task == nullptr) throw InternalError("an evaluation request without a task");
   const platform::TimingOptions& timing = request.timing;
   return Json{{"task_directory", std::filesystem::absolute(request.task->directory).string()},
+              {"kernel_extension", request.task->kernel_extension},
               {"workload", request.workload},
               {"source", request.source},
               {"anchor_source", request.anchor_source},
@@ -28,7 +29,8 @@ LoadedRequest request_from_json(const Json& json) {
   LoadedRequest loaded;
   try {
     loaded.task = std::make_shared<const task::Task>(
-        task::load_task(json.at("task_directory").get<std::string>()));
+        task::load_task(json.at("task_directory").get<std::string>(),
+                        json.value("kernel_extension", std::string(".cpp"))));
     platform::EvalRequest& request = loaded.request;
     request.task = loaded.task.get();
     request.workload = json.at("workload").get<std::string>();

@@ -73,12 +73,15 @@ bool check_outputs(const task::Task& task, const std::vector<cpu::ReferenceCase>
     if (got == nullptr) {
       throw UserError("the evaluator's reply has no outputs for " + when);
     }
+    const task::InputSet* set =
+        reference_case.set.empty() ? nullptr : &task.input_set(reference_case.set);
     for (size_t o = 0; o < task.outputs.size(); ++o) {
       const std::vector<float>& reference = reference_case.outputs[o];
+      task::Tolerance tolerance = task.tolerance(task.outputs[o].name, set);
       if (!got->values.empty()) {
         cpu::OutputCheck check =
             cpu::check_output(task.outputs[o].name, got->values[o].data(), reference.data(),
-                              reference.size(), task.rel_l2_tolerance);
+                              reference.size(), tolerance);
         Correctness& c = verdict.correctness;
         c.rel_l2_error = std::max(c.rel_l2_error, check.rel_l2_error);
         c.max_abs_error = std::max(c.max_abs_error, check.max_abs_error);
@@ -89,7 +92,7 @@ bool check_outputs(const task::Task& task, const std::vector<cpu::ReferenceCase>
           return false;
         }
       } else if (auto failure = check_checksum(task.outputs[o].name, got->checksums[o], reference,
-                                               task.rel_l2_tolerance)) {
+                                               tolerance.rel_l2)) {
         verdict.status = Status::kIncorrectNumerical;
         verdict.message = when + ": " + *failure;
         return false;

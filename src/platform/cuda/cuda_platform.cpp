@@ -74,11 +74,13 @@ bool check_fetched(const task::Task& task, const cpu::SharedBuffers& buffers,
       return false;
     }
   }
+  const task::InputSet* set =
+      reference_case.set.empty() ? nullptr : &task.input_set(reference_case.set);
   for (size_t o = 0; o < task.outputs.size(); ++o) {
     size_t index = task.inputs.size() + o;
     cpu::OutputCheck check = cpu::check_output(
         task.outputs[o].name, buffers.floats(index), reference_case.outputs[o].data(),
-        reference_case.outputs[o].size(), task.rel_l2_tolerance);
+        reference_case.outputs[o].size(), task.tolerance(task.outputs[o].name, set));
     Correctness& c = verdict.correctness;
     c.rel_l2_error = std::max(c.rel_l2_error, check.rel_l2_error);
     c.max_abs_error = std::max(c.max_abs_error, check.max_abs_error);
