@@ -5,6 +5,9 @@
 #include <fmt/format.h>
 #include <sqlite3.h>
 
+#include <chrono>
+#include <thread>
+
 #include "common/error.h"
 #include "store/backend.h"
 
@@ -113,12 +116,29 @@ class SqliteBackend : public Backend {
       statement.bind(static_cast<int>(index + 1), parameters[index]);
     }
   }
+  // Switching the journal mode needs the file to itself, and SQLite answers "locked" at once
+  // rather than waiting while other processes open the same new database: retry for a while.
+  void enter_wal_mode() {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (true) {
+      int code = sqlite3_exec(db_, "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr);
+      if (code == SQLITE_OK) return;
+      if ((code != SQLITE_BUSY && code != SQLITE_LOCKED) ||
+          std::chrono::steady_clock::now() > deadline) {
+        throw InternalError(fmt::format("database {}: cannot enter WAL mode: {}", path_.string(),
+                                        sqlite3_errmsg(db_)));
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+
   void exec(const std::string& sql) {
     char* error = nullptr;
     if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &error) != SQLITE_OK) {
       std::string message = error != nullptr ? error : "unknown error";
       sqlite3_free(error);
-      throw InternalError(fmt::format("database {}: {}", path_.string(), message));
+      throw InternalError(
+          fmt::format("database {}: {} (running: {})", path_.string(), message, sql.substr(0, 80)));
     }
   }
   int64_t single_integer(const std::string& sql) {
@@ -152,9 +172,14 @@ void SqliteBackend::connect() {
   int32_t application_id = 0;
   int64_t table_count = 0;
   try {
+    // Both from one snapshot: another process may be creating this database right now, and its
+    // tables must not be seen without its mark.
+    exec("BEGIN");
     application_id = static_cast<int32_t>(single_integer("PRAGMA application_id"));
     table_count = single_integer("SELECT count(*) FROM sqlite_master");
+    exec("COMMIT");
   } catch (const InternalError&) {
+    rollback();
     throw UserError(
         fmt::format("{}: not a SQLite database (is it another program's file?)", where));
   }
@@ -164,7 +189,7 @@ void SqliteBackend::connect() {
         "--workspace",
         where, application_id));
   }
-  if (!in_memory) exec("PRAGMA journal_mode=WAL");
+  if (!in_memory) enter_wal_mode();
   exec("PRAGMA synchronous=FULL");
   exec("PRAGMA foreign_keys=ON");
   if (table_count == 0) {

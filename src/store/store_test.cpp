@@ -5,10 +5,12 @@
 #include "store/store.h"
 
 #include <gtest/gtest.h>
+
 #include <signal.h>
 #include <sqlite3.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <cstdio>
 
 #include <chrono>
 #include <thread>
@@ -230,7 +232,8 @@ TEST_P(StoreTest, ProcessesOpeningANewDatabaseTogetherMigrateItOnce) {
       int code = 0;
       try {
         code = open()->schema_version() == Store::latest_schema_version() ? 0 : 2;
-      } catch (const std::exception&) {
+      } catch (const std::exception& error) {
+        std::fprintf(stderr, "child %d: %s\n", index, error.what());
         code = 1;
       }
       _exit(code);  // no static destructors: the server belongs to the parent

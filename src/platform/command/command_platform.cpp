@@ -65,7 +65,8 @@ std::optional<std::string> check_checksum(const std::string& name, const OutputC
 bool check_outputs(const task::Task& task, const std::vector<cpu::ReferenceCase>& cases,
                    const std::vector<SeedOutputs>& outputs, Verdict& verdict) {
   for (const cpu::ReferenceCase& reference_case : cases) {
-    std::string when = "seed " + std::to_string(reference_case.seed);
+    std::string when = reference_case.label.empty() ? "seed " + std::to_string(reference_case.seed)
+                                                    : reference_case.label;
     const SeedOutputs* got = nullptr;
     for (const SeedOutputs& seed_outputs : outputs) {
       if (seed_outputs.seed == reference_case.seed) got = &seed_outputs;
@@ -79,9 +80,8 @@ bool check_outputs(const task::Task& task, const std::vector<cpu::ReferenceCase>
       const std::vector<float>& reference = reference_case.outputs[o];
       task::Tolerance tolerance = task.tolerance(task.outputs[o].name, set);
       if (!got->values.empty()) {
-        cpu::OutputCheck check =
-            cpu::check_output(task.outputs[o].name, got->values[o].data(), reference.data(),
-                              reference.size(), tolerance);
+        cpu::OutputCheck check = cpu::check_output(task.outputs[o].name, got->values[o].data(),
+                                                   reference.data(), reference.size(), tolerance);
         Correctness& c = verdict.correctness;
         c.rel_l2_error = std::max(c.rel_l2_error, check.rel_l2_error);
         c.max_abs_error = std::max(c.max_abs_error, check.max_abs_error);

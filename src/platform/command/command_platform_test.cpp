@@ -50,7 +50,7 @@ class CommandPlatformTest : public ::testing::Test {
 TEST_F(CommandPlatformTest, CorrectOutputsAndTurnsBecomeAPassedVerdictScoredHere) {
   Verdict verdict = evaluate("values");
   ASSERT_EQ(verdict.status, Status::kPassed) << verdict.message << "\n" << verdict.log;
-  EXPECT_EQ(verdict.correctness.seeds_checked, task_.seeds);
+  EXPECT_GE(verdict.correctness.seeds_checked, task_.seeds);  // and the edge-case sets
   EXPECT_LT(verdict.correctness.rel_l2_error, 1e-6);
   ASSERT_TRUE(verdict.timing);
   EXPECT_NEAR(verdict.timing->speedup, 2.0, 0.05);
@@ -68,7 +68,7 @@ TEST_F(CommandPlatformTest, CorrectOutputsAndTurnsBecomeAPassedVerdictScoredHere
 TEST_F(CommandPlatformTest, WrongValuesAreIncorrectNumerical) {
   Verdict verdict = evaluate("wrong");
   EXPECT_EQ(verdict.status, Status::kIncorrectNumerical);
-  EXPECT_NE(verdict.message.find("seed 1"), std::string::npos) << verdict.message;
+  EXPECT_NE(verdict.message.find("case 1"), std::string::npos) << verdict.message;
 }
 
 TEST_F(CommandPlatformTest, ChecksumsOfCorrectOutputsPass) {
@@ -79,7 +79,7 @@ TEST_F(CommandPlatformTest, ChecksumsOfCorrectOutputsPass) {
 TEST_F(CommandPlatformTest, AnEvaluatorThatChecksItselfReportsItsFigures) {
   Verdict verdict = evaluate("self-check", CorrectnessMode::kEvaluator);
   ASSERT_EQ(verdict.status, Status::kPassed) << verdict.message;
-  EXPECT_EQ(verdict.correctness.seeds_checked, task_.seeds);
+  EXPECT_GE(verdict.correctness.seeds_checked, task_.seeds);  // and the edge-case sets
   EXPECT_EQ(verdict.correctness.rel_l2_error, 1e-7);
 }
 
@@ -96,9 +96,9 @@ TEST_F(CommandPlatformTest, AnImpossiblyFastKernelIsRejectedByPhysics) {
 TEST_F(CommandPlatformTest, TheRequestNamesKernelAnchorWorkloadAndSeeds) {
   Verdict verdict = evaluate("echo-request", CorrectnessMode::kEvaluator);
   EXPECT_NE(verdict.log.find("kernel=// any kernel"), std::string::npos) << verdict.log;
-  EXPECT_NE(
-      verdict.log.find("anchor=baseline correctness=evaluator workload=small seeds=[1, 2, 3]"),
-      std::string::npos)
+  EXPECT_NE(verdict.log.find(
+                "anchor=baseline correctness=evaluator workload=small seeds=[1, 2, 3, 4, 5]"),
+            std::string::npos)
       << verdict.log;
 }
 
@@ -178,7 +178,7 @@ const char* kLoopSilu =
 TEST_F(NkiEvaluatorTest, AnNkiKernelIsCheckedAgainstTheCpuReferenceAndTimedInPairs) {
   Verdict verdict = evaluate_nki(kNumpySilu, kLoopSilu);
   ASSERT_EQ(verdict.status, Status::kPassed) << verdict.message << "\n" << verdict.log;
-  EXPECT_EQ(verdict.correctness.seeds_checked, task_.seeds);
+  EXPECT_GE(verdict.correctness.seeds_checked, task_.seeds);  // and the edge-case sets
   ASSERT_TRUE(verdict.timing);
   EXPECT_EQ(verdict.timing->pairs, 5);
   EXPECT_GT(verdict.timing->speedup, 1.0);  // numpy's vector exp beats a Python loop

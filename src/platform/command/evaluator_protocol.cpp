@@ -55,7 +55,15 @@ SeedOutputs parse_seed_outputs(const Json& entry, const task::Task& task,
                                const task::Workload& workload, size_t index) {
   std::string where = fmt::format("outputs[{}].", index);
   SeedOutputs outputs;
-  outputs.seed = static_cast<uint64_t>(number(required(entry, "seed", where), where + "seed"));
+  // Seeds are secret 64-bit draws: read back exactly, never through a double.
+  const Json& seed = required(entry, "seed", where);
+  if (!seed.is_number_unsigned() && !(seed.is_number_integer() && seed.get<int64_t>() >= 0)) {
+    throw UserError(
+        fmt::format("the evaluator's {}seed must be the request's unsigned integer, "
+                    "copied exactly, not {}",
+                    where, seed.dump()));
+  }
+  outputs.seed = seed.get<uint64_t>();
   if (entry.contains("values")) {
     for (const task::TensorSpec& tensor : task.outputs) {
       std::string field = where + "values." + tensor.name;

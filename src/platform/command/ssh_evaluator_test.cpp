@@ -48,7 +48,7 @@ class SshEvaluatorTest : public ::testing::Test {
 TEST_F(SshEvaluatorTest, TheBaselineJudgedOnTheRemoteHostPassesAndIsTimedAgainstItself) {
   Verdict verdict = evaluate(read_file(task_.baseline_path()), true);
   ASSERT_EQ(verdict.status, Status::kPassed) << verdict.message << "\n" << verdict.log;
-  EXPECT_EQ(verdict.correctness.seeds_checked, task_.seeds);
+  EXPECT_GE(verdict.correctness.seeds_checked, task_.seeds);  // and the edge-case sets
   ASSERT_TRUE(verdict.timing);
   EXPECT_GE(verdict.timing->pairs, 10);
   EXPECT_GT(verdict.timing->speedup, 0.5);
