@@ -113,7 +113,11 @@ bool check_call(const task::Task& task, const SharedBuffers& buffers, const Runn
   }
   const task::InputSet* set =
       reference_case.set.empty() ? nullptr : &task.input_set(reference_case.set);
-  OutputCheck check = check_outputs(task, set, outputs, reference_case.outputs);
+  return record_output_check(check_outputs(task, set, outputs, reference_case.outputs), when,
+                             verdict);
+}
+
+bool record_output_check(const OutputCheck& check, const std::string& when, Verdict& verdict) {
   Correctness& c = verdict.correctness;
   c.rel_l2_error = std::max(c.rel_l2_error, check.rel_l2_error);
   c.max_abs_error = std::max(c.max_abs_error, check.max_abs_error);

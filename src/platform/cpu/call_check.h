@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "platform/cpu/checker.h"
 #include "platform/cpu/runner.h"
 #include "platform/cpu/shared_buffers.h"
 #include "platform/platform.h"
@@ -32,6 +33,10 @@ void clear_outputs(SharedBuffers& buffers, const SlotLayout& layout, int output_
 
 // The layout of one slot for `task`: its inputs, then its outputs.
 SlotLayout single_slot(const task::Task& task);
+
+// Adds `check`'s errors to the verdict's worst so far; when it failed, the verdict becomes
+// INCORRECT_NUMERICAL with a message that starts with `when`, and false is returned.
+bool record_output_check(const OutputCheck& check, const std::string& when, Verdict& verdict);
 
 // No fence damaged, inputs unchanged, no thread left behind, outputs equal to the reference's.
 // Fills `verdict` (status, message, correctness figures) and returns false on the first failure;

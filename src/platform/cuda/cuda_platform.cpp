@@ -11,6 +11,7 @@
 #include "common/files.h"
 #include "common/hash.h"
 #include "common/subprocess.h"
+#include "platform/cpu/call_check.h"
 #include "platform/cpu/checker.h"
 #include "platform/cuda/source_rules.h"
 #include "platform/paired_timing.h"
@@ -76,22 +77,12 @@ bool check_fetched(const task::Task& task, const cpu::SharedBuffers& buffers,
   }
   const task::InputSet* set =
       reference_case.set.empty() ? nullptr : &task.input_set(reference_case.set);
+  std::vector<const float*> outputs;
   for (size_t o = 0; o < task.outputs.size(); ++o) {
-    size_t index = task.inputs.size() + o;
-    cpu::OutputCheck check = cpu::check_output(
-        task.outputs[o].name, buffers.floats(index), reference_case.outputs[o].data(),
-        reference_case.outputs[o].size(), task.tolerance(task.outputs[o].name, set));
-    Correctness& c = verdict.correctness;
-    c.rel_l2_error = std::max(c.rel_l2_error, check.rel_l2_error);
-    c.max_abs_error = std::max(c.max_abs_error, check.max_abs_error);
-    c.max_rel_error = std::max(c.max_rel_error, check.max_rel_error);
-    if (!check.ok) {
-      verdict.status = Status::kIncorrectNumerical;
-      verdict.message = when + ": " + check.message;
-      return false;
-    }
+    outputs.push_back(buffers.floats(task.inputs.size() + o));
   }
-  return true;
+  return cpu::record_output_check(cpu::check_outputs(task, set, outputs, reference_case.outputs),
+                                  when, verdict);
 }
 
 CudaRunnerOptions runner_options(const std::filesystem::path& program,
