@@ -174,13 +174,17 @@ std::unique_ptr<Workbench> open_workbench(const std::string& workspace, Access a
 
 // With --remote-workers the kernels go to the database's evaluation queue, where `accelopt worker
 // --platform P` processes on other hosts take them; only a PostgreSQL database has a queue.
-void use_remote_workers(Workbench& bench, const std::string& workspace,
-                        const PlatformChoice& platform) {
+void check_remote_workers(const std::string& workspace) {
   if (!store::is_postgres_url(workspace)) {
     throw UserError(
         "--remote-workers needs a shared PostgreSQL database: give --db postgresql://… (the "
         "workers take their evaluations from its queue; docs/scale-out.md)");
   }
+}
+
+void use_remote_workers(Workbench& bench, const std::string& workspace,
+                        const PlatformChoice& platform) {
+  check_remote_workers(workspace);
   queue::RemotePlatformOptions options;
   options.url = workspace;
   options.platform = platform.value;
@@ -312,6 +316,7 @@ int run_optimize(const OptimizeArguments& arguments) {
     check_tunable(mode, start_kernel.empty() ? read_file(task.baseline_path()) : start_kernel);
   }
   check_models_answer(mode, file);
+  if (arguments.remote_workers) check_remote_workers(arguments.workspace);  // before any database
   auto bench = open_workbench(arguments.workspace, Access::kWrite);
   if (arguments.remote_workers) {
     use_remote_workers(*bench, arguments.workspace, platform);

@@ -137,6 +137,7 @@ TEST_F(ScaleOut, OptimizeWithRemoteWorkersQueuesEveryEvaluation) {
   EXPECT_NE(read_file(dir.path() / "sqlite.log").find("--remote-workers needs a shared PostgreSQL"),
             std::string::npos)
       << read_file(dir.path() / "sqlite.log");
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "ws")) << "a refused run made a workspace";
 }
 
 // kill -9 in the middle of a run whose workspace is a PostgreSQL database, then `accelopt
