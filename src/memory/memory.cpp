@@ -29,12 +29,19 @@ Scope parse_scope(std::string_view text) {
   throw UserError(fmt::format("memory.scope: '{}' is not one of task, related, all", text));
 }
 
+RewriteKind classify(const Rewrite& rewrite, const MemoryOptions& options) {
+  if (rewrite.speedup_low > options.positive_threshold) return RewriteKind::kPositive;
+  if (rewrite.speedup_high < options.negative_threshold) return RewriteKind::kNegative;
+  return RewriteKind::kNoise;
+}
+
 std::vector<size_t> select_rewrites(const std::vector<Rewrite>& rewrites,
                                     const MemoryOptions& options) {
   std::vector<size_t> positive, negative;
   for (size_t index = 0; index < rewrites.size(); ++index) {
-    if (rewrites[index].speedup_low > options.positive_threshold) positive.push_back(index);
-    if (rewrites[index].speedup_high < options.negative_threshold) negative.push_back(index);
+    RewriteKind kind = classify(rewrites[index], options);
+    if (kind == RewriteKind::kPositive) positive.push_back(index);
+    if (kind == RewriteKind::kNegative) negative.push_back(index);
   }
   // Stable sorts keep the search's (deterministic) order among equal speedups.
   std::stable_sort(positive.begin(), positive.end(),

@@ -41,6 +41,10 @@ struct Rewrite {
   double speedup = 1, speedup_low = 1, speedup_high = 1;  // fast over slow
 };
 
+// Which threshold a rewrite's interval clears, if any.
+enum class RewriteKind : uint8_t { kNoise, kPositive, kNegative };
+RewriteKind classify(const Rewrite& rewrite, const MemoryOptions& options);
+
 // Indices of the rewrites to summarize this iteration, positive ones first (largest speedup first),
 // then negative ones (smallest first); only those whose interval clears a threshold.
 std::vector<size_t> select_rewrites(const std::vector<Rewrite>& rewrites,

@@ -80,7 +80,9 @@ class Run {
   void restore(const SearchCheckpoint& checkpoint);
   // Re-times the final beam against the baseline (confirmation.h); false when interrupted first.
   bool confirm();
-  std::optional<Measurement> measure(int64_t candidate, int64_t against);
+  // `candidate` timed head to head against `against` with `timing`, noted as progress.
+  std::optional<Measurement> measure(int64_t candidate, int64_t against,
+                                     const platform::TimingOptions& timing);
   RunSummary end(const std::string& state);
   RunSummary summary(const std::string& state) const;
 
@@ -306,14 +308,15 @@ void Run::restore(const SearchCheckpoint& checkpoint) {
   }
 }
 
-std::optional<Measurement> Run::measure(int64_t candidate, int64_t against) {
+std::optional<Measurement> Run::measure(int64_t candidate, int64_t against,
+                                        const platform::TimingOptions& timing) {
   if (stop_.interrupted()) return std::nullopt;
   bool baseline = against == baseline_.candidate;
   kernel::Verdict verdict;
   try {
-    verdict = evaluator_.time_head_to_head(book_.source_of(candidate),
-                                           baseline ? std::string() : book_.source_of(against),
-                                           baseline ? "baseline" : fmt::format("#{}", against));
+    verdict = evaluator_.time_head_to_head(
+        book_.source_of(candidate), baseline ? std::string() : book_.source_of(against),
+        baseline ? "baseline" : fmt::format("#{}", against), timing);
   } catch (const UserError& error) {
     if (baseline) throw;  // the task itself is broken
     // The other beam kernel failed this time: no verdict between the two.
@@ -354,7 +357,8 @@ bool Run::confirm() {
                  "confirming: the final beam re-timed head to head against the baseline");
   std::vector<store::MemoryEntryRecord> none;
   bool done = search::confirm(
-      *confirmation_, beam, [this](int64_t c, int64_t a) { return measure(c, a); },
+      *confirmation_, beam,
+      [this](int64_t c, int64_t a) { return measure(c, a, careful_timing(config_.timing)); },
       [&](const Confirmation& now) {
         confirmation_ = now;
         checkpoint(iterations_done_, none);
@@ -448,7 +452,9 @@ RunSummary Run::go(bool resuming, int more_iterations) {
     }
     // Rewrites are measured against the beam kernels the plans were made for (Attempt keeps its
     // beam parent), so the memory needs nothing of the beam itself.
-    std::vector<store::MemoryEntryRecord> entries = memory_.entries(iteration, attempts);
+    std::vector<store::MemoryEntryRecord> entries =
+        memory_.entries(iteration, attempts,
+                        [this](int64_t c, int64_t a) { return measure(c, a, config_.timing); });
     if (stop_.interrupted()) break;
     checkpoint(iteration, entries);
     progress_.emit(EventKind::kIterationFinished, iteration,

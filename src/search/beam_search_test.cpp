@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cmath>
 #include <regex>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -34,7 +35,8 @@ class CrashNow : public std::runtime_error {
 // speed = 1 + 0.15 (A - 1) - 0.1 ((B - 3)^2 - 4) + 0.4 (a "FAST" line); the speedup is the
 // source's speed over the anchor's (the baseline's unless the request names another), ±`noise`.
 // "BROKEN" fails to compile. The machine's speed drifts by `drift` per call: each verdict's own
-// latency and % of peak are those of its moment.
+// latency and % of peak are those of its moment. A "LUCKY" source is measured twice as fast as it
+// is the first time it is timed, and as it is afterwards.
 class FakePlatform : public platform::Platform {
  public:
   std::string name() const override { return "fake"; }
@@ -61,6 +63,10 @@ class FakePlatform : public platform::Platform {
     }
     std::string anchor = request.anchor_source.empty() ? kBaseline : request.anchor_source;
     double speedup = speed_of(request.source) / speed_of(anchor);
+    if (request.source.find("LUCKY") != std::string::npos &&
+        lucky_moments.insert(request.source).second) {
+      speedup *= 2;
+    }
     if (!request.anchor_source.empty()) ++head_to_head;
     kernel::Timing timing;
     timing.anchor = request.anchor_name;
@@ -80,14 +86,24 @@ class FakePlatform : public platform::Platform {
   int crash_at = 0;
   double noise = 0.01;
   double drift = 1, moment = 1;
-  int head_to_head = 0;         // timings against another beam kernel
-  std::vector<double> budgets;  // the timing budget of each timed request
+  int head_to_head = 0;                 // timings against another beam kernel
+  std::set<std::string> lucky_moments;  // the LUCKY sources timed once already
+  std::vector<double> budgets;          // the timing budget of each timed request
 };
 
 // The confirmation the run ended with (empty JSON when none).
 Json confirmation_of(store::Store& store, int64_t run) {
   auto last = store.last_checkpoint(run);
   return last && last->state.contains("confirmation") ? last->state["confirmation"] : Json();
+}
+
+// The head-to-head timings a run took after its evaluations (memory re-timings, confirmation), from
+// the notes the run wrote for each.
+int64_t head_to_head_notes(const RecordingSink& sink) {
+  return std::count_if(sink.events.begin(), sink.events.end(), [](const SearchEvent& event) {
+    return event.kind == EventKind::kNote && event.message.rfind("  #", 0) == 0 &&
+           event.message.find(" against ") != std::string::npos;
+  });
 }
 
 // An "LLM" that answers plans with a FAST kernel, a BROKEN one (the fixer removes BROKEN), and a
@@ -175,8 +191,9 @@ TEST_F(SearchTest, TunerImprovesTheKernelAndWritesMemory) {
   EXPECT_TRUE(summary.confirmed);
   EXPECT_TRUE(summary.significant);
   EXPECT_EQ(summary.outcome.rfind("confirmed: ", 0), 0u) << summary.outcome;
-  EXPECT_EQ(platform.calls.load(),
-            summary.evaluations + 1 + static_cast<int64_t>(confirmation["measurements"].size()));
+  EXPECT_EQ(platform.calls.load(), summary.evaluations + 1 + head_to_head_notes(sink_));
+  EXPECT_GT(head_to_head_notes(sink_),
+            static_cast<int64_t>(confirmation["measurements"].size()));  // memory re-timings
   auto entries = store->memory_entries();
   ASSERT_FALSE(entries.empty());
   for (const auto& entry : entries) {
@@ -218,8 +235,9 @@ TEST_F(SearchTest, FixerRepairsAndDuplicatesAreEvaluatedOnce) {
   EXPECT_TRUE(store->trace(candidates[3].id)->verdict.passed());
   EXPECT_EQ(store->trace(candidates[4].id)->reused_from, candidates[1].id);
   // The fix gives back the baseline's source: reused too. Real evaluations: baseline, FAST, BROKEN;
-  // then the confirmation re-times the final beam (FAST) against the baseline.
-  EXPECT_EQ(platform.calls.load(), 3 + 1);
+  // then the memory re-times the rewrite baseline → FAST, and the confirmation the final beam (FAST)
+  // against the baseline.
+  EXPECT_EQ(platform.calls.load(), 3 + 1 + 1);
   EXPECT_EQ(confirmation_of(*store, summary.run_id)["measurements"].size(), 1u);
   EXPECT_NEAR(summary.best_speedup, 1.4, 1e-9);
 }
@@ -252,6 +270,62 @@ TEST_F(SearchTest, HybridRefinesEachLlmKernelEnteringTheBeamWithTheTuner) {
   EXPECT_FALSE(store->memory_entries().empty());  // the tuner summarized its own moves
 }
 
+// Plans "lucky" (no faster than its parent, but timed in a lucky moment) and "fast" (40 % faster);
+// summarizes any rewrite it is given.
+class LuckyAgents : public roles::Planner, public roles::Executor, public roles::Summarizer {
+ public:
+  std::vector<roles::Plan> propose(const roles::KernelView&, const std::vector<roles::Insight>&,
+                                   int) override {
+    return {roles::Plan{"lucky", "llm:fake", Json::object()},
+            roles::Plan{"fast", "llm:fake", Json::object()}};
+  }
+  std::vector<roles::Implementation> implement(const roles::KernelView& kernel,
+                                               const roles::Plan& plan, int) override {
+    std::string line = plan.text == "lucky" ? "int LUCKY = 1;\n" : "int FAST = 1;\n";
+    return {roles::Implementation{kernel.source + line, "", "llm:fake"}};
+  }
+  std::optional<roles::Insight> summarize(const roles::RewritePair& pair) override {
+    roles::Insight insight;
+    insight.title = pair.plan.text;
+    insight.speedup = pair.speedup;
+    insight.speedup_low = pair.speedup_low;
+    insight.speedup_high = pair.speedup_high;
+    return insight;
+  }
+};
+
+// Both children clear the memory's threshold as the search measured them; re-timed head to head
+// against their parent, only the real one does, and only it is remembered, with the re-timed
+// figures.
+TEST_F(SearchTest, ARewriteMeasuredInALuckyMomentIsNotRemembered) {
+  auto store = store::Store::open(":memory:");
+  FakePlatform platform;
+  LuckyAgents llm;
+  SearchContext context = tuner_context(*store, platform);
+  context.agents.planner = &llm;
+  context.agents.executor = &llm;
+  context.agents.summarizer = &llm;
+  context.agents.proposes = store::CandidateKind::kExecutor;
+  config_.iterations = 1;
+  config_.beam_width = 1;
+  RunSummary summary = start_run(config_, "", context);
+  ASSERT_EQ(summary.state, "finished");
+  auto candidates = store->candidates(summary.run_id);
+  ASSERT_EQ(candidates.size(), 3u);  // baseline, lucky, fast
+  EXPECT_NEAR(store->trace(candidates[1].id)->verdict.timing->speedup, 2.0, 1e-9);
+  auto entries = store->memory_entries();
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0].insight["title"], "fast");
+  EXPECT_EQ(entries[0].fast_candidate, candidates[2].id);
+  EXPECT_NEAR(entries[0].speedup, 1.4, 1e-9);
+  bool noted = std::any_of(sink_.events.begin(), sink_.events.end(), [&](const SearchEvent& e) {
+    return e.message.find(fmt::format("#{} over #{} measured 2.00x", candidates[1].id,
+                                      candidates[0].id)) != std::string::npos &&
+           e.message.find("not remembered") != std::string::npos;
+  });
+  EXPECT_TRUE(noted);
+}
+
 TEST_F(SearchTest, StopsCleanlyAtTheEvaluationBudget) {
   auto store = store::Store::open(":memory:");
   FakePlatform platform;
@@ -260,10 +334,10 @@ TEST_F(SearchTest, StopsCleanlyAtTheEvaluationBudget) {
   RunSummary summary = start_run(config_, "", context);
   EXPECT_EQ(summary.state, "stopped: the evaluation budget (5) is spent");
   EXPECT_EQ(summary.evaluations, 5);
-  // The baseline, 5 evaluations, and the confirmation of the final beam (a budget stop ends too).
+  // The baseline, 5 evaluations, and the head-to-head re-timings (memory, then the confirmation of
+  // the final beam: a budget stop ends too).
   EXPECT_TRUE(summary.confirmed);
-  EXPECT_EQ(platform.calls.load(),
-            6 + static_cast<int>(confirmation_of(*store, summary.run_id)["measurements"].size()));
+  EXPECT_EQ(platform.calls.load(), 6 + head_to_head_notes(sink_));
   EXPECT_EQ(store->run(summary.run_id)->state, summary.state);
 }
 

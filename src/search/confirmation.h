@@ -13,19 +13,9 @@
 #include <vector>
 
 #include "common/json.h"
+#include "search/measurement.h"
 
 namespace accelopt::search {
-
-// One head-to-head timing: `candidate` over `against` (the baseline, or another beam kernel).
-struct Measurement {
-  int64_t candidate = 0, against = 0;
-  std::string status = "PASSED";  // the verdict's status name; a kernel that failed is not a winner
-  double speedup = 0, speedup_low = 0, speedup_high = 0;
-  int pairs = 0;
-  std::string message;
-
-  bool passed() const { return status == "PASSED"; }
-};
 
 struct Confirmation {
   int64_t baseline = 0;
@@ -47,8 +37,6 @@ struct Confirmation {
   static Confirmation from_json(const Json& json);
 };
 
-// Times `candidate` against `against`; nullopt when the run is being stopped.
-using Measure = std::function<std::optional<Measurement>(int64_t candidate, int64_t against)>;
 // Keeps the confirmation as it stands (after each measurement, and once decided).
 using SaveConfirmation = std::function<void(const Confirmation&)>;
 

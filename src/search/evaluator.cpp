@@ -104,12 +104,13 @@ kernel::Verdict Evaluator::run_platform(platform::EvalRequest request) {
 
 kernel::Verdict Evaluator::time_head_to_head(const std::string& source,
                                              const std::string& anchor_source,
-                                             const std::string& anchor_name) {
+                                             const std::string& anchor_name,
+                                             const platform::TimingOptions& timing) {
   platform::EvalRequest request;
   request.source = source;
   request.anchor_source = anchor_source;
   request.anchor_name = anchor_name;
-  request.timing = careful_timing(config_.timing);
+  request.timing = timing;
   return run_platform(std::move(request));
 }
 

@@ -93,10 +93,12 @@ class Evaluator {
   std::optional<Attempt> evaluate(store::CandidateRecord record, int64_t beam_parent,
                                   const roles::Plan& plan);
 
-  // Times `source` against `anchor_source` (empty: the baseline) with careful timing, for the
-  // run's confirmation: not a candidate, not recorded, not counted against the budgets.
+  // Times `source` against `anchor_source` (empty: the baseline) with `timing`, for the run's
+  // confirmation and the memory's re-timing: not a candidate, not recorded, not counted against
+  // the budgets.
   kernel::Verdict time_head_to_head(const std::string& source, const std::string& anchor_source,
-                                    const std::string& anchor_name);
+                                    const std::string& anchor_name,
+                                    const platform::TimingOptions& timing);
 
  private:
   // Why a new evaluation may not start now; empty: it may. (caller must hold mutex_)

@@ -9,8 +9,31 @@
 
 namespace accelopt::search {
 
+std::optional<memory::Rewrite> MemoryWriter::retimed(int iteration, const memory::Rewrite& rewrite,
+                                                     const Measure& retime) {
+  std::optional<Measurement> measured = retime(rewrite.fast_candidate, rewrite.slow_candidate);
+  if (!measured) return std::nullopt;
+  memory::Rewrite again = rewrite;
+  again.speedup = measured->speedup;
+  again.speedup_low = measured->speedup_low;
+  again.speedup_high = measured->speedup_high;
+  memory::RewriteKind kind = memory::classify(rewrite, config_.memory);
+  if (measured->passed() && memory::classify(again, config_.memory) == kind) return again;
+  std::string figures = measured->passed() ? fmt::format("{:.2f}x [{:.2f}, {:.2f}]", again.speedup,
+                                                         again.speedup_low, again.speedup_high)
+                                           : measured->status;
+  parts_.progress->emit(
+      EventKind::kNote, iteration,
+      fmt::format("memory: #{} over #{} measured {:.2f}x [{:.2f}, {:.2f}], re-timed head to head "
+                  "{}: not remembered",
+                  rewrite.fast_candidate, rewrite.slow_candidate, rewrite.speedup,
+                  rewrite.speedup_low, rewrite.speedup_high, figures));
+  return std::nullopt;
+}
+
 std::vector<store::MemoryEntryRecord> MemoryWriter::entries(int iteration,
-                                                            const std::vector<Attempt>& attempts) {
+                                                            const std::vector<Attempt>& attempts,
+                                                            const Measure& retime) {
   std::vector<store::MemoryEntryRecord> entries;
   if (config_.strategy != Strategy::kBeam) return entries;
   std::vector<memory::Rewrite> rewrites;
@@ -33,9 +56,19 @@ std::vector<store::MemoryEntryRecord> MemoryWriter::entries(int iteration,
         fast.speedup_low / slow.speedup_high, fast.speedup_high / slow.speedup_low});
     sources.push_back(&attempt);
   }
-  for (size_t index : memory::select_rewrites(rewrites, config_.memory)) {
+  std::vector<size_t> chosen = memory::select_rewrites(rewrites, config_.memory);
+  if (!chosen.empty()) {
+    parts_.progress->emit(EventKind::kNote, iteration,
+                          fmt::format("memory: {} rewrite(s) re-timed head to head before they are "
+                                      "remembered",
+                                      chosen.size()));
+  }
+  for (size_t index : chosen) {
     if (parts_.stop->stopped() && parts_.llm) break;  // no LLM summaries past the budget
-    const memory::Rewrite& rewrite = rewrites[index];
+    std::optional<memory::Rewrite> confirmed = retimed(iteration, rewrites[index], retime);
+    if (parts_.stop->interrupted()) break;
+    if (!confirmed) continue;
+    const memory::Rewrite& rewrite = *confirmed;
     const Attempt& attempt = *sources[index];
     roles::Summarizer* summarizer =
         attempt.kind == store::CandidateKind::kTuner && parts_.tuner_summarizer != nullptr

@@ -1,7 +1,12 @@
 // What an iteration adds to the optimization memory: each measured rewrite (beam kernel → a child
-// made for it) whose interval clears the thresholds, at most TopK (memory.h picks them), summarized
-// by the summarizer of the agent family that made the child: the tuner summarizes its own moves in
-// hybrid runs. Repeated sampling keeps no memory.
+// made for it) whose interval clears the thresholds, at most TopK (memory.h picks them), re-timed
+// head to head (child against parent) and kept only when the re-timing clears the same threshold,
+// summarized by the summarizer of the agent family that made the child: the tuner summarizes its
+// own moves in hybrid runs. Repeated sampling keeps no memory.
+//
+// Why the re-timing: each of the two kernels was timed against the baseline in its own moment, and
+// one lucky moment is enough to make a rewrite look real; a second, direct measurement rarely
+// repeats the luck, and its figures are the ones remembered.
 #pragma once
 
 #include <functional>
@@ -9,6 +14,7 @@
 
 #include "search/answers.h"
 #include "search/evaluator.h"
+#include "search/measurement.h"
 
 namespace accelopt::search {
 
@@ -31,12 +37,18 @@ class MemoryWriter {
   MemoryWriter(const SearchConfig& config, MemoryWriterParts parts)
       : config_(config), parts_(parts) {}
 
-  // The entries for `attempts` of `iteration`, not yet stored. roles::BudgetExhausted stops the
-  // run; a summarizer that cannot be reached loses its entry, with a note.
-  std::vector<store::MemoryEntryRecord> entries(int iteration,
-                                                const std::vector<Attempt>& attempts);
+  // The entries for `attempts` of `iteration`, not yet stored; `retime` times a child against its
+  // parent. roles::BudgetExhausted stops the run; a summarizer that cannot be reached loses its
+  // entry, with a note.
+  std::vector<store::MemoryEntryRecord> entries(int iteration, const std::vector<Attempt>& attempts,
+                                                const Measure& retime);
 
  private:
+  // `rewrite` with its re-timed figures, or nullopt when the re-timing did not clear the threshold
+  // the search's figures cleared (noted), or the run is being interrupted.
+  std::optional<memory::Rewrite> retimed(int iteration, const memory::Rewrite& rewrite,
+                                         const Measure& retime);
+
   const SearchConfig& config_;
   MemoryWriterParts parts_;
 };

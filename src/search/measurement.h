@@ -1,0 +1,27 @@
+// One head-to-head timing between two of a run's kernels, taken after the search measured them:
+// the confirmation re-times the final beam with it (confirmation.h), and the memory re-times a
+// rewrite before remembering it (memory_writer.h).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace accelopt::search {
+
+// `candidate` timed against `against` (the baseline, or another kernel of the run).
+struct Measurement {
+  int64_t candidate = 0, against = 0;
+  std::string status = "PASSED";  // the verdict's status name; a kernel that failed is not a winner
+  double speedup = 0, speedup_low = 0, speedup_high = 0;
+  int pairs = 0;
+  std::string message;
+
+  bool passed() const { return status == "PASSED"; }
+};
+
+// Times `candidate` against `against`; nullopt when the run is being stopped.
+using Measure = std::function<std::optional<Measurement>(int64_t candidate, int64_t against)>;
+
+}  // namespace accelopt::search
