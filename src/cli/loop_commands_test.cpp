@@ -14,11 +14,11 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
-#include <set>
 
 #include "common/files.h"
 #include "common/json.h"
 #include "scripted_model_server.h"
+#include "store/resumed_run_check.h"
 #include "store/store.h"
 
 namespace accelopt::cli {
@@ -186,37 +186,12 @@ TEST(OptimizeEndToEnd, ResumeAfterKillNine) {
   int status = 0;
   ::waitpid(child, &status, 0);
   ASSERT_TRUE(WIFSIGNALED(status)) << read_file(log);  // it was still running
-  std::vector<store::CandidateRecord> recorded;
-  std::vector<std::string> verdicts;
-  {
-    auto store = store::Store::open(database);
-    EXPECT_EQ(store->run(1)->state, "running");
-    recorded = store->candidates(1);
-    for (const auto& candidate : recorded)
-      verdicts.push_back(store->trace(candidate.id)->verdict.to_json().dump());
-  }
-  ASSERT_GE(recorded.size(), 4u);
+  store::RecordedRun recorded = store::record_interrupted_run(database, 1);
+  ASSERT_GE(recorded.candidates.size(), 4u);
 
   Result resume = accelopt("resume 1 --workspace " + workspace.string(), dir.path());
   ASSERT_EQ(resume.code, 0) << resume.output;
-  auto store = store::Store::open(database);
-  EXPECT_EQ(store->run(1)->state, "finished");
-  auto after = store->candidates(1);
-  ASSERT_GE(after.size(), recorded.size());
-  for (size_t index = 0; index < recorded.size(); ++index) {
-    EXPECT_EQ(after[index].id, recorded[index].id);
-    EXPECT_EQ(after[index].key, recorded[index].key);
-    EXPECT_EQ(store->trace(after[index].id)->verdict.to_json().dump(), verdicts[index]);
-  }
-  // Nothing evaluated twice: every evaluated source appears once among the run's real evaluations.
-  std::set<std::string> evaluated;
-  for (const auto& trace : store->traces(1)) {
-    if (trace.reused_from) continue;
-    store::CandidateRecord candidate = *store->candidate(trace.candidate_id);
-    if (candidate.normalized_hash.empty()) continue;
-    EXPECT_TRUE(evaluated.insert(candidate.normalized_hash).second) << candidate.key;
-  }
-  EXPECT_GE(store->last_checkpoint(1)->iteration, 2);
+  store::expect_resume_kept_everything(database, 1, recorded);
 }
 
 // On a terminal, `accelopt eval` shows on stderr that it is alive while it compiles, checks and

@@ -21,6 +21,7 @@
 #include "queue/remote_platform.h"
 #include "queue/slurm_cluster.h"
 #include "store/postgres_test_fixture.h"
+#include "store/resumed_run_check.h"
 #include "store/store.h"
 #include "task/task.h"
 
@@ -161,38 +162,13 @@ TEST_F(ScaleOut, ARunKilledAndResumedAgainstPostgres) {
   ASSERT_FALSE(run.try_wait().has_value()) << read_file(dir.path() / "killed.log");
   run.kill_group();
   run.wait(10s);
-  std::vector<store::CandidateRecord> recorded;
-  std::vector<std::string> verdicts;
-  {
-    auto store = store::Store::open(url());
-    EXPECT_EQ(store->run(1)->state, "running");
-    recorded = store->candidates(1);
-    for (const auto& candidate : recorded) {
-      verdicts.push_back(store->trace(candidate.id)->verdict.to_json().dump());
-    }
-  }
-  ASSERT_GE(recorded.size(), 4u);
+  store::RecordedRun recorded = store::record_interrupted_run(url(), 1);
+  ASSERT_GE(recorded.candidates.size(), 4u);
 
   Process resume = start_accelopt({"resume", "1", "--db", url()}, dir.path() / "resume.log");
   ExitStatus status = resume.wait(10min);
   ASSERT_TRUE(status.exited && status.exit_code == 0) << read_file(dir.path() / "resume.log");
-  auto store = store::Store::open(url());
-  EXPECT_EQ(store->run(1)->state, "finished");
-  auto after = store->candidates(1);
-  ASSERT_GE(after.size(), recorded.size());
-  for (size_t index = 0; index < recorded.size(); ++index) {
-    EXPECT_EQ(after[index].id, recorded[index].id);
-    EXPECT_EQ(after[index].key, recorded[index].key);
-    EXPECT_EQ(store->trace(after[index].id)->verdict.to_json().dump(), verdicts[index]);
-  }
-  std::set<std::string> evaluated;
-  for (const auto& trace : store->traces(1)) {
-    if (trace.reused_from) continue;
-    store::CandidateRecord candidate = *store->candidate(trace.candidate_id);
-    if (candidate.normalized_hash.empty()) continue;
-    EXPECT_TRUE(evaluated.insert(candidate.normalized_hash).second) << candidate.key;
-  }
-  EXPECT_GE(store->last_checkpoint(1)->iteration, 2);
+  store::expect_resume_kept_everything(url(), 1, recorded);
 }
 
 CommandResult accelopt_command(const std::vector<std::string>& arguments,

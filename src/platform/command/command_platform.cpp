@@ -8,16 +8,14 @@
 
 #include "common/error.h"
 #include "common/files.h"
-#include "common/hash.h"
 #include "common/subprocess.h"
 #include "platform/cpu/call_check.h"
 #include "platform/cpu/checker.h"
+#include "platform/evaluation.h"
 #include "task/abi.h"
 
 namespace accelopt::platform::command {
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 // A descriptor that closes itself.
 class FileDescriptor {
@@ -150,20 +148,10 @@ EvaluatorReply CommandPlatform::ask(const Json& request, const task::Task& task,
 }
 
 Verdict CommandPlatform::evaluate(const EvalRequest& request) {
-  auto start = Clock::now();
   const task::Task& task = *request.task;
   const task::Workload& workload = task.workload_or_default(request.workload);
-  Verdict verdict;
-  verdict.task = task.name;
-  verdict.workload = workload.name;
-  verdict.source_hash = sha256_hex(request.source);
-  verdict.correctness.tolerance = task.rel_l2_tolerance;
-  auto finish = [&](Status status, std::string message) {
-    verdict.status = status;
-    if (!message.empty()) verdict.message = std::move(message);
-    verdict.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
-    return verdict;
-  };
+  VerdictStart started(request, workload);
+  Verdict& verdict = started.verdict;
 
   EvaluatorRequest message;
   message.task = &task;
@@ -195,7 +183,7 @@ Verdict CommandPlatform::evaluate(const EvalRequest& request) {
   verdict.sandbox = reply.sandbox;
   verdict.profile["platform"] = options_.name;
   verdict.profile["device"] = reply.device;
-  if (reply.status != Status::kPassed) return finish(reply.status, reply.message);
+  if (reply.status != Status::kPassed) return started.finish(reply.status, reply.message);
 
   if (options_.correctness == CorrectnessMode::kEvaluator) {
     if (!reply.correctness) {
@@ -204,9 +192,10 @@ Verdict CommandPlatform::evaluate(const EvalRequest& request) {
     }
     verdict.correctness = *reply.correctness;
   } else if (!check_outputs(task, cases, reply.outputs, verdict)) {
-    return finish(verdict.status, "");
+    return started.finish(verdict.status, "");
   }
-  if (!request.measure_time) return finish(Status::kPassed, "correct on every seed (not timed)");
+  if (!request.measure_time)
+    return started.finish(Status::kPassed, "correct on every seed (not timed)");
   if (!reply.turns) {
     throw UserError("evaluator " + options_.argv.front() + " answered PASSED without timing");
   }
@@ -220,7 +209,7 @@ Verdict CommandPlatform::evaluate(const EvalRequest& request) {
                                            timing.latency_seconds);
     const RooflineScore& score = *verdict.roofline;
     if (timing.latency_seconds * options_.physics_margin < score.peak_seconds) {
-      return finish(
+      return started.finish(
           Status::kRejectedPhysics,
           fmt::format("measured {:.4g} ms, but the device cannot do this work in less "
                       "than {:.4g} ms ({} bound): the kernel must be skipping work",
@@ -228,10 +217,10 @@ Verdict CommandPlatform::evaluate(const EvalRequest& request) {
     }
     score_text = fmt::format(", {:.1f} % of peak", score.percent_of_peak);
   }
-  return finish(Status::kPassed,
-                fmt::format("correct on {} seeds; {:.3f}x the {} [{:.3f}, {:.3f}]{}",
-                            verdict.correctness.seeds_checked, timing.speedup, timing.anchor,
-                            timing.speedup_low, timing.speedup_high, score_text));
+  return started.finish(
+      Status::kPassed, fmt::format("correct on {} seeds; {:.3f}x the {} [{:.3f}, {:.3f}]{}",
+                                   verdict.correctness.seeds_checked, timing.speedup, timing.anchor,
+                                   timing.speedup_low, timing.speedup_high, score_text));
 }
 
 }  // namespace accelopt::platform::command

@@ -7,20 +7,21 @@
 #include "common/error.h"
 #include "common/files.h"
 #include "common/subprocess.h"
+#include "platform/command/testing/evaluator_test_fixture.h"
 
 namespace accelopt::platform::command {
 namespace {
 
 const char* kStandIn = ACCELOPT_SOURCE_DIR "/src/platform/command/testdata/standin_evaluator.py";
 
-class CommandPlatformTest : public ::testing::Test {
+class CommandPlatformTest : public EvaluatorTest {
  protected:
   void SetUp() override {
     if (!std::filesystem::exists("/usr/bin/python3")) GTEST_SKIP() << "needs /usr/bin/python3";
   }
 
-  CommandPlatform platform(const std::string& mode,
-                           CorrectnessMode correctness = CorrectnessMode::kValues) {
+  Verdict evaluate(const std::string& mode,
+                   CorrectnessMode correctness = CorrectnessMode::kValues) {
     CommandPlatformOptions options;
     options.name = "stand-in";
     options.argv = {"/usr/bin/python3", kStandIn, mode};
@@ -29,22 +30,8 @@ class CommandPlatformTest : public ::testing::Test {
     options.ceilings.fma_gflops = 100;
     options.ceilings.vector_gflops = 10;
     options.ceilings.bandwidth = {{1e3, 100}, {1e9, 100}};
-    return CommandPlatform(options, [this](const task::Task& task, const task::Workload& workload) {
-      return cpu_.reference_cases(task, workload);
-    });
+    return evaluate_through(options, small_request("// any kernel: the stand-in does not run it"));
   }
-
-  Verdict evaluate(const std::string& mode,
-                   CorrectnessMode correctness = CorrectnessMode::kValues) {
-    EvalRequest request;
-    request.task = &task_;
-    request.workload = "small";
-    request.source = "// any kernel: the stand-in does not run it";
-    return platform(mode, correctness).evaluate(request);
-  }
-
-  task::Task task_ = task::load_task(ACCELOPT_SOURCE_DIR "/bench/cpu/silu");
-  cpu::CpuPlatform cpu_{cpu::CpuPlatformOptions{}, cpu::MachinePeaks{}};
 };
 
 TEST_F(CommandPlatformTest, CorrectOutputsAndTurnsBecomeAPassedVerdictScoredHere) {
@@ -147,18 +134,11 @@ class NkiEvaluatorTest : public CommandPlatformTest {
                            "/src/platform/command/testdata/nki_standin"};
     options.correctness = CorrectnessMode::kValues;
     options.timeout = std::chrono::milliseconds(60000);
-    CommandPlatform platform(options,
-                             [this](const task::Task& task, const task::Workload& workload) {
-                               return cpu_.reference_cases(task, workload);
-                             });
-    EvalRequest request;
-    request.task = &task_;
-    request.workload = "small";
-    request.source = source;
+    EvalRequest request = small_request(source);
     request.anchor_source = anchor;
     request.timing.min_pairs = 5;
     request.timing.max_pairs = 5;
-    return platform.evaluate(request);
+    return evaluate_through(options, request);
   }
 };
 

@@ -5,6 +5,7 @@
 
 #include "common/files.h"
 #include "platform/command/command_platform.h"
+#include "platform/command/testing/evaluator_test_fixture.h"
 #include "platform/command/testing/local_sshd.h"
 
 namespace accelopt::platform::command {
@@ -12,7 +13,7 @@ namespace {
 
 const char* kAccelopt = ACCELOPT_BINARY_DIR "/src/cli/accelopt";
 
-class SshEvaluatorTest : public ::testing::Test {
+class SshEvaluatorTest : public EvaluatorTest {
  protected:
   void SetUp() override {
     if (auto reason = accelopt::testing::LocalSshd::unavailable_reason()) GTEST_SKIP() << *reason;
@@ -28,21 +29,14 @@ class SshEvaluatorTest : public ::testing::Test {
                                                      (cache ? cache : sshd_->directory().c_str())});
     options.correctness = CorrectnessMode::kEvaluator;
     options.timeout = std::chrono::milliseconds(300000);
-    CommandPlatform platform(options, [](const task::Task&, const task::Workload&) {
-      return std::vector<cpu::ReferenceCase>{};
-    });
-    EvalRequest request;
-    request.task = &task_;
-    request.workload = "small";
-    request.source = source;
+    EvalRequest request = small_request(source);
     request.measure_time = measure_time;
     request.timing.budget_seconds = 2;
     request.timing.target_half_width = 0.1;
-    return platform.evaluate(request);
+    return evaluate_through(options, request);  // kEvaluator: no reference case is computed here
   }
 
   std::optional<accelopt::testing::LocalSshd> sshd_;
-  task::Task task_ = task::load_task(ACCELOPT_SOURCE_DIR "/bench/cpu/silu");
 };
 
 TEST_F(SshEvaluatorTest, TheBaselineJudgedOnTheRemoteHostPassesAndIsTimedAgainstItself) {

@@ -7,32 +7,16 @@
 
 #include "common/error.h"
 #include "common/files.h"
-#include "common/hash.h"
 #include "platform/cpu/inputs.h"
 #include "platform/cpu/profile.h"
 #include "platform/cpu/source_check.h"
+#include "platform/evaluation.h"
 #include "task/abi.h"
 
 namespace accelopt::platform::cpu {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 using Milliseconds = std::chrono::milliseconds;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-std::vector<size_t> buffer_sizes(const task::Task& task, const task::Workload& workload) {
-  std::vector<size_t> sizes;
-  for (const auto* list : {&task.inputs, &task.outputs}) {
-    for (const task::TensorSpec& tensor : *list) {
-      sizes.push_back(static_cast<size_t>(task.element_count(tensor, workload)) *
-                      task::dtype_size(tensor.dtype));
-    }
-  }
-  return sizes;
-}
 
 // The byte size of every buffer of `layout`, from one slot's `sizes` (inputs, then outputs).
 std::vector<size_t> slot_sizes(const std::vector<size_t>& sizes, const SlotLayout& layout) {
@@ -129,29 +113,19 @@ RunnerOptions CpuPlatform::runner_options(const task::Task& task,
 }
 
 Verdict CpuPlatform::evaluate(const EvalRequest& request) {
-  auto start = Clock::now();
   const task::Task& task = *request.task;
   require_float32(task);
   const task::Workload& workload = task.workload_or_default(request.workload);
-  Verdict verdict;
-  verdict.task = task.name;
-  verdict.workload = workload.name;
-  verdict.source_hash = sha256_hex(request.source);
-  verdict.correctness.tolerance = task.rel_l2_tolerance;
-  auto finish = [&](Status status, std::string message) {
-    verdict.status = status;
-    if (!message.empty()) verdict.message = std::move(message);
-    verdict.wall_seconds = seconds_since(start);
-    return verdict;
-  };
+  VerdictStart started(request, workload);
+  Verdict& verdict = started.verdict;
 
   if (auto rejection = check_kernel_source(request.source, task.entry_point);
       rejection && !request.trusted) {
-    return finish(Status::kRejectedSource, *rejection);
+    return started.finish(Status::kRejectedSource, *rejection);
   }
   std::string header = task::generate_kernel_header(task, workload);
   std::optional<CompileResult> compiled = compile_candidate(request, header, verdict);
-  if (!compiled) return finish(verdict.status, "");
+  if (!compiled) return started.finish(verdict.status, "");
 
   // Fresh secret seeds for every evaluation: see inputs.h.
   std::vector<ReferenceCase> cases = run_reference(task, workload, correctness_cases(task));
@@ -169,19 +143,20 @@ Verdict CpuPlatform::evaluate(const EvalRequest& request) {
   candidate_options.call_while_loading = request.trusted;
   candidate_options.slots = layout;
   Runner candidate(candidate_options, buffers);
-  if (!load_candidate(candidate, verdict)) return finish(verdict.status, "");
+  if (!load_candidate(candidate, verdict)) return started.finish(verdict.status, "");
   if (!check_correctness(task, cases, buffers, candidate, call_timeout, verdict)) {
-    return finish(verdict.status, "");
+    return started.finish(verdict.status, "");
   }
-  if (!request.measure_time) return finish(Status::kPassed, "correct on every case (not timed)");
+  if (!request.measure_time)
+    return started.finish(Status::kPassed, "correct on every case (not timed)");
 
   if (std::optional<TurnFailure> failure = time_against_anchor(
           request, header, cases, layout, {candidate, buffers}, call_timeout, verdict)) {
-    return finish(failure->status, failure->message);
+    return started.finish(failure->status, failure->message);
   }
-  if (!score(task, workload, *compiled, verdict)) return finish(verdict.status, "");
+  if (!score(task, workload, *compiled, verdict)) return started.finish(verdict.status, "");
   const Timing& timing = *verdict.timing;
-  return finish(
+  return started.finish(
       Status::kPassed,
       fmt::format("correct on {} cases; {:.3f}x the {} [{:.3f}, {:.3f}], {:.1f} % of peak",
                   verdict.correctness.seeds_checked, timing.speedup, timing.anchor,

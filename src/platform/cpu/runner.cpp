@@ -1,7 +1,6 @@
 #include "platform/cpu/runner.h"
 
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <time.h>
 #include <unistd.h>
@@ -121,9 +120,11 @@ std::optional<std::string> Runner::start() {
   ::close(library_fd);
   command_fd_ = command_pipe[1];
   reply_fd_ = reply_pipe[0];
+  replies_.emplace(reply_fd_, "the runner");
 
   bool timed_out = false;
-  auto line = receive(std::chrono::steady_clock::now() + options_.start_timeout, timed_out);
+  auto line =
+      replies_->read_line(std::chrono::steady_clock::now() + options_.start_timeout, timed_out);
   if (!line) {
     if (timed_out)
       return "the runner did not start within " + std::to_string(options_.start_timeout.count()) +
@@ -183,35 +184,6 @@ bool Runner::send(const std::string& line) {
   return ok;
 }
 
-std::optional<std::string> Runner::receive(std::chrono::steady_clock::time_point deadline,
-                                           bool& timed_out) {
-  timed_out = false;
-  while (true) {
-    size_t newline = pending_.find('\n');
-    if (newline != std::string::npos) {
-      std::string line = pending_.substr(0, newline);
-      pending_.erase(0, newline + 1);
-      return line;
-    }
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      timed_out = true;
-      return std::nullopt;
-    }
-    struct pollfd entry = {reply_fd_, POLLIN, 0};
-    int ready = ::poll(&entry, 1, static_cast<int>(std::min<int64_t>(left.count(), 1000)));
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready <= 0) continue;
-    char buffer[256];
-    ssize_t n = ::read(reply_fd_, buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return std::nullopt;  // the runner ended
-    pending_.append(buffer, static_cast<size_t>(n));
-    if (pending_.size() > 4096) pending_.erase(0, pending_.size() - 4096);
-  }
-}
-
 std::string Runner::describe_end() {
   ExitStatus status = process_->wait(std::chrono::seconds(5));
   if (status.exited && status.exit_code == kRunnerForbiddenSyscall) {
@@ -255,7 +227,7 @@ CallResult Runner::run_calls(const std::string& command, int count,
     return result;
   }
   bool timed_out = false;
-  auto line = receive(start + timeout, timed_out);
+  auto line = replies_->read_line(start + timeout, timed_out);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (double cpu_end = cpu_seconds(); cpu_start >= 0 && cpu_end >= 0) {
     result.cpu_seconds = cpu_end - cpu_start;

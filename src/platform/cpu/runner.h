@@ -10,6 +10,7 @@
 
 #include "common/files.h"
 #include "common/json.h"
+#include "common/line_reader.h"
 #include "common/subprocess.h"
 #include "platform/cpu/runner_protocol.h"
 #include "platform/cpu/shared_buffers.h"
@@ -66,9 +67,6 @@ class Runner {
   bool send(const std::string& line);
   // Sends `command` (n calls) and waits for DONE.
   CallResult run_calls(const std::string& command, int count, std::chrono::milliseconds timeout);
-  // Reads one reply line before the deadline; nullopt on timeout or when the process ended.
-  std::optional<std::string> receive(std::chrono::steady_clock::time_point deadline,
-                                     bool& timed_out);
   std::string describe_end();
   double cpu_seconds() const;  // the runner's CPU time so far, all threads; negative: unknown
 
@@ -78,7 +76,7 @@ class Runner {
   std::optional<Process> process_;
   int command_fd_ = -1;
   int reply_fd_ = -1;
-  std::string pending_;  // bytes read past the last line
+  std::optional<LineReader> replies_;  // reads reply_fd_ once the process started
   Json sandbox_ = Json::object();
 };
 

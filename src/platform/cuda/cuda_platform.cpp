@@ -9,30 +9,18 @@
 
 #include "common/error.h"
 #include "common/files.h"
-#include "common/hash.h"
 #include "common/subprocess.h"
 #include "platform/cpu/call_check.h"
 #include "platform/cpu/checker.h"
 #include "platform/cuda/source_rules.h"
+#include "platform/evaluation.h"
 #include "platform/paired_timing.h"
 #include "task/abi.h"
 
 namespace accelopt::platform::cuda {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 using Milliseconds = std::chrono::milliseconds;
-
-std::vector<size_t> buffer_sizes(const task::Task& task, const task::Workload& workload) {
-  std::vector<size_t> sizes;
-  for (const auto* list : {&task.inputs, &task.outputs}) {
-    for (const task::TensorSpec& tensor : *list) {
-      sizes.push_back(static_cast<size_t>(task.element_count(tensor, workload)) *
-                      task::dtype_size(tensor.dtype));
-    }
-  }
-  return sizes;
-}
 
 // Inputs in place, NaN in every output, fences re-armed; the runner copies all of it to the device.
 void prepare_case(cpu::SharedBuffers& buffers, const task::Task& task,
@@ -248,26 +236,16 @@ CudaPlatform::CudaPlatform(CudaPlatformOptions options, GpuCeilings ceilings,
 }
 
 Verdict CudaPlatform::evaluate(const EvalRequest& request) {
-  auto start = Clock::now();
   const task::Task& task = *request.task;
   const task::Workload& workload = task.workload_or_default(request.workload);
-  Verdict verdict;
-  verdict.task = task.name;
-  verdict.workload = workload.name;
-  verdict.source_hash = sha256_hex(request.source);
-  verdict.correctness.tolerance = task.rel_l2_tolerance;
+  VerdictStart started(request, workload);
+  Verdict& verdict = started.verdict;
   verdict.profile["platform"] = "cuda";
   verdict.profile["device"] = ceilings_.to_json();
-  auto finish = [&](Status status, std::string message) {
-    verdict.status = status;
-    if (!message.empty()) verdict.message = std::move(message);
-    verdict.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
-    return verdict;
-  };
 
   if (!request.trusted) {
     if (auto rejection = check_cuda_source(request.source, task.entry_point)) {
-      return finish(Status::kRejectedSource, *rejection);
+      return started.finish(Status::kRejectedSource, *rejection);
     }
   }
   std::string header = task::generate_kernel_header(task, workload);
@@ -277,9 +255,9 @@ Verdict CudaPlatform::evaluate(const EvalRequest& request) {
   verdict.compile_cached = compiled.cached;
   if (!compiled.ok) {
     verdict.log = compiled.diagnostics;
-    return finish(Status::kCompileError, compiled.timed_out
-                                             ? compiled.diagnostics
-                                             : "the kernel does not compile (see the log)");
+    return started.finish(Status::kCompileError, compiled.timed_out
+                                                     ? compiled.diagnostics
+                                                     : "the kernel does not compile (see the log)");
   }
 
   std::vector<cpu::ReferenceCase> cases = reference_cases_(task, workload);
@@ -292,8 +270,8 @@ Verdict CudaPlatform::evaluate(const EvalRequest& request) {
   if (auto failure = candidate.start()) {
     verdict.log = candidate.output();
     bool missing_entry = failure->find("does not define") != std::string::npos;
-    return finish(missing_entry ? Status::kRejectedSource : Status::kRuntimeError,
-                  "the kernel could not be loaded: " + *failure);
+    return started.finish(missing_entry ? Status::kRejectedSource : Status::kRuntimeError,
+                          "the kernel could not be loaded: " + *failure);
   }
   verdict.sandbox = candidate.sandbox();
 
@@ -301,12 +279,13 @@ Verdict CudaPlatform::evaluate(const EvalRequest& request) {
     if (!checked_call({candidate, buffers}, task, reference_case,
                       "seed " + std::to_string(reference_case.seed), timeout, verdict)) {
       verdict.log = candidate.output();
-      return finish(verdict.status, "");
+      return started.finish(verdict.status, "");
     }
     ++verdict.correctness.seeds_checked;
   }
   verdict.log = candidate.output();
-  if (!request.measure_time) return finish(Status::kPassed, "correct on every seed (not timed)");
+  if (!request.measure_time)
+    return started.finish(Status::kPassed, "correct on every seed (not timed)");
 
   std::string anchor_source =
       request.anchor_source.empty() ? read_file(task.baseline_path()) : request.anchor_source;
@@ -331,7 +310,7 @@ Verdict CudaPlatform::evaluate(const EvalRequest& request) {
   PairedTiming paired = time_paired(turns, request.timing, request.anchor_name);
   if (paired.failure) {
     verdict.log = candidate.output();
-    return finish(paired.failure->status, paired.failure->message);
+    return started.finish(paired.failure->status, paired.failure->message);
   }
   const Timing& timing = *paired.timing;
   verdict.timing = timing;
@@ -339,12 +318,13 @@ Verdict CudaPlatform::evaluate(const EvalRequest& request) {
                                          timing.latency_seconds);
   const RooflineScore& score = *verdict.roofline;
   if (timing.latency_seconds * options_.physics_margin < score.peak_seconds) {
-    return finish(Status::kRejectedPhysics,
-                  fmt::format("measured {:.4g} ms, but this GPU cannot do this work in less than "
-                              "{:.4g} ms ({} bound): the kernel must be skipping work",
-                              timing.latency_seconds * 1e3, score.peak_seconds * 1e3, score.bound));
+    return started.finish(
+        Status::kRejectedPhysics,
+        fmt::format("measured {:.4g} ms, but this GPU cannot do this work in less than "
+                    "{:.4g} ms ({} bound): the kernel must be skipping work",
+                    timing.latency_seconds * 1e3, score.peak_seconds * 1e3, score.bound));
   }
-  return finish(
+  return started.finish(
       Status::kPassed,
       fmt::format("correct on {} seeds; {:.3f}x the {} [{:.3f}, {:.3f}], {:.1f} % of peak",
                   verdict.correctness.seeds_checked, timing.speedup, timing.anchor,

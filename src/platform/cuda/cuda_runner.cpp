@@ -1,7 +1,6 @@
 #include "platform/cuda/cuda_runner.h"
 
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -83,9 +82,11 @@ std::optional<std::string> CudaRunner::start() {
   ::close(library_fd);
   command_fd_ = command_pipe[1];
   reply_fd_ = reply_pipe[0];
+  replies_.emplace(reply_fd_, "the CUDA runner");
 
   bool timed_out = false;
-  auto line = receive(std::chrono::steady_clock::now() + options_.start_timeout, timed_out);
+  auto line =
+      replies_->read_line(std::chrono::steady_clock::now() + options_.start_timeout, timed_out);
   if (!line) {
     return timed_out ? "the CUDA runner did not start within " +
                            std::to_string(options_.start_timeout.count()) + " ms"
@@ -136,7 +137,7 @@ StepResult CudaRunner::step(const std::string& command, std::chrono::millisecond
       ::write(command_fd_, message.data(), message.size()) == static_cast<ssize_t>(message.size());
   pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   bool timed_out = false;
-  auto line = sent ? receive(start + timeout, timed_out) : std::nullopt;
+  auto line = sent ? replies_->read_line(start + timeout, timed_out) : std::nullopt;
   result.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!line) {
@@ -166,33 +167,6 @@ StepResult CudaRunner::step(const std::string& command, std::chrono::millisecond
   }
   result.event_seconds = reply->seconds;
   return result;
-}
-
-std::optional<std::string> CudaRunner::receive(std::chrono::steady_clock::time_point deadline,
-                                               bool& timed_out) {
-  timed_out = false;
-  while (true) {
-    size_t newline = pending_.find('\n');
-    if (newline != std::string::npos) {
-      std::string line = pending_.substr(0, newline);
-      pending_.erase(0, newline + 1);
-      return line;
-    }
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      timed_out = true;
-      return std::nullopt;
-    }
-    pollfd entry = {reply_fd_, POLLIN, 0};
-    int ready = ::poll(&entry, 1, static_cast<int>(std::min<int64_t>(left.count(), 1000)));
-    if (ready < 0 && errno != EINTR) throw InternalError(errno_message("poll the CUDA runner"));
-    if (ready <= 0) continue;
-    char chunk[512];
-    ssize_t count = ::read(reply_fd_, chunk, sizeof chunk);
-    if (count <= 0) return std::nullopt;  // the runner ended
-    pending_.append(chunk, static_cast<size_t>(count));
-  }
 }
 
 std::string CudaRunner::describe_end() {

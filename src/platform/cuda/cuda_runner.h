@@ -11,6 +11,7 @@
 
 #include "common/files.h"
 #include "common/json.h"
+#include "common/line_reader.h"
 #include "common/subprocess.h"
 #include "platform/cpu/shared_buffers.h"
 
@@ -53,8 +54,6 @@ class CudaRunner {
 
  private:
   StepResult step(const std::string& command, std::chrono::milliseconds timeout);
-  std::optional<std::string> receive(std::chrono::steady_clock::time_point deadline,
-                                     bool& timed_out);
   std::string describe_end();
 
   CudaRunnerOptions options_;
@@ -63,7 +62,7 @@ class CudaRunner {
   std::optional<Process> process_;
   int command_fd_ = -1;
   int reply_fd_ = -1;
-  std::string pending_;
+  std::optional<LineReader> replies_;  // reads reply_fd_ once the process started
   Json sandbox_ = Json::object();
 };
 
