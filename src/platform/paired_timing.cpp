@@ -29,7 +29,9 @@ class TurnTaker {
 
   // Seconds per call, or nullopt when the candidate failed (failure() says how).
   std::optional<PerCall> turn(Side side, int calls) {
+    auto start = Clock::now();
     TurnResult result = turns_.run_turn(side, calls);
+    last_untimed_seconds_ = std::max(0.0, seconds_since(start) - result.seconds);
     timed_seconds_ += result.seconds;
     if (result.failure) {
       failure_ = std::move(result.failure);
@@ -47,16 +49,22 @@ class TurnTaker {
     return result->wall;
   }
 
-  // The calls per turn that make a turn last at least `min_turn_seconds`.
-  std::optional<int> calibrate(Side side, double min_turn_seconds) {
+  // The calls per turn that make a turn last at least `min_turn_seconds`, and at least as long as
+  // the platform's work around a turn (writing inputs, checking outputs: on large workloads it can
+  // take several times a short turn). Turns that short would spend most of the budget outside the
+  // timed turns and leave each pair's two turns far apart in the machine's moods; up to
+  // `longest_turn_seconds`.
+  std::optional<int> calibrate(Side side, double min_turn_seconds, double longest_turn_seconds) {
     // The first call pays for page faults and cold caches; it must not set the pace.
     if (!per_call(side, 1)) return std::nullopt;
     int calls = 1;
     for (int attempt = 0; attempt < 12; ++attempt) {
       std::optional<double> seconds = per_call(side, calls);
       if (!seconds) return std::nullopt;
-      if (*seconds * calls >= min_turn_seconds) return calls;
-      int needed = static_cast<int>(std::ceil(min_turn_seconds * 1.2 / std::max(*seconds, 1e-9)));
+      double wanted =
+          std::max(min_turn_seconds, std::min(last_untimed_seconds_, longest_turn_seconds));
+      if (*seconds * calls >= wanted) return calls;
+      int needed = static_cast<int>(std::ceil(wanted * 1.2 / std::max(*seconds, 1e-9)));
       calls = std::clamp(needed, calls + 1, calls * 64);
     }
     return calls;
@@ -68,6 +76,7 @@ class TurnTaker {
  private:
   PairedTurns& turns_;
   double timed_seconds_ = 0;
+  double last_untimed_seconds_ = 0;  // the last turn's wall time outside the timed calls
   std::optional<TurnFailure> failure_;
 };
 
@@ -97,9 +106,15 @@ PairedTiming time_paired(PairedTurns& turns, const TimingOptions& options,
   TurnTaker taker(turns);
   auto failed = [&] { return PairedTiming{std::nullopt, taker.take_failure()}; };
 
-  std::optional<int> candidate_calls = taker.calibrate(Side::kCandidate, options.min_turn_seconds);
+  // Long enough turns, but min_pairs pairs of them (four turns' time each, with the work around
+  // them) still fit in the budget.
+  double longest_turn =
+      std::max(options.min_turn_seconds, options.budget_seconds / (4.0 * options.min_pairs));
+  std::optional<int> candidate_calls =
+      taker.calibrate(Side::kCandidate, options.min_turn_seconds, longest_turn);
   if (!candidate_calls) return failed();
-  std::optional<int> anchor_calls = taker.calibrate(Side::kAnchor, options.min_turn_seconds);
+  std::optional<int> anchor_calls =
+      taker.calibrate(Side::kAnchor, options.min_turn_seconds, longest_turn);
   if (!anchor_calls) return failed();
   // Alike sides get alike turns: a turn's fixed costs (waking the side, the first call's cold
   // caches) then weigh the same on both. Far apart, the faster side keeps its own count so the

@@ -3,8 +3,9 @@
 // gives one ratio candidate/anchor. The platform supplies the turns (PairedTurns); this file
 // supplies the rest:
 //
-//   calibrate k per side (a turn lasts ≥ min_turn_seconds; both sides get the same k when their
-//   counts are within 4× of each other) → warm-up turns → pairs, candidate first in even pairs and
+//   calibrate k per side (a turn lasts ≥ min_turn_seconds, and as long as the platform's work
+//   around a turn within the budget's means; both sides get the same k when their counts are
+//   within 4× of each other) → warm-up turns → pairs, candidate first in even pairs and
 //   second in odd ones (ABBA: a linear drift of the machine cancels) → after min_pairs, stop when
 //   the 95 % interval of the median ratio is within ±target, or when the budget is spent.
 //

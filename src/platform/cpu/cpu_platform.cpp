@@ -256,17 +256,16 @@ std::optional<TurnFailure> CpuPlatform::time_against_anchor(
     throw UserError("the anchor kernel (" + request.anchor_name + ") does not compile:\n" +
                     anchor_compiled.diagnostics);
   }
-  SharedBuffers anchor_buffers(
-      slot_sizes(buffer_sizes(task, task.workload_or_default(request.workload)), layout));
-  load_case(anchor_buffers, task, cases.front());
+  // The anchor calls on the candidate's buffers (runner_turns.h says why that is safe): the same
+  // physical pages for both, so where the memory happens to lie cannot favour a side.
   RunnerOptions anchor_options = runner_options(task, anchor_compiled.library);
   anchor_options.slots = layout;
-  Runner anchor(anchor_options, anchor_buffers);
+  Runner anchor(anchor_options, candidate.buffers);
   if (auto failure = anchor.start()) {
     throw UserError("the anchor kernel (" + request.anchor_name + ") cannot run: " + *failure);
   }
-  RunnerTurns turns(task, cases, layout, candidate, {anchor, anchor_buffers}, request.anchor_name,
-                    call_timeout);
+  RunnerTurns turns(task, cases, layout, candidate, {anchor, candidate.buffers},
+                    request.anchor_name, call_timeout);
   PairedTiming paired = time_paired(turns, request.timing, request.anchor_name);
   if (paired.failure) return paired.failure;
   verdict.timing = std::move(paired.timing);

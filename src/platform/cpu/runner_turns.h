@@ -9,6 +9,14 @@
 // and those calls, at places in the turn nobody knew before it was drawn, are checked against the
 // reference of the case they read. Both sides' n-th turns get the same cases in the same slots and
 // the same seed: the same work and the same cache state.
+//
+// Both sides call on one set of buffers (the region both runners map). With one set each, a
+// memory-bound kernel timed against itself (adamw's CPU workload, benchmarks/timing_honesty) came
+// out up to 5 % off 1.0, beyond its own interval, in 4 of 6 evaluations: an offset that stays for
+// a whole evaluation, as the placement of each side's pages would. One set takes that placement
+// out of the comparison. Sharing is safe: the idle side is stopped, and every turn rewrites the
+// inputs, outputs and canaries before it starts, so neither side can read or leave anything for
+// the other.
 #pragma once
 
 #include <chrono>
@@ -31,7 +39,8 @@ struct TimedKernel {
 
 class RunnerTurns : public PairedTurns {
  public:
-  // Both runners start paused. Both sides' buffers have `layout`. `cases` must outlive this.
+  // Both runners start paused. The buffers have `layout`; the sides may share them. `cases` must
+  // outlive this.
   RunnerTurns(const task::Task& task, const std::vector<ReferenceCase>& cases, SlotLayout layout,
               TimedKernel candidate, TimedKernel anchor, std::string anchor_name,
               std::chrono::milliseconds call_timeout);
