@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
 #include <vector>
 
 #include "platform/roofline.h"
@@ -18,6 +20,9 @@ class FakeTurns : public PairedTurns {
   TurnResult run_turn(Side side, int calls) override {
     sides.push_back(side);
     calls_made.push_back(calls);
+    // The platform's work around the turn (loading and checking tensors), outside the timed calls.
+    if (untimed_seconds > 0)
+      std::this_thread::sleep_for(std::chrono::duration<double>(untimed_seconds));
     double per_call = side == Side::kCandidate ? candidate_seconds_ : anchor_seconds_;
     TurnResult result;
     result.seconds = per_call * calls;
@@ -32,6 +37,7 @@ class FakeTurns : public PairedTurns {
   std::vector<Side> sides;
   std::vector<int> calls_made;
   int fail_at_candidate_turn = -1;
+  double untimed_seconds = 0;
   // CPU seconds per call each side reports; unset: none.
   std::optional<double> candidate_cpu, anchor_cpu;
 
@@ -45,6 +51,26 @@ TimingOptions quick_options() {
   options.min_turn_seconds = 0.01;
   options.budget_seconds = 5;
   return options;
+}
+
+// A turn of 1 ms calls with 30 ms of work around it lasts at least those 30 ms; with more work than
+// the budget allows, as long as the budget allows (its least pairs of four turns each).
+TEST(PairedTiming, ATurnLastsAsLongAsTheWorkAroundItWithinTheBudget) {
+  FakeTurns turns(0.001, 0.001);
+  turns.untimed_seconds = 0.03;
+  TimingOptions options = quick_options();  // longest turn: 5 s / (4 × 10 pairs) = 125 ms
+  PairedTiming paired = time_paired(turns, options, "baseline");
+  ASSERT_TRUE(paired.timing);
+  EXPECT_GE(paired.timing->candidate_calls_per_turn, 30);
+  EXPECT_LE(paired.timing->candidate_calls_per_turn, 151);
+
+  FakeTurns capped(0.001, 0.001);
+  capped.untimed_seconds = 0.05;
+  options.budget_seconds = 0.8;  // longest turn: 20 ms
+  paired = time_paired(capped, options, "baseline");
+  ASSERT_TRUE(paired.timing);
+  EXPECT_GE(paired.timing->candidate_calls_per_turn, 20);
+  EXPECT_LE(paired.timing->candidate_calls_per_turn, 25);
 }
 
 TEST(PairedTiming, SteadySidesGiveTheirRatioAndConverge) {
