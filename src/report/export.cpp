@@ -23,6 +23,16 @@ void make_directory(const std::filesystem::path& directory) {
   if (error) throw UserError(fmt::format("creating {}: {}", directory.string(), error.message()));
 }
 
+// The run's figures of a candidate (one % of peak per run); null for one that was not timed.
+Json figures_json(const search::Figures& figures) {
+  if (figures.speedup <= 0) return nullptr;
+  return Json{{"speedup", figures.speedup},
+              {"speedup_low", figures.speedup_low},
+              {"speedup_high", figures.speedup_high},
+              {"latency_ms", figures.latency_seconds * 1e3},
+              {"percent_of_peak", figures.percent_of_peak}};
+}
+
 Json trace_json(const RunView& view, const store::CandidateRecord& candidate) {
   const store::TraceRecord* trace = nullptr;
   if (auto found = view.traces.find(candidate.id); found != view.traces.end())
@@ -37,6 +47,7 @@ Json trace_json(const RunView& view, const store::CandidateRecord& candidate) {
       {"plan", candidate.plan},
       {"source_hash", candidate.source_hash},
       {"reused_from", trace && trace->reused_from ? Json(*trace->reused_from) : Json(nullptr)},
+      {"figures", figures_json(view.figures(candidate.id))},
       {"verdict", trace ? trace->verdict.to_json() : Json(nullptr)}};
 }
 
@@ -57,6 +68,7 @@ std::string export_accelopt(const RunView& view, const std::filesystem::path& di
     }
     best.push_back(Json{{"file", "kernels/" + name},
                         {"candidate", candidate->id},
+                        {"figures", figures_json(view.figures(candidate->id))},
                         {"verdict", kernel.verdict.to_json()}});
   }
   Json traces = Json::array();
@@ -133,23 +145,24 @@ Json trace_record(const RunView& view, const store::CandidateRecord& candidate,
   }
   Json evaluation = nullptr;
   if (verdict != nullptr) {
-    double latency_ms = verdict->timing ? verdict->timing->latency_seconds * 1e3 : 0;
-    evaluation =
-        Json{{"status", flashinfer_status(verdict->status)},
-             {"log_file", ""},
-             {"correctness",
-              {{"max_relative_error", verdict->correctness.max_rel_error},
-               {"max_absolute_error", verdict->correctness.max_abs_error}}},
-             {"performance",
-              {{"latency_ms", latency_ms},
-               {"reference_latency_ms", baseline_ms},
-               {"speedup_factor", latency_ms > 0 ? baseline_ms / latency_ms : 0}}},
-             {"environment", {{"device", "CPU"}, {"libs", {{"accelopt", "0.1.0"}}}}},
-             {"timestamp", view.run.updated_at},
-             {"accelopt",
-              {{"status", kernel::status_name(verdict->status)},
-               {"percent_of_peak", verdict->roofline ? verdict->roofline->percent_of_peak : 0},
-               {"message", verdict->message}}}};
+    // The run's figures (one % of peak per run), as every table shows them.
+    search::Figures figures = view.figures(candidate.id);
+    double latency_ms = figures.latency_seconds * 1e3;
+    evaluation = Json{{"status", flashinfer_status(verdict->status)},
+                      {"log_file", ""},
+                      {"correctness",
+                       {{"max_relative_error", verdict->correctness.max_rel_error},
+                        {"max_absolute_error", verdict->correctness.max_abs_error}}},
+                      {"performance",
+                       {{"latency_ms", latency_ms},
+                        {"reference_latency_ms", baseline_ms},
+                        {"speedup_factor", figures.speedup}}},
+                      {"environment", {{"device", "CPU"}, {"libs", {{"accelopt", "0.1.0"}}}}},
+                      {"timestamp", view.run.updated_at},
+                      {"accelopt",
+                       {{"status", kernel::status_name(verdict->status)},
+                        {"percent_of_peak", figures.percent_of_peak},
+                        {"message", verdict->message}}}};
   }
   return Json{
       {"definition", view.task()},
@@ -176,22 +189,23 @@ std::string candidates_csv(const RunView& view) {
   for (const auto& candidate : view.candidates) {
     const kernel::Verdict* verdict = view.verdict(candidate.id);
     auto trace = view.traces.find(candidate.id);
-    bool timed = verdict && verdict->timing;
-    csv += fmt::format(
-        "{},{},{},{},{},{},{},{},{},{},{},{},{}\n", candidate.id,
-        candidate.parent ? std::to_string(*candidate.parent) : "", candidate.iteration,
-        store::kind_name(candidate.kind), csv_field(candidate.author),
-        verdict ? std::string(kernel::status_name(verdict->status)) : "",
-        timed ? fmt::format("{:.4f}", verdict->timing->speedup) : "",
-        timed ? fmt::format("{:.4f}", verdict->timing->speedup_low) : "",
-        timed ? fmt::format("{:.4f}", verdict->timing->speedup_high) : "",
-        timed ? fmt::format("{:.6g}", verdict->timing->latency_seconds * 1e3) : "",
-        verdict && verdict->roofline ? fmt::format("{:.2f}", verdict->roofline->percent_of_peak)
-                                     : "",
-        trace != view.traces.end() && trace->second.reused_from
-            ? std::to_string(*trace->second.reused_from)
-            : "",
-        csv_field(one_line(candidate.plan.value("text", ""), 200)));
+    // The run's figures (one % of peak per run), as every table shows them.
+    search::Figures figures = view.figures(candidate.id);
+    bool timed = figures.speedup > 0;
+    csv +=
+        fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\n", candidate.id,
+                    candidate.parent ? std::to_string(*candidate.parent) : "", candidate.iteration,
+                    store::kind_name(candidate.kind), csv_field(candidate.author),
+                    verdict ? std::string(kernel::status_name(verdict->status)) : "",
+                    timed ? fmt::format("{:.4f}", figures.speedup) : "",
+                    timed ? fmt::format("{:.4f}", figures.speedup_low) : "",
+                    timed ? fmt::format("{:.4f}", figures.speedup_high) : "",
+                    timed ? fmt::format("{:.6g}", figures.latency_seconds * 1e3) : "",
+                    timed ? fmt::format("{:.2f}", figures.percent_of_peak) : "",
+                    trace != view.traces.end() && trace->second.reused_from
+                        ? std::to_string(*trace->second.reused_from)
+                        : "",
+                    csv_field(one_line(candidate.plan.value("text", ""), 200)));
   }
   return csv;
 }
@@ -200,8 +214,7 @@ std::string export_flashinfer(const RunView& view, const std::filesystem::path& 
   make_directory(directory);
   Json definition = definition_record(view);
   std::string entry_point = "kernel";
-  const kernel::Verdict* baseline = view.baseline();
-  double baseline_ms = baseline && baseline->timing ? baseline->timing->latency_seconds * 1e3 : 0;
+  double baseline_ms = view.scale.baseline_latency() * 1e3;
   std::string solutions, traces;
   for (const auto& candidate : view.candidates) {
     solutions += solution_record(view, candidate, entry_point).dump() + "\n";
