@@ -35,19 +35,27 @@ RewriteKind classify(const Rewrite& rewrite, const MemoryOptions& options) {
   return RewriteKind::kNoise;
 }
 
+RewriteKind classify_median(const Rewrite& rewrite, const MemoryOptions& options) {
+  if (rewrite.speedup > options.positive_threshold) return RewriteKind::kPositive;
+  if (rewrite.speedup < options.negative_threshold) return RewriteKind::kNegative;
+  return RewriteKind::kNoise;
+}
+
 std::vector<size_t> select_rewrites(const std::vector<Rewrite>& rewrites,
                                     const MemoryOptions& options) {
   std::vector<size_t> positive, negative;
   for (size_t index = 0; index < rewrites.size(); ++index) {
-    RewriteKind kind = classify(rewrites[index], options);
+    RewriteKind kind = classify_median(rewrites[index], options);
     if (kind == RewriteKind::kPositive) positive.push_back(index);
     if (kind == RewriteKind::kNegative) negative.push_back(index);
   }
   // Stable sorts keep the search's (deterministic) order among equal speedups.
-  std::stable_sort(positive.begin(), positive.end(),
-                   [&](size_t a, size_t b) { return rewrites[a].speedup > rewrites[b].speedup; });
-  std::stable_sort(negative.begin(), negative.end(),
-                   [&](size_t a, size_t b) { return rewrites[a].speedup < rewrites[b].speedup; });
+  std::stable_sort(positive.begin(), positive.end(), [&](size_t a, size_t b) {
+    return rewrites[a].speedup_low > rewrites[b].speedup_low;
+  });
+  std::stable_sort(negative.begin(), negative.end(), [&](size_t a, size_t b) {
+    return rewrites[a].speedup_high < rewrites[b].speedup_high;
+  });
   size_t limit = static_cast<size_t>(std::max(0, options.top_k));
   size_t take_positive = std::min(positive.size(), limit);
   size_t take_negative = 0;

@@ -1,9 +1,11 @@
 // AccelOpt's optimization memory. After each iteration the search measures slow→fast rewrites (a
-// beam kernel and a child of it); the memory keeps the ones worth remembering, judged by the
-// rewrite's confidence interval, so that noise is not remembered as an optimization:
+// beam kernel and a child of it); the memory keeps the ones worth remembering, judged by a
+// confidence interval, so that noise is not remembered as an optimization:
 //   positive  the interval's low end above positive_threshold (1.04)
 //   negative  the interval's high end below negative_threshold (1/1.15)
-// at most top_k new entries per iteration (half of them positive when both kinds exist), in a queue
+// A rewrite whose median clears a threshold is worth a second look: the search re-times it head to
+// head (search/memory_writer.h) and remembers it only when that interval clears the threshold. At
+// most top_k new entries per iteration (half of them positive when both kinds exist), in a queue
 // of capacity exp_n per task (oldest out). Entries persist in the store with their provenance (run,
 // task, candidates, speedup with interval), so a later run can start from them: scope `task` reads
 // the task's own queue, `related` adds the queues of tasks of the same op_type or with a shared
@@ -41,12 +43,15 @@ struct Rewrite {
   double speedup = 1, speedup_low = 1, speedup_high = 1;  // fast over slow
 };
 
-// Which threshold a rewrite's interval clears, if any.
+// Which threshold a rewrite's interval clears, if any (what admits it), and which its median
+// clears (what makes it worth re-timing).
 enum class RewriteKind : uint8_t { kNoise, kPositive, kNegative };
 RewriteKind classify(const Rewrite& rewrite, const MemoryOptions& options);
+RewriteKind classify_median(const Rewrite& rewrite, const MemoryOptions& options);
 
-// Indices of the rewrites to summarize this iteration, positive ones first (largest speedup first),
-// then negative ones (smallest first); only those whose interval clears a threshold.
+// Indices of the rewrites worth re-timing this iteration: those whose median clears a threshold,
+// positive ones first (the surest first: highest low end), then negative ones (lowest high end
+// first); at most top_k, half of them positive when both kinds exist.
 std::vector<size_t> select_rewrites(const std::vector<Rewrite>& rewrites,
                                     const MemoryOptions& options);
 

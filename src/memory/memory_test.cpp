@@ -45,19 +45,26 @@ TEST(SelectRewrites, FillsWithTheOtherKind) {
   EXPECT_EQ(select_rewrites(rewrites({0.1, 0.2, 0.3, 0.4}), options).size(), 3u);
 }
 
-// Issue 11: a median beyond the threshold is not enough; the whole interval must clear it.
-TEST(SelectRewrites, JudgesTheIntervalNotTheMedian) {
+// Issue 11: a median beyond the threshold is not enough to be remembered; the whole interval (of
+// the re-timing) must clear it. The median makes a rewrite worth re-timing, the surest first.
+TEST(SelectRewrites, TheMedianSelectsForRetimingTheIntervalAdmits) {
   MemoryOptions options;
   std::vector<Rewrite> measured = {
-      Rewrite{1, 2, 1.10, 1.02, 1.18},  // median above 1.04, low end below: noise, not kept
-      Rewrite{1, 3, 1.10, 1.05, 1.15},  // the whole interval above 1.04: kept
-      Rewrite{1, 4, 0.80, 0.70, 0.90},  // median below 1/1.15, high end above: not kept
-      Rewrite{1, 5, 0.80, 0.75, 0.85},  // the whole interval below 1/1.15: kept
+      Rewrite{1, 2, 1.10, 1.02, 1.18},  // median above 1.04, low end below
+      Rewrite{1, 3, 1.10, 1.05, 1.15},  // the whole interval above 1.04
+      Rewrite{1, 4, 0.80, 0.70, 0.90},  // median below 1/1.15, high end above
+      Rewrite{1, 5, 0.80, 0.75, 0.85},  // the whole interval below 1/1.15
+      Rewrite{1, 6, 1.03, 0.99, 1.07},  // the median clears nothing
   };
+  EXPECT_EQ(classify(measured[0], options), RewriteKind::kNoise);
+  EXPECT_EQ(classify(measured[1], options), RewriteKind::kPositive);
+  EXPECT_EQ(classify(measured[2], options), RewriteKind::kNoise);
+  EXPECT_EQ(classify(measured[3], options), RewriteKind::kNegative);
+  EXPECT_EQ(classify_median(measured[0], options), RewriteKind::kPositive);
+  EXPECT_EQ(classify_median(measured[2], options), RewriteKind::kNegative);
+  EXPECT_EQ(classify_median(measured[4], options), RewriteKind::kNoise);
   auto chosen = select_rewrites(measured, options);
-  ASSERT_EQ(chosen.size(), 2u);
-  EXPECT_EQ(chosen[0], 1u);
-  EXPECT_EQ(chosen[1], 3u);
+  EXPECT_EQ(chosen, (std::vector<size_t>{1, 0, 3, 2}));
 }
 
 task::Task make_task(const std::string& name, const std::string& op_type,

@@ -17,7 +17,7 @@ std::optional<memory::Rewrite> MemoryWriter::retimed(int iteration, const memory
   again.speedup = measured->speedup;
   again.speedup_low = measured->speedup_low;
   again.speedup_high = measured->speedup_high;
-  memory::RewriteKind kind = memory::classify(rewrite, config_.memory);
+  memory::RewriteKind kind = memory::classify_median(rewrite, config_.memory);
   if (measured->passed() && memory::classify(again, config_.memory) == kind) return again;
   std::string figures = measured->passed() ? fmt::format("{:.2f}x [{:.2f}, {:.2f}]", again.speedup,
                                                          again.speedup_low, again.speedup_high)

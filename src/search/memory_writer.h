@@ -1,12 +1,14 @@
 // What an iteration adds to the optimization memory: each measured rewrite (beam kernel → a child
-// made for it) whose interval clears the thresholds, at most TopK (memory.h picks them), re-timed
-// head to head (child against parent) and kept only when the re-timing clears the same threshold,
-// summarized by the summarizer of the agent family that made the child: the tuner summarizes its
-// own moves in hybrid runs. Repeated sampling keeps no memory.
+// made for it) whose median clears a threshold, at most TopK (memory.h picks them), is re-timed
+// head to head (child against parent) and kept only when the re-timed interval clears that
+// threshold; it is summarized by the summarizer of the agent family that made the child (the tuner
+// summarizes its own moves in hybrid runs). Repeated sampling keeps no memory.
 //
-// Why the re-timing: each of the two kernels was timed against the baseline in its own moment, and
-// one lucky moment is enough to make a rewrite look real; a second, direct measurement rarely
-// repeats the luck, and its figures are the ones remembered.
+// Why the re-timing: each of the two kernels was timed against the baseline in its own moment, so
+// the search's figure for the rewrite is a ratio of two ratios: one lucky moment is enough to make
+// it look real, and its interval (both intervals' widths together) is too wide to clear anything
+// when timing is short. A direct measurement of the child against its parent has one ratio's noise
+// and seldom repeats the luck; its figures are the ones remembered.
 #pragma once
 
 #include <functional>
