@@ -53,6 +53,7 @@ struct Outcome {
   double baseline = 0, final = 0;  // % of peak
   int64_t evaluations = 0;         // real evaluations run
   int64_t to_95 = 0;               // evaluations until 95 % of `final`
+  int64_t retimed = 0;             // rewrites re-timed before the memory took or refused them
   std::string state;
   std::vector<store::MemoryEntryRecord> entries;  // the memory this run made
 };
@@ -92,6 +93,18 @@ Options parse(int argc, char** argv) {
   return options;
 }
 
+// Counts the rewrites a run re-timed for its memory, from its progress notes.
+class RetimingCounter : public search::EventSink {
+ public:
+  void on_event(const search::SearchEvent& event) override {
+    const std::string prefix = "memory: ";
+    if (event.kind != search::EventKind::kNote || event.message.rfind(prefix, 0) != 0) return;
+    if (event.message.find("re-timed head to head before") != std::string::npos)
+      retimed += std::stoll(event.message.substr(prefix.size()));
+  }
+  int64_t retimed = 0;
+};
+
 // One tuner run of `task` in a fresh in-memory database holding `warm` as its memory.
 Outcome run_once(const task::Task& task, const Options& options, platform::Platform& platform,
                  const std::vector<store::MemoryEntryRecord>& warm) {
@@ -117,6 +130,8 @@ Outcome run_once(const task::Task& task, const Options& options, platform::Platf
   context.agents.executor = &executor;
   context.agents.summarizer = &summarizer;
   context.agents.proposes = store::CandidateKind::kTuner;
+  RetimingCounter counter;
+  context.events = &counter;
   search::RunSummary summary =
       search::start_run(config, options.workload, context, Json{{"agents", "tuner"}});
 
@@ -125,6 +140,7 @@ Outcome run_once(const task::Task& task, const Options& options, platform::Platf
   outcome.final = summary.best_percent_of_peak;
   outcome.evaluations = summary.evaluations;
   outcome.state = summary.state;
+  outcome.retimed = counter.retimed;
   // The trajectory: candidates in the order they were recorded; reused verdicts cost nothing.
   std::map<int64_t, store::TraceRecord> traces;
   for (auto& trace : store->traces(summary.run_id)) traces[trace.candidate_id] = trace;
@@ -181,10 +197,10 @@ int run(int argc, char** argv) {
   std::vector<Outcome> cold, warm;
   for (const task::Task& task : tasks) {
     cold.push_back(run_once(task, options, platform, {}));
-    std::cerr << fmt::format("cold {:<24} {:.1f}% -> {:.1f}% in {} evaluations, {} entries ({})\n",
-                             task.name, cold.back().baseline, cold.back().final,
-                             cold.back().evaluations, cold.back().entries.size(),
-                             cold.back().state);
+    std::cerr << fmt::format(
+        "cold {:<24} {:.1f}% -> {:.1f}% in {} evaluations, {} rewrites re-timed, {} entries ({})\n",
+        task.name, cold.back().baseline, cold.back().final, cold.back().evaluations,
+        cold.back().retimed, cold.back().entries.size(), cold.back().state);
   }
   for (size_t i = 0; i < tasks.size(); ++i) {
     std::vector<store::MemoryEntryRecord> others;  // leave-one-out
