@@ -153,6 +153,18 @@ class SearchTest : public ::testing::Test {
     config_.memory.top_k = 2;
   }
 
+  // A run whose plans and kernels come from "LLM" agents, with no fixer and no summarizer unless
+  // the test adds them.
+  SearchContext llm_context(store::Store& store, platform::Platform& platform,
+                            roles::Planner& planner, roles::Executor& executor) {
+    SearchContext context = tuner_context(store, platform);
+    context.agents.planner = &planner;
+    context.agents.executor = &executor;
+    context.agents.summarizer = nullptr;
+    context.agents.proposes = store::CandidateKind::kExecutor;
+    return context;
+  }
+
   SearchContext tuner_context(store::Store& store, platform::Platform& platform) {
     SearchContext context;
     context.task = &task_;
@@ -215,12 +227,8 @@ TEST_F(SearchTest, FixerRepairsAndDuplicatesAreEvaluatedOnce) {
   auto store = store::Store::open(":memory:");
   FakePlatform platform;
   ScriptedAgents llm;
-  SearchContext context = tuner_context(*store, platform);
-  context.agents.planner = &llm;
-  context.agents.executor = &llm;
+  SearchContext context = llm_context(*store, platform, llm, llm);
   context.agents.fixer = &llm;
-  context.agents.summarizer = nullptr;
-  context.agents.proposes = store::CandidateKind::kExecutor;
   config_.iterations = 1;
   config_.beam_width = 1;
   RunSummary summary = start_run(config_, "", context);
@@ -235,8 +243,8 @@ TEST_F(SearchTest, FixerRepairsAndDuplicatesAreEvaluatedOnce) {
   EXPECT_TRUE(store->trace(candidates[3].id)->verdict.passed());
   EXPECT_EQ(store->trace(candidates[4].id)->reused_from, candidates[1].id);
   // The fix gives back the baseline's source: reused too. Real evaluations: baseline, FAST, BROKEN;
-  // then the memory re-times the rewrite baseline → FAST, and the confirmation the final beam (FAST)
-  // against the baseline.
+  // then the memory re-times the rewrite baseline → FAST, and the confirmation the final beam
+  // (FAST) against the baseline.
   EXPECT_EQ(platform.calls.load(), 3 + 1 + 1);
   EXPECT_EQ(confirmation_of(*store, summary.run_id)["measurements"].size(), 1u);
   EXPECT_NEAR(summary.best_speedup, 1.4, 1e-9);
@@ -246,12 +254,8 @@ TEST_F(SearchTest, HybridRefinesEachLlmKernelEnteringTheBeamWithTheTuner) {
   auto store = store::Store::open(":memory:");
   FakePlatform platform;
   ScriptedAgents llm;
-  SearchContext context = tuner_context(*store, platform);
-  context.agents.planner = &llm;
-  context.agents.executor = &llm;
+  SearchContext context = llm_context(*store, platform, llm, llm);
   context.agents.fixer = &llm;
-  context.agents.summarizer = nullptr;
-  context.agents.proposes = store::CandidateKind::kExecutor;
   context.agents.refine_planner = &planner_;
   context.agents.refine_executor = &executor_;
   context.agents.refine_summarizer = &summarizer_;
@@ -294,18 +298,15 @@ class LuckyAgents : public roles::Planner, public roles::Executor, public roles:
   }
 };
 
-// Both children clear the memory's threshold as the search measured them; re-timed head to head
-// against their parent, only the real one does, and only it is remembered, with the re-timed
-// figures.
+// Both children's medians clear the memory's threshold as the search measured them; re-timed head
+// to head against their parent, only the real one's interval does, and only it is remembered, with
+// the re-timed figures.
 TEST_F(SearchTest, ARewriteMeasuredInALuckyMomentIsNotRemembered) {
   auto store = store::Store::open(":memory:");
   FakePlatform platform;
   LuckyAgents llm;
-  SearchContext context = tuner_context(*store, platform);
-  context.agents.planner = &llm;
-  context.agents.executor = &llm;
+  SearchContext context = llm_context(*store, platform, llm, llm);
   context.agents.summarizer = &llm;
-  context.agents.proposes = store::CandidateKind::kExecutor;
   config_.iterations = 1;
   config_.beam_width = 1;
   RunSummary summary = start_run(config_, "", context);
@@ -462,11 +463,9 @@ TEST_F(SearchTest, ResumeDoesNotRepeatARecordedAgentCall) {
     FakePlatform platform;
     platform.crash_at = 4;  // baseline, FAST, BROKEN; the fix's evaluation crashes
     ScriptedAgents llm;
-    SearchContext context = tuner_context(*store, platform);
-    context.agents.planner = &llm;
-    context.agents.executor = &llm;
+    SearchContext context = llm_context(*store, platform, llm, llm);
     context.agents.fixer = &llm;
-    context.agents.proposes = store::CandidateKind::kExecutor;
+    context.agents.summarizer = &summarizer_;
     EXPECT_THROW(start_run(config_, "", context), CrashNow);
     EXPECT_EQ(llm.fixes, 1);
     calls_before = platform.calls.load() - 1;
@@ -474,11 +473,9 @@ TEST_F(SearchTest, ResumeDoesNotRepeatARecordedAgentCall) {
   auto store = store::Store::open(path);
   FakePlatform platform;
   ScriptedAgents llm;
-  SearchContext context = tuner_context(*store, platform);
-  context.agents.planner = &llm;
-  context.agents.executor = &llm;
+  SearchContext context = llm_context(*store, platform, llm, llm);
   context.agents.fixer = &llm;
-  context.agents.proposes = store::CandidateKind::kExecutor;
+  context.agents.summarizer = &summarizer_;
   RunSummary summary = resume_run(1, context);
   EXPECT_EQ(summary.state, "finished");
   EXPECT_EQ(calls_before, 3);

@@ -57,6 +57,7 @@ std::vector<store::MemoryEntryRecord> MemoryWriter::entries(int iteration,
     sources.push_back(&attempt);
   }
   std::vector<size_t> chosen = memory::select_rewrites(rewrites, config_.memory);
+  if (parts_.stop->stopped() && parts_.llm) return entries;  // no LLM summaries past the budget
   if (!chosen.empty()) {
     parts_.progress->emit(EventKind::kNote, iteration,
                           fmt::format("memory: {} rewrite(s) re-timed head to head before they are "
@@ -64,7 +65,7 @@ std::vector<store::MemoryEntryRecord> MemoryWriter::entries(int iteration,
                                       chosen.size()));
   }
   for (size_t index : chosen) {
-    if (parts_.stop->stopped() && parts_.llm) break;  // no LLM summaries past the budget
+    if (parts_.stop->stopped() && parts_.llm) break;  // the budget ran out meanwhile
     std::optional<memory::Rewrite> confirmed = retimed(iteration, rewrites[index], retime);
     if (parts_.stop->interrupted()) break;
     if (!confirmed) continue;
