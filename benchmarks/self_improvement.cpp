@@ -6,8 +6,9 @@
 //         evidence.
 // Per task it prints % of peak of the baseline, the final % of peak of each run (the best kernel of
 // the final beam: noise-aware), and the evaluations (the baseline's included) until the best
-// % of peak seen so far first reached 95 % of that run's final figure; then the geometric means of
-// the percentages and the arithmetic means of the evaluations.
+// % of peak seen so far (the run's derived figures, search/figures.h) first reached 95 % of that
+// run's final figure; then the geometric means of the percentages and the arithmetic means of the
+// evaluations. Each memory entry a cold run made is listed on the standard error.
 //
 //   build/benchmarks/self_improvement [--tasks silu,adamw] [--workload small] [--evaluations 24]
 //                                     [--preset quick] [--seed 1] [--scope all|related]
@@ -33,6 +34,7 @@
 #include "platform/cpu/machine.h"
 #include "search/beam_search.h"
 #include "search/config.h"
+#include "search/figures.h"
 #include "store/store.h"
 #include "task/task.h"
 #include "tuner/tuner_agents.h"
@@ -144,6 +146,9 @@ Outcome run_once(const task::Task& task, const Options& options, platform::Platf
   // The trajectory: candidates in the order they were recorded; reused verdicts cost nothing.
   std::map<int64_t, store::TraceRecord> traces;
   for (auto& trace : store->traces(summary.run_id)) traces[trace.candidate_id] = trace;
+  search::RunScale scale;
+  if (auto baseline = traces.find(summary.baseline_candidate); baseline != traces.end())
+    scale = search::RunScale(baseline->second.verdict);
   auto candidates = store->candidates(summary.run_id);
   std::sort(candidates.begin(), candidates.end(),
             [](const auto& a, const auto& b) { return a.id < b.id; });
@@ -153,9 +158,10 @@ Outcome run_once(const task::Task& task, const Options& options, platform::Platf
     auto found = traces.find(candidate.id);
     if (found == traces.end()) continue;
     if (!found->second.reused_from) ++count;
-    const kernel::Verdict& verdict = found->second.verdict;
-    if (verdict.passed() && verdict.roofline)
-      best = std::max(best, verdict.roofline->percent_of_peak);
+    double percent = candidate.id == summary.baseline_candidate
+                         ? scale.baseline_percent()
+                         : scale.of(found->second.verdict).percent_of_peak;
+    best = std::max(best, percent);
     if (outcome.to_95 == 0 && best >= 0.95 * outcome.final && best > 0) outcome.to_95 = count;
   }
   for (auto& entry : store->memory_entries()) {
@@ -201,6 +207,10 @@ int run(int argc, char** argv) {
         "cold {:<24} {:.1f}% -> {:.1f}% in {} evaluations, {} rewrites re-timed, {} entries ({})\n",
         task.name, cold.back().baseline, cold.back().final, cold.back().evaluations,
         cold.back().retimed, cold.back().entries.size(), cold.back().state);
+    for (const auto& entry : cold.back().entries) {
+      std::cerr << fmt::format("  {} {}\n", entry.positive ? "+" : "-",
+                               entry.insight.value("title", std::string()));
+    }
   }
   for (size_t i = 0; i < tasks.size(); ++i) {
     std::vector<store::MemoryEntryRecord> others;  // leave-one-out

@@ -452,9 +452,9 @@ RunSummary Run::go(bool resuming, int more_iterations) {
     }
     // Rewrites are measured against the beam kernels the plans were made for (Attempt keeps its
     // beam parent), so the memory needs nothing of the beam itself.
-    std::vector<store::MemoryEntryRecord> entries =
-        memory_.entries(iteration, attempts,
-                        [this](int64_t c, int64_t a) { return measure(c, a, config_.timing); });
+    std::vector<store::MemoryEntryRecord> entries = memory_.entries(
+        iteration, attempts,
+        [this](int64_t c, int64_t a) { return measure(c, a, careful_timing(config_.timing)); });
     if (stop_.interrupted()) break;
     checkpoint(iteration, entries);
     progress_.emit(EventKind::kIterationFinished, iteration,
@@ -512,10 +512,11 @@ int64_t create_run(const SearchConfig& config, const std::string& workload, Sear
   record["workload"] = chosen.name;
   record["memory_horizon"] = context.store->max_memory_id();
   platform::TimingOptions careful = careful_timing(config.timing);
-  record["baseline_timing"] = Json{{"target_half_width", careful.target_half_width},
-                                   {"budget_seconds", careful.budget_seconds},
-                                   {"min_pairs", careful.min_pairs},
-                                   {"used_for", "the baseline and the final confirmation"}};
+  record["baseline_timing"] =
+      Json{{"target_half_width", careful.target_half_width},
+           {"budget_seconds", careful.budget_seconds},
+           {"min_pairs", careful.min_pairs},
+           {"used_for", "the baseline, the memory's re-timing and the final confirmation"}};
   if (!start_kernel.empty()) record["start_kernel"] = start_kernel;
   return context.store->create_run(record);
 }

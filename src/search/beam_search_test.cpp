@@ -319,6 +319,10 @@ TEST_F(SearchTest, ARewriteMeasuredInALuckyMomentIsNotRemembered) {
   EXPECT_EQ(entries[0].insight["title"], "fast");
   EXPECT_EQ(entries[0].fast_candidate, candidates[2].id);
   EXPECT_NEAR(entries[0].speedup, 1.4, 1e-9);
+  // Both rewrites were re-timed with the careful timing, as the baseline was.
+  ASSERT_GE(platform.budgets.size(), 5u);
+  EXPECT_DOUBLE_EQ(platform.budgets[3], 3 * config_.timing.budget_seconds);
+  EXPECT_DOUBLE_EQ(platform.budgets[4], 3 * config_.timing.budget_seconds);
   bool noted = std::any_of(sink_.events.begin(), sink_.events.end(), [&](const SearchEvent& e) {
     return e.message.find(fmt::format("#{} over #{} measured 2.00x", candidates[1].id,
                                       candidates[0].id)) != std::string::npos &&

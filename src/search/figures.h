@@ -38,8 +38,9 @@ class RunScale {
   double percent_ = 0;
 };
 
-// The timing a run's baseline and its final confirmation get: half the candidates' target
-// interval, three times their budget, twice their minimum of pairs.
+// The timing for what outlives a moment (a run's baseline, the rewrites its memory keeps, its final
+// confirmation): half the candidates' target interval, three times their budget, twice their
+// minimum of pairs.
 platform::TimingOptions careful_timing(const platform::TimingOptions& candidate);
 
 }  // namespace accelopt::search
