@@ -15,7 +15,17 @@ const Measurement* Confirmation::find(int64_t candidate, int64_t against) const 
 
 std::string Confirmation::outcome() const {
   if (!done) return "not confirmed yet";
-  if (winner == baseline) return "no significant improvement: no kernel passed its re-timing";
+  if (winner == baseline) {
+    const Measurement* best = nullptr;
+    for (const Measurement& m : measurements) {
+      if (m.against == baseline && m.passed() && (!best || m.speedup > best->speedup)) best = &m;
+    }
+    if (!best) return "no significant improvement: no kernel passed its re-timing";
+    return fmt::format(
+        "no significant improvement: the baseline stays the best; the beam's best, #{} {:.2f}x "
+        "[{:.2f}, {:.2f}] re-timed head to head, is slower",
+        best->candidate, best->speedup, best->speedup_low, best->speedup_high);
+  }
   std::string figures =
       fmt::format("#{} {:.2f}x [{:.2f}, {:.2f}] over the baseline, re-timed head to head", winner,
                   speedup, speedup_low, speedup_high);
@@ -121,6 +131,11 @@ bool confirm(Confirmation& confirmation, const std::vector<int64_t>& beam, const
     confirmation.speedup = winner->speedup;
     confirmation.speedup_low = winner->speedup_low;
     confirmation.speedup_high = winner->speedup_high;
+  }
+  if (confirmation.speedup < 1) {  // re-timed, the beam's best is slower: keep the baseline
+    confirmation.winner = confirmation.baseline;
+    confirmation.speedup = confirmation.speedup_low = confirmation.speedup_high = 1;
+    confirmation.tied.clear();
   }
   confirmation.significant =
       confirmation.winner != confirmation.baseline && confirmation.speedup_low > 1;

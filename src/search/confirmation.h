@@ -1,9 +1,10 @@
 // The confirmed winner. At the end of a run each kernel of the final beam is re-timed head to head
 // against the baseline with careful timing (figures.h), and the leader against each beam kernel
 // whose interval overlaps its own; the winner's interval then says whether the run improved on the
-// baseline at all ("no significant improvement" when it holds 1.0). The confirmation is kept in
-// the last checkpoint (checkpoint.h), one measurement at a time, so `show` reads it instead of
-// redoing it and a run killed while confirming resumes into it.
+// baseline at all ("no significant improvement" when it holds 1.0; when its median is below 1.0
+// the baseline itself is the winner, so a run never reports a best slower than where it started).
+// The confirmation is kept in the last checkpoint (checkpoint.h), one measurement at a time, so
+// `show` reads it instead of redoing it and a run killed while confirming resumes into it.
 #pragma once
 
 #include <cstdint>
@@ -21,8 +22,8 @@ struct Confirmation {
   int64_t baseline = 0;
   std::vector<Measurement> measurements;  // in the order they were taken
   bool done = false;
-  // Set when done: the winner (the baseline when no kernel passed) and its speedup over the
-  // baseline.
+  // Set when done: the winner (the baseline when no kernel passed, or the best re-timed slower
+  // than it) and its speedup over the baseline.
   int64_t winner = 0;
   double speedup = 1, speedup_low = 1, speedup_high = 1;
   bool significant = false;   // the winner's interval lies above 1.0

@@ -88,6 +88,22 @@ TEST(ConfirmationTest, AnIntervalHoldingOneIsNoSignificantImprovement) {
   EXPECT_EQ(alone.outcome().rfind("no significant improvement", 0), 0u);
 }
 
+TEST(ConfirmationTest, ABeamSlowerThanTheBaselineLeavesTheBaselineTheWinner) {
+  Table table;
+  table.answers[{5, 1}] = timed(5, 1, 0.86, 0.02);  // fast in its moment, slower re-timed
+  table.answers[{7, 1}] = timed(7, 1, 0.97, 0.04);
+  Confirmation confirmation;
+  confirmation.baseline = 1;
+  ASSERT_TRUE(confirm(confirmation, {5, 7}, table.measure(), kNoSave));
+  EXPECT_EQ(confirmation.winner, 1);
+  EXPECT_DOUBLE_EQ(confirmation.speedup, 1);
+  EXPECT_FALSE(confirmation.significant);
+  EXPECT_TRUE(confirmation.tied.empty());
+  EXPECT_EQ(confirmation.outcome(),
+            "no significant improvement: the baseline stays the best; the beam's best, #7 0.97x "
+            "[0.93, 1.01] re-timed head to head, is slower");
+}
+
 TEST(ConfirmationTest, AFailedRetimingIsNoWinner) {
   Table table;
   table.answers[{5, 1}] = timed(5, 1, 1.5, 0.02);
