@@ -113,6 +113,8 @@ std::string PostgresCluster::psql(const std::string& database, const std::string
 }
 
 std::string PostgresCluster::create_database(const std::string& name) {
+  // Fresh each time: a test run again (--gtest_repeat) meets its database of the first run.
+  psql("postgres", fmt::format("DROP DATABASE IF EXISTS \"{}\" WITH (FORCE)", name));
   psql("postgres", fmt::format("CREATE DATABASE \"{}\"", name));
   return url(name);
 }

@@ -20,7 +20,8 @@ class PostgresCluster {
   PostgresCluster(const PostgresCluster&) = delete;
   PostgresCluster& operator=(const PostgresCluster&) = delete;
 
-  // Creates an empty database and returns its URL ("postgresql:///name?host=<socket dir>&…").
+  // Creates an empty database (dropping one of that name first) and returns its URL
+  // ("postgresql:///name?host=<socket dir>&…").
   std::string create_database(const std::string& name);
   std::string url(const std::string& database) const;
   // Runs a statement through psql on `database`; its output. Throws InternalError on failure.
