@@ -7,7 +7,7 @@
 //    peak shift by the ratio.
 // 2. Physics margin: every bench/cpu baseline's % of peak (the least time its counted work needs
 //    at the measured ceilings, over its latency) on the small workload; the check refuses above
-//    100 % × CpuPlatformOptions::physics_margin.
+//    100 % × platform::kPhysicsMargin (platform/evaluation.h).
 //
 //   build/benchmarks/turn_checks [repetitions] [--skip-margin]
 #include <fmt/format.h>
@@ -21,6 +21,7 @@
 
 #include "common/files.h"
 #include "platform/cpu/cpu_platform.h"
+#include "platform/evaluation.h"
 #include "platform/statistics.h"
 #include "task/task.h"
 
@@ -90,7 +91,7 @@ void physics_margin(const std::filesystem::path& root) {
   auto cpu = make_platform(defaults.input_slots, defaults.output_slots);
   std::cout << fmt::format(
       "\nbaselines against the physics limit (refused above {:.0f} % of peak)\n",
-      100 * defaults.physics_margin);
+      100 * platform::kPhysicsMargin);
   std::cout << fmt::format("{:<24} {:>12} {:>12} {:>10} {:<8} {}\n", "task", "latency us",
                            "least us", "% of peak", "bound", "status");
   std::vector<std::filesystem::path> tasks;

@@ -44,7 +44,7 @@ class LlmAgent {
         options_(std::move(options)),
         role_(std::move(role)),
         prompts_(options_.prompts_dir, options_.builtin_prompts_dir, options_.platform),
-        machine_(options_.machine.is_null() ? this_machine_variables() : options_.machine) {}
+        machine_(options_.machine.is_null() ? Json::object() : options_.machine) {}
 
  protected:
   // The variables every template of this agent gets: platform, machine, options, task.

@@ -7,7 +7,6 @@
 
 #include "common/files.h"
 #include "kernel/knobs.h"
-#include "platform/cpu/machine.h"
 #include "task/abi.h"
 #include "task/dtype.h"
 
@@ -262,20 +261,6 @@ Json failure_variables(const kernel::Verdict& verdict, size_t max_log_chars) {
   return {{"status", std::string(kernel::status_name(verdict.status))},
           {"message", verdict.message},
           {"log", trim_middle(verdict.log, max_log_chars)}};
-}
-
-Json this_machine_variables() {
-  platform::cpu::CpuDescription cpu = platform::cpu::describe_cpu();
-  Json machine = {{"isa", cpu.isa},
-                  {"vector_bits", std::to_string(cpu.vector_bits)},
-                  {"floats_per_vector", std::to_string(cpu.floats_per_vector())},
-                  {"fma", cpu.fma},
-                  {"cores", cpu.cores},
-                  {"cpu_model", cpu.model_name}};
-  if (cpu.l1d_kib > 0) machine["l1d_kb"] = cpu.l1d_kib;
-  if (cpu.l2_kib > 0) machine["l2_kb"] = cpu.l2_kib;
-  if (cpu.l3_kib > 0) machine["l3_kb"] = cpu.l3_kib;
-  return machine;
 }
 
 }  // namespace accelopt::agents

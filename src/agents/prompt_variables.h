@@ -24,9 +24,6 @@ Json memory_variables(const std::vector<roles::Insight>& insights);
 // `failure`: status, message and the log cut to at most `max_log_chars` (head and tail kept).
 Json failure_variables(const kernel::Verdict& verdict, size_t max_log_chars);
 
-// `machine`: this CPU's vector ISA, lanes, FMA, cache sizes (from the running machine).
-Json this_machine_variables();
-
 // The same with every figure measured in this run set to 0 (latencies, speedups, % of peak, and
 // the sentence of a timed verdict that states them): what is the same from run to run, so that a
 // replayed run finds its recorded calls (llm/replay.h). Compile facts stay (vectorized loops,

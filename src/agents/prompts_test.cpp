@@ -55,7 +55,8 @@ Json all_variables(const task::Task& task, const roles::KernelView& kernel) {
   failed.log = "kernel.cpp:3:1: error: expected ';' before '}' token";
   return {{"role", "planner"},
           {"platform", "cpu"},
-          {"machine", this_machine_variables()},
+          {"machine", {{"isa", "AVX-512"}, {"vector_bits", "512"}, {"floats_per_vector", "16"},
+                       {"fma", true}, {"cpu_model", "a test CPU"}, {"compiler", "g++ 12"}}},
           {"options", {{"plans_in_one_call", false}, {"structural_only", false}}},
           {"task", task_variables(task, kernel.workload)},
           {"kernel", kernel_variables(kernel)},

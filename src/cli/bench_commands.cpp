@@ -12,8 +12,7 @@
 #include "cli/commands.h"
 #include "common/error.h"
 #include "common/files.h"
-#include "platform/cpu/cpu_platform.h"
-#include "platform/cpu/inputs.h"
+#include "platform/registry.h"
 #include "task/npy.h"
 #include "task/task.h"
 
@@ -21,6 +20,7 @@ namespace accelopt::cli {
 namespace {
 
 struct BenchArguments {
+  std::string platform = "cpu";
   std::string suite;
   std::string tasks;
   std::string kernels;
@@ -36,14 +36,17 @@ struct BenchRow {
   kernel::Verdict verdict;
 };
 
-std::filesystem::path default_suite() {
-  if (std::filesystem::is_directory("bench/cpu")) return "bench/cpu";
+// bench/<platform>: the suite written for the platform's kernels (bench/cpu, bench/cuda).
+std::filesystem::path default_suite(const std::string& platform_name) {
+  std::filesystem::path suite = std::filesystem::path("bench") / platform_name;
+  if (std::filesystem::is_directory(suite)) return suite;
 #ifdef ACCELOPT_SOURCE_DIR
-  std::filesystem::path built_from = std::filesystem::path(ACCELOPT_SOURCE_DIR) / "bench/cpu";
+  std::filesystem::path built_from = std::filesystem::path(ACCELOPT_SOURCE_DIR) / suite;
   if (std::filesystem::is_directory(built_from)) return built_from;
 #endif
-  throw UserError(
-      "cannot find the benchmark suite: run from the accelopt folder or pass --suite DIR");
+  throw UserError(fmt::format(
+      "cannot find the benchmark suite {}: run from the accelopt folder or pass --suite DIR",
+      suite.string()));
 }
 
 std::vector<std::string> split_list(const std::string& text) {
@@ -56,11 +59,13 @@ std::vector<std::string> split_list(const std::string& text) {
   return items;
 }
 
-// A kernel for `task` in FROM: FROM/<task>.cpp, FROM/<task>/kernel.cpp or FROM/<task>/best.cpp.
+// A kernel for `task` in FROM: FROM/<task>.cpp, FROM/<task>/kernel.cpp or FROM/<task>/best.cpp
+// (.cu and the like for other platforms: `extension`).
 std::optional<std::filesystem::path> kernel_in(const std::filesystem::path& from,
-                                               const std::string& task) {
-  for (const auto& candidate :
-       {from / (task + ".cpp"), from / task / "kernel.cpp", from / task / "best.cpp"}) {
+                                               const std::string& task,
+                                               const std::string& extension) {
+  for (const auto& candidate : {from / (task + extension), from / task / ("kernel" + extension),
+                                from / task / ("best" + extension)}) {
     if (std::filesystem::exists(candidate)) return candidate;
   }
   return std::nullopt;
@@ -68,17 +73,18 @@ std::optional<std::filesystem::path> kernel_in(const std::filesystem::path& from
 
 // A --kernels folder that holds no kernel for any of the tasks is a mistake, not a benchmark of
 // the baselines (`accelopt export` writes OUT/<task>.cpp, which is what it looks for).
-void check_kernels(const std::filesystem::path& from, const std::vector<std::string>& names) {
+void check_kernels(const std::filesystem::path& from, const std::vector<std::string>& names,
+                   const std::string& extension) {
   if (!std::filesystem::is_directory(from)) {
     throw UserError(fmt::format("--kernels {}: no such folder", from.string()));
   }
   for (const std::string& name : names) {
-    if (kernel_in(from, name)) return;
+    if (kernel_in(from, name, extension)) return;
   }
   throw UserError(fmt::format(
-      "--kernels {}: no kernel for any of the {} tasks (looked for <task>.cpp, <task>/kernel.cpp "
-      "and <task>/best.cpp; `accelopt export RUN --out {}` writes <task>.cpp)",
-      from.string(), names.size(), from.string()));
+      "--kernels {}: no kernel for any of the {} tasks (looked for <task>{}, <task>/kernel{} "
+      "and <task>/best{}; `accelopt export RUN --out {}` writes <task>{})",
+      from.string(), names.size(), extension, extension, extension, from.string(), extension));
 }
 
 std::string cell_latency(const kernel::Verdict& verdict) {
@@ -127,8 +133,10 @@ void print_csv(const std::vector<BenchRow>& rows, std::ostream& out) {
 }
 
 int run_bench(const BenchArguments& arguments) {
-  std::filesystem::path suite =
-      arguments.suite.empty() ? default_suite() : std::filesystem::path(arguments.suite);
+  platform::PlatformChoice choice = platform::parse_platform_choice(arguments.platform);
+  const std::string& extension = choice.kernel_extension;
+  std::filesystem::path suite = arguments.suite.empty() ? default_suite(choice.name)
+                                                        : std::filesystem::path(arguments.suite);
   std::vector<std::string> names = split_list(arguments.tasks);
   if (names.empty()) {
     for (const auto& entry : std::filesystem::directory_iterator(suite)) {
@@ -138,16 +146,14 @@ int run_bench(const BenchArguments& arguments) {
     std::sort(names.begin(), names.end());
   }
   if (names.empty()) throw UserError("no tasks in " + suite.string());
-  if (!arguments.kernels.empty()) check_kernels(arguments.kernels, names);
+  if (!arguments.kernels.empty()) check_kernels(arguments.kernels, names, extension);
 
-  platform::cpu::CpuPlatformOptions options;
-  options.compiler.cpus = platform::cpu::compile_cpus();
-  platform::cpu::CpuPlatform cpu(options, platform::cpu::load_or_probe_machine(false, &std::cerr));
+  platform::BuiltPlatform built = platform::make_platform(choice, {.progress = &std::cerr});
   std::vector<BenchRow> rows;
   size_t index = 0;
   for (const std::string& name : names) {
     ++index;
-    task::Task task = task::load_task(suite / name);
+    task::Task task = task::load_task(suite / name, extension);
     struct Entry {
       std::string label;
       std::filesystem::path source;
@@ -156,12 +162,12 @@ int run_bench(const BenchArguments& arguments) {
     std::vector<Entry> entries;
     std::optional<std::filesystem::path> chosen;
     if (!arguments.kernels.empty()) {
-      chosen = kernel_in(arguments.kernels, name);
+      chosen = kernel_in(arguments.kernels, name, extension);
       if (!chosen) {
         std::cerr << fmt::format(
-            "{} has no kernel for {} (looked for {}.cpp, {}/kernel.cpp, {}/best.cpp): timing the "
+            "{} has no kernel for {} (looked for {}{}, {}/kernel{}, {}/best{}): timing the "
             "baseline\n",
-            arguments.kernels, name, name, name, name);
+            arguments.kernels, name, name, extension, name, extension, name, extension);
       }
     }
     entries.push_back({chosen ? chosen->filename().string() : "baseline",
@@ -171,7 +177,7 @@ int run_bench(const BenchArguments& arguments) {
           "from " + std::filesystem::path(arguments.kernels).filename().string();
     if (!arguments.no_library && std::filesystem::is_directory(task.directory / "library")) {
       for (const auto& entry : std::filesystem::directory_iterator(task.directory / "library")) {
-        if (entry.path().extension() == ".cpp")
+        if (entry.path().extension() == extension)
           entries.push_back({entry.path().stem().string(), entry.path(), true});
       }
     }
@@ -192,7 +198,7 @@ int run_bench(const BenchArguments& arguments) {
           while (flags >> flag) request.extra_flags.push_back(flag);
         }
       }
-      BenchRow row{name, entry.label, entry.library, cpu.evaluate(request)};
+      BenchRow row{name, entry.label, entry.library, built.get().evaluate(request)};
       const kernel::Verdict& v = row.verdict;
       std::cerr << fmt::format(
           "      {} {}\n", kernel::status_name(v.status),
@@ -228,10 +234,8 @@ struct DumpArguments {
 int run_task_dump(const DumpArguments& arguments) {
   task::Task task = task::load_task(arguments.task_directory);
   const task::Workload& workload = task.workload_or_default(arguments.workload);
-  platform::cpu::CpuPlatformOptions options;
-  options.compiler.cpus = platform::cpu::compile_cpus();
-  platform::cpu::CpuPlatform cpu(options, platform::cpu::MachinePeaks{});
-  platform::cpu::ReferenceCase data = cpu.reference_cases(task, workload, {arguments.seed}).front();
+  platform::CpuReference reference = platform::make_cpu_reference({});
+  platform::ReferenceCase data = reference.seeded(task, workload, {arguments.seed}).front();
   std::filesystem::path out = arguments.out;
   std::filesystem::create_directories(out);
   Json index = {
@@ -269,7 +273,10 @@ void register_bench_commands(CLI::App& app, CommandTable& table) {
   auto bench_arguments = std::make_shared<BenchArguments>();
   CLI::App* bench =
       app.add_subcommand("bench", "Evaluate the benchmark suite: status, latency, % of peak");
-  bench->add_option("--suite", bench_arguments->suite, "folder of tasks (default: bench/cpu)");
+  bench->add_option("--platform", bench_arguments->platform, platform::platform_forms())
+      ->capture_default_str();
+  bench->add_option("--suite", bench_arguments->suite,
+                    "folder of tasks (default: bench/<platform>, e.g. bench/cpu)");
   bench->add_option("--tasks", bench_arguments->tasks, "comma-separated task names (default: all)");
   bench->add_option("--kernels", bench_arguments->kernels,
                     "folder of kernels to evaluate instead of the baselines: FROM/<task>.cpp (what "

@@ -6,11 +6,10 @@
 #include <iostream>
 #include <memory>
 
-#include "cli/platform_choice.h"
 #include "common/error.h"
 #include "common/files.h"
-#include "platform/cpu/cpu_platform.h"
-#include "platform/cpu/machine.h"
+#include "platform/registry.h"
+#include "report/machine_text.h"
 #include "report/progress.h"
 #include "report/verdict_text.h"
 #include "task/task.h"
@@ -33,11 +32,10 @@ struct EvalArguments {
 };
 
 int run_eval(const EvalArguments& arguments) {
-  PlatformChoice choice = parse_platform_choice(arguments.platform);
+  platform::PlatformChoice choice = platform::parse_platform_choice(arguments.platform);
   task::Task task = task::load_task(arguments.task_directory, choice.kernel_extension);
-  platform::cpu::CpuPlatformOptions options;
-  options.compiler.compiler = arguments.compiler;
-  ChosenPlatform chosen = make_platform(choice, options);
+  platform::BuiltPlatform chosen =
+      platform::make_platform(choice, {.compiler = arguments.compiler, .progress = &std::cerr});
   platform::EvalRequest request;
   request.task = &task;
   request.workload = arguments.workload;
@@ -67,23 +65,21 @@ int run_eval(const EvalArguments& arguments) {
   return verdict.passed() ? 0 : 1;
 }
 
-int run_machine_probe(bool force, bool json) {
-  platform::cpu::MachinePeaks peaks = platform::cpu::load_or_probe_machine(force, &std::cerr);
-  if (json) {
-    std::cout << peaks.to_json().dump(2) << "\n";
-    return 0;
-  }
-  std::cout << fmt::format("cpu        {}\n", peaks.cpu_model);
-  std::cout << fmt::format("probed     {} ({:.1f} s)\n", peaks.probed_at, peaks.probe_seconds);
-  std::cout << fmt::format("fma peak   {:.1f} GFLOP/s (FP32, one core, {})\n", peaks.fma_gflops,
-                           peaks.isa);
-  std::cout << fmt::format("vector     {:.1f} GFLOP/s (FP32 adds, no FMA)\n", peaks.vector_gflops);
-  std::cout << "bandwidth  working set -> GB/s (best of a triad and a read-only stream)\n";
-  for (const auto& point : peaks.bandwidth) {
-    double size = point.working_set_bytes;
-    std::string label = size >= (1 << 20) ? fmt::format("{:.0f} MiB", size / (1 << 20))
-                                          : fmt::format("{:.0f} KiB", size / 1024);
-    std::cout << fmt::format("  {:>9}  {:6.1f}\n", label, point.gbytes_per_second);
+struct MachineArguments {
+  std::string platform = "cpu";
+  bool force = false;
+  bool json = false;
+};
+
+// What the platform measures and says of its machine: the facts the agents are told.
+int run_machine_probe(const MachineArguments& arguments) {
+  platform::PlatformChoice choice = platform::parse_platform_choice(arguments.platform);
+  platform::BuiltPlatform built = platform::make_platform(
+      choice, {.progress = &std::cerr, .probe_again = arguments.force});
+  if (arguments.json) {
+    std::cout << built.description.record.dump(2) << "\n";
+  } else {
+    report::print_machine(std::cout, built.description);
   }
   return 0;
 }
@@ -129,7 +125,7 @@ void register_commands(CLI::App& app, CommandTable& table) {
   eval->add_option("--anchor", eval_arguments->anchor,
                    "kernel to time against (default: the baseline)");
   eval->add_option("--compiler", eval_arguments->compiler, "g++ or clang++")->capture_default_str();
-  eval->add_option("--platform", eval_arguments->platform, "cpu, cuda or command:<file.json>")
+  eval->add_option("--platform", eval_arguments->platform, platform::platform_forms())
       ->capture_default_str();
   eval->add_option("--target", eval_arguments->target,
                    "target half-width of the speedup's 95% interval")
@@ -146,16 +142,18 @@ void register_commands(CLI::App& app, CommandTable& table) {
     table.select([eval_arguments] { return run_eval(*eval_arguments); });
   });
 
-  CLI::App* machine = app.add_subcommand("machine", "This machine's measured peaks");
+  CLI::App* machine = app.add_subcommand("machine", "The machine's measured peaks");
   machine->require_subcommand(1);
-  auto force = std::make_shared<bool>(false);
-  auto json = std::make_shared<bool>(false);
+  auto machine_arguments = std::make_shared<MachineArguments>();
   CLI::App* probe = machine->add_subcommand(
-      "probe", "Measure (or show the cached) FMA, vector and bandwidth peaks");
-  probe->add_flag("--force", *force, "probe again even if cached");
-  probe->add_flag("--json", *json, "print JSON");
-  probe->callback([&table, force, json] {
-    table.select([force, json] { return run_machine_probe(*force, *json); });
+      "probe",
+      "Measure (or show the cached) ceilings, and what the agents are told of the machine");
+  probe->add_option("--platform", machine_arguments->platform, platform::platform_forms())
+      ->capture_default_str();
+  probe->add_flag("--force", machine_arguments->force, "probe again even if cached");
+  probe->add_flag("--json", machine_arguments->json, "print the probe's record as JSON");
+  probe->callback([&table, machine_arguments] {
+    table.select([machine_arguments] { return run_machine_probe(*machine_arguments); });
   });
 
   register_bench_commands(app, table);

@@ -11,7 +11,6 @@
 
 #include "agents/llm_agents.h"
 #include "cli/commands.h"
-#include "cli/platform_choice.h"
 #include "cli/signals.h"
 #include "cli/workspace.h"
 #include "common/error.h"
@@ -20,6 +19,7 @@
 #include "llm/commands.h"
 #include "llm/config.h"
 #include "llm/models.h"
+#include "platform/registry.h"
 #include "queue/remote_platform.h"
 #include "report/progress.h"
 #include "search/beam_search.h"
@@ -96,7 +96,8 @@ struct Agents {
 
 // The LLM agents (llm, hybrid) record their model calls in `store` under `run_id`.
 std::unique_ptr<Agents> make_agents(const std::string& mode, const ConfigFile& config,
-                                    const std::string& prompts, store::Store& store,
+                                    const std::string& prompts,
+                                    const platform::BuiltPlatform& platform, store::Store& store,
                                     int64_t run_id) {
   check_mode(mode);
   auto agents = std::make_unique<Agents>();
@@ -124,6 +125,9 @@ std::unique_ptr<Agents> make_agents(const std::string& mode, const ConfigFile& c
   agents->models = std::make_unique<llm::ModelSet>(config.llm, std::move(model_options));
   agents::LlmAgentOptions options;
   options.prompts_dir = prompts;
+  // The agents are told the platform's machine, in its own prompt fragment (platform/registry.h).
+  options.platform = platform.prompt_fragment;
+  options.machine = platform.description.prompt_variables;
   options.structural_only = mode == "hybrid";
   agents->llm_planner = agents::make_llm_planner(*agents->models, options);
   agents->llm_executor = agents::make_llm_executor(*agents->models, options);
@@ -162,7 +166,7 @@ void check_models_answer(const std::string& mode, const ConfigFile& config) {
 // What every run of one command shares: the database, the platform and the progress line.
 struct Workbench {
   std::unique_ptr<store::Store> store;
-  ChosenPlatform platform;  // set once the task's platform is known
+  platform::BuiltPlatform platform;  // set once the task's platform is known
   report::ProgressPrinter progress{std::cerr, report::is_smart_terminal(STDERR_FILENO)};
 };
 
@@ -183,12 +187,18 @@ void check_remote_workers(const std::string& workspace) {
 }
 
 void use_remote_workers(Workbench& bench, const std::string& workspace,
-                        const PlatformChoice& platform) {
+                        const platform::PlatformChoice& platform) {
   check_remote_workers(workspace);
   queue::RemotePlatformOptions options;
   options.url = workspace;
   options.platform = platform.value;
-  bench.platform.other = std::make_unique<queue::RemotePlatform>(options);
+  bench.platform.platform = std::make_unique<queue::RemotePlatform>(options);
+  bench.platform.description = platform::remote_description(platform);
+  bench.platform.prompt_fragment = platform.prompt_fragment;
+}
+
+void use_platform(Workbench& bench, const platform::PlatformChoice& platform) {
+  bench.platform = platform::make_platform(platform, {.progress = &std::cerr});
 }
 
 // The one place a search's context is built, for optimize and resume alike.
@@ -299,7 +309,7 @@ std::string agents_mode(const OptimizeArguments& arguments, const ConfigFile& fi
 }
 
 int run_optimize(const OptimizeArguments& arguments) {
-  PlatformChoice platform = parse_platform_choice(arguments.platform);
+  platform::PlatformChoice platform = platform::parse_platform_choice(arguments.platform);
   std::vector<task::Task> tasks;  // all loaded first: a typo fails before any run starts
   for (const std::string& directory : arguments.task_directories) {
     tasks.push_back(task::load_task(directory, platform.kernel_extension));
@@ -321,7 +331,7 @@ int run_optimize(const OptimizeArguments& arguments) {
   if (arguments.remote_workers) {
     use_remote_workers(*bench, arguments.workspace, platform);
   } else {
-    bench->platform = make_platform(platform);
+    use_platform(*bench, platform);
   }
   std::vector<std::pair<std::string, search::RunSummary>> summaries;
   int code = 0;
@@ -341,7 +351,7 @@ int run_optimize(const OptimizeArguments& arguments) {
     int64_t run_id = search::create_run(config, arguments.workload, creating, extra, start_kernel);
     std::unique_ptr<Agents> agents;
     try {
-      agents = make_agents(mode, file, arguments.prompts, *bench->store, run_id);
+      agents = make_agents(mode, file, arguments.prompts, bench->platform, *bench->store, run_id);
     } catch (const UserError& error) {
       bench->store->set_run_state(run_id, std::string("failed: ") + error.what());
       throw;
@@ -367,18 +377,20 @@ int run_resume(const ResumeArguments& arguments) {
     throw UserError(fmt::format("there is no run {} in {}", arguments.run_id,
                                 store::redact_url(arguments.workspace)));
   }
-  PlatformChoice platform = parse_platform_choice(record->config.value("platform", "cpu"));
+  platform::PlatformChoice platform =
+      platform::parse_platform_choice(record->config.value("platform", "cpu"));
   task::Task task = task::load_task(record->config.at("task_directory").get<std::string>(),
                                     platform.kernel_extension);
   if (record->config.value("remote_workers", false)) {
     use_remote_workers(*bench, arguments.workspace, platform);
   } else {
-    bench->platform = make_platform(platform);
+    use_platform(*bench, platform);
   }
   ConfigFile file = read_config(record->config.value("config_file", ""));
   check_models_answer(record->config.value("agents", "tuner"), file);
   auto agents = make_agents(record->config.value("agents", "tuner"), file,
-                            record->config.value("prompts", ""), *bench->store, arguments.run_id);
+                            record->config.value("prompts", ""), bench->platform, *bench->store,
+                            arguments.run_id);
   StopOnSignals signals;
   search::SearchContext context = make_context(task, *bench, *agents, signals);
   search::RunSummary summary =
@@ -409,7 +421,7 @@ void add_optimize_flags(CLI::App& command, OptimizeArguments& arguments) {
   command.add_option("--max-wall-seconds", arguments.max_wall_seconds, "wall-time budget")
       ->check(positive_number());
   command.add_option("--seed", arguments.seed, "the search's seed")->check(non_negative_number());
-  command.add_option("--platform", arguments.platform, "cpu, cuda or command:<file.json>")
+  command.add_option("--platform", arguments.platform, platform::platform_forms())
       ->capture_default_str();
   command.add_flag("--remote-workers", arguments.remote_workers,
                    "queue the evaluations in the --db PostgreSQL database for `accelopt worker`s "

@@ -2,11 +2,11 @@
 // (evaluators/ssh-cpu against a local sshd), and cuda refused on a machine without a GPU.
 #include <gtest/gtest.h>
 
-#include "cli/platform_choice.h"
 #include "common/files.h"
 #include "common/json.h"
 #include "common/subprocess.h"
 #include "platform/command/testing/local_sshd.h"
+#include "platform/cuda/cuda_entry.h"
 
 namespace accelopt::cli {
 namespace {
@@ -27,7 +27,7 @@ CommandResult accelopt(std::vector<std::string> arguments, const std::filesystem
 }
 
 TEST(PlatformChoiceCli, CudaWithoutAGpuFailsSayingSo) {
-  if (!missing_nvidia_device()) GTEST_SKIP() << "this machine has an NVIDIA device";
+  if (!platform::cuda::missing_nvidia_device()) GTEST_SKIP() << "this machine has an NVIDIA device";
   TempDir dir;
   CommandResult result = accelopt({"eval", "--platform", "cuda", "--task",
                                    (kSource / "bench/cuda/silu").string(), "--workload", "small"},

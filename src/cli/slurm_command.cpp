@@ -13,6 +13,7 @@
 #include "common/error.h"
 #include "common/files.h"
 #include "common/subprocess.h"
+#include "platform/registry.h"
 
 namespace accelopt::cli {
 namespace {
@@ -24,7 +25,7 @@ struct SlurmArguments {
   std::string platform = "cpu";
   std::string time = "04:00:00";
   int cpus_per_worker = 2;  // one core times, the other compiles
-  int gpus_per_worker = 0;  // default: 1 for cuda, 0 otherwise
+  int gpus_per_worker = -1;  // default: what the platform says one worker holds
   double idle_exit_seconds = 600;
   int64_t max_jobs = 0;  // per worker; 0: no limit
   std::string script = "accelopt-workers.sbatch";
@@ -49,8 +50,11 @@ std::string this_executable() {
 
 std::string sbatch_script(const SlurmArguments& arguments) {
   if (arguments.workers < 1) throw UserError("slurm: --workers must be at least 1");
-  int gpus = arguments.gpus_per_worker > 0 ? arguments.gpus_per_worker
-                                           : (arguments.platform == "cuda" ? 1 : 0);
+  // The registry checks the value (an evaluator's file, made absolute for the workers) and says
+  // how many devices one worker holds.
+  platform::PlatformChoice choice = platform::parse_platform_choice(arguments.platform);
+  int gpus =
+      arguments.gpus_per_worker >= 0 ? arguments.gpus_per_worker : choice.devices_per_worker;
   std::filesystem::path logs = std::filesystem::absolute(arguments.log_directory);
   std::string script = "#!/bin/bash\n";
   script += "#SBATCH --job-name=accelopt-worker\n";
@@ -70,7 +74,7 @@ std::string sbatch_script(const SlurmArguments& arguments) {
   script += fmt::format(
       "exec {} worker --db {} --platform {} --name \"slurm-${{SLURM_ARRAY_JOB_ID}}_"
       "${{SLURM_ARRAY_TASK_ID}}@$(hostname)\" --idle-exit-seconds {}{}\n",
-      shell_quoted(this_executable()), shell_quoted(arguments.db), shell_quoted(arguments.platform),
+      shell_quoted(this_executable()), shell_quoted(arguments.db), shell_quoted(choice.value),
       arguments.idle_exit_seconds, max_jobs);
   return script;
 }
@@ -111,12 +115,13 @@ void register_slurm_command(CLI::App& app, CommandTable& table) {
   slurm->add_option("--workers", arguments->workers, "how many workers (array tasks)")
       ->capture_default_str();
   slurm->add_option("--partition", arguments->partition, "Slurm partition");
-  slurm->add_option("--platform", arguments->platform, "cpu or cuda")->capture_default_str();
+  slurm->add_option("--platform", arguments->platform, platform::platform_forms())
+      ->capture_default_str();
   slurm->add_option("--time", arguments->time, "time limit per worker")->capture_default_str();
   slurm->add_option("--cpus-per-worker", arguments->cpus_per_worker, "CPUs per worker")
       ->capture_default_str();
   slurm->add_option("--gpus-per-worker", arguments->gpus_per_worker,
-                    "GPUs per worker (default: 1 for cuda, else 0)");
+                    "GPUs per worker (default: the platform's, 1 for cuda, else 0)");
   slurm
       ->add_option("--idle-exit-seconds", arguments->idle_exit_seconds,
                    "a worker stops after this long with nothing queued")

@@ -8,9 +8,9 @@
 #include <iostream>
 #include <memory>
 
-#include "cli/platform_choice.h"
 #include "cli/scale_out_commands.h"
 #include "common/error.h"
+#include "platform/registry.h"
 #include "queue/evaluation_request.h"
 #include "queue/worker.h"
 
@@ -33,10 +33,9 @@ std::chrono::milliseconds milliseconds(double seconds) {
 
 int run_worker_command(const WorkerArguments& arguments) {
   // The same platforms as optimize's --platform; the jobs claimed are those queued for this value.
-  PlatformChoice choice = parse_platform_choice(arguments.platform);
-  platform::cpu::CpuPlatformOptions cpu_options;
-  if (!arguments.compiler.empty()) cpu_options.compiler.compiler = arguments.compiler;
-  ChosenPlatform platform = make_platform(choice, cpu_options);
+  platform::PlatformChoice choice = platform::parse_platform_choice(arguments.platform);
+  platform::BuiltPlatform platform = platform::make_platform(
+      choice, {.compiler = arguments.compiler, .progress = &std::cerr});
   queue::WorkerOptions options;
   options.url = arguments.db;
   options.platform = choice.value;
@@ -64,8 +63,8 @@ void register_worker_command(CLI::App& app, CommandTable& table) {
   worker->add_option("--db", arguments->db, "the shared database, postgresql://…")->required();
   worker
       ->add_option("--platform", arguments->platform,
-                   "cpu, cuda or command:<file.json>: the jobs to claim (the value optimize "
-                   "--platform queued)")
+                   platform::platform_forms() +
+                       ": the jobs to claim (the value optimize --platform queued)")
       ->capture_default_str();
   worker->add_option("--name", arguments->name, "this worker's name (default: host:pid)");
   worker->add_option("--compiler", arguments->compiler, "C++ compiler for the kernels");

@@ -1,5 +1,8 @@
 #include "platform/evaluation.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <utility>
 
 #include "common/hash.h"
@@ -19,6 +22,46 @@ Verdict VerdictStart::finish(Status status, std::string message) {
   verdict.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return verdict;
+}
+
+double least_seconds(const task::Task& task, const kernel::RooflineScore& score,
+                     CeilingScope scope) {
+  int sharing = scope == CeilingScope::kOneCore ? std::max(task.threads, 1) : 1;
+  return score.peak_seconds / sharing;
+}
+
+Verdict finish_timed(VerdictStart& started, const task::Task& task,
+                     const task::Workload& workload, const Peaks& peaks,
+                     const std::string& device) {
+  Verdict& verdict = started.verdict;
+  const Timing& timing = verdict.timing.value();
+  std::string score_text;
+  if (!peaks.empty()) {
+    verdict.roofline =
+        score_roofline(task.roofline_counts(workload), peaks, timing.latency_seconds);
+    const RooflineScore& score = *verdict.roofline;
+    verdict.profile["latency_seconds"] = timing.latency_seconds;
+    verdict.profile["gflops"] = score.gflops;
+    verdict.profile["gbytes_per_second"] = score.gbytes_per_second;
+    verdict.profile["percent_fma"] = score.percent_fma;
+    verdict.profile["percent_vector"] = score.percent_vector;
+    verdict.profile["percent_memory"] = score.percent_memory;
+    verdict.profile["bound"] = score.bound;
+    double least = least_seconds(task, score, peaks.scope);
+    if (timing.latency_seconds * kPhysicsMargin < least) {
+      return started.finish(
+          Status::kRejectedPhysics,
+          fmt::format("measured {:.4g} ms, but {} cannot do this work in less than {:.4g} ms ({} "
+                      "bound): the kernel must be skipping work",
+                      timing.latency_seconds * 1e3, device, least * 1e3, score.bound));
+    }
+    score_text = fmt::format(", {:.1f} % of peak", score.percent_of_peak);
+  }
+  return started.finish(
+      Status::kPassed, fmt::format("correct on {} cases; {:.3f}x the {} [{:.3f}, {:.3f}]{}",
+                                   verdict.correctness.seeds_checked, timing.speedup,
+                                   timing.anchor, timing.speedup_low, timing.speedup_high,
+                                   score_text));
 }
 
 std::vector<size_t> buffer_sizes(const task::Task& task, const task::Workload& workload) {

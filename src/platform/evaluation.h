@@ -1,5 +1,6 @@
-// What every platform's evaluate() shares, whatever runs the kernel: how a verdict starts and
-// finishes, and the byte size of each of a workload's buffers.
+// What every platform's evaluate() shares, whatever runs the kernel: how a verdict starts, how a
+// timed verdict ends (roofline score, physics check, the PASSED sentence), and the byte size of
+// each of a workload's buffers.
 #pragma once
 
 #include <chrono>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "platform/platform.h"
+#include "platform/roofline.h"
 #include "task/task.h"
 
 namespace accelopt::platform {
@@ -24,6 +26,24 @@ struct VerdictStart {
   Verdict verdict;
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
 };
+
+// A latency below the least time the task's counted work needs at the device's measured ceilings,
+// divided by this margin, is impossible: REJECTED_PHYSICS. One margin for every platform;
+// docs/harness.md ("Physics margin") gives the measurement behind it.
+inline constexpr double kPhysicsMargin = 1.25;
+
+// The least time the task's counted work can take at `peaks`: the roofline's peak time, shared
+// among the task's threads when the ceilings are one core's (CeilingScope).
+double least_seconds(const task::Task& task, const kernel::RooflineScore& score,
+                     CeilingScope scope);
+
+// Ends a verdict whose correctness and timing (`started.verdict.timing`) are in: the roofline score
+// at `peaks` (none when they are empty: no score and no physics check), the score's figures in the
+// profile, then REJECTED_PHYSICS when the latency beats physics, else PASSED with the sentence every
+// platform prints. `device` names the device in the rejection ("this machine's CPU", "this GPU").
+Verdict finish_timed(VerdictStart& started, const task::Task& task,
+                     const task::Workload& workload, const Peaks& peaks,
+                     const std::string& device);
 
 // The byte size of each of the task's inputs, then each output, at `workload`.
 std::vector<size_t> buffer_sizes(const task::Task& task, const task::Workload& workload);

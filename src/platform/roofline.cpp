@@ -1,6 +1,7 @@
 #include "platform/roofline.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace accelopt::platform {
 
@@ -26,6 +27,60 @@ kernel::RooflineScore score_roofline(const task::RooflineCounts& counts, const C
     score.gbytes_per_second = counts.bytes / latency_seconds / 1e9;
   }
   return score;
+}
+
+double Peaks::bandwidth_at(double working_set_bytes) const {
+  if (bandwidth.empty()) return 1;
+  if (working_set_bytes <= bandwidth.front().working_set_bytes)
+    return bandwidth.front().gbytes_per_second;
+  if (working_set_bytes >= bandwidth.back().working_set_bytes)
+    return bandwidth.back().gbytes_per_second;
+  for (size_t i = 1; i < bandwidth.size(); ++i) {
+    if (working_set_bytes <= bandwidth[i].working_set_bytes) {
+      double x0 = std::log(bandwidth[i - 1].working_set_bytes),
+             x1 = std::log(bandwidth[i].working_set_bytes);
+      double t = (std::log(working_set_bytes) - x0) / (x1 - x0);
+      return bandwidth[i - 1].gbytes_per_second +
+             t * (bandwidth[i].gbytes_per_second - bandwidth[i - 1].gbytes_per_second);
+    }
+  }
+  return bandwidth.back().gbytes_per_second;
+}
+
+Ceilings Peaks::ceilings_for(double working_set_bytes) const {
+  return {fma_gflops, vector_gflops, bandwidth_at(working_set_bytes)};
+}
+
+void Peaks::write_json(Json& json) const {
+  Json points = Json::array();
+  for (const BandwidthPoint& point : bandwidth) {
+    points.push_back({{"working_set_bytes", point.working_set_bytes},
+                      {"gbytes_per_second", point.gbytes_per_second}});
+  }
+  json["fma_gflops"] = fma_gflops;
+  json["vector_gflops"] = vector_gflops;
+  json["bandwidth"] = points;
+  json["scope"] = scope == CeilingScope::kOneCore ? "one_core" : "whole_device";
+}
+
+Peaks Peaks::from_json(const Json& json, CeilingScope scope) {
+  Peaks peaks;
+  std::string scope_name = json.value("scope", "");
+  peaks.scope = scope_name == "one_core"       ? CeilingScope::kOneCore
+                : scope_name == "whole_device" ? CeilingScope::kWholeDevice
+                                               : scope;
+  peaks.fma_gflops = json.value("fma_gflops", 0.0);
+  peaks.vector_gflops = json.value("vector_gflops", 0.0);
+  for (const Json& point : json.value("bandwidth", Json::array())) {
+    peaks.bandwidth.push_back(
+        {point.value("working_set_bytes", 0.0), point.value("gbytes_per_second", 0.0)});
+  }
+  return peaks;
+}
+
+kernel::RooflineScore score_roofline(const task::RooflineCounts& counts, const Peaks& peaks,
+                                     double latency_seconds) {
+  return score_roofline(counts, peaks.ceilings_for(counts.bytes), latency_seconds);
 }
 
 LatencyInterval derive_latency(double anchor_latency_seconds, const kernel::Timing& timing) {

@@ -3,6 +3,10 @@
 // measured latency. The ceilings come from the platform (measured, never from a data sheet).
 #pragma once
 
+#include <cstdint>
+#include <vector>
+
+#include "common/json.h"
 #include "kernel/verdict.h"
 #include "task/task.h"
 
@@ -15,8 +19,44 @@ struct Ceilings {
   double gbytes_per_second = 0;  // memory bandwidth at this working set
 };
 
+struct BandwidthPoint {
+  double working_set_bytes = 0;
+  double gbytes_per_second = 0;
+};
+
+// Which cores a device's ceilings were measured on. The CPU probe times one core, so a task that
+// runs on T threads may reach T times its ceilings; a GPU's or an evaluator's ceilings are the whole
+// device's already.
+enum class CeilingScope : uint8_t { kOneCore, kWholeDevice };
+
+// A device's measured ceilings by working set: FMA and vector peaks, and streaming bandwidth at
+// each working-set size (a kernel whose bytes fit in a cache meets that cache's bandwidth). Every
+// platform's probe fills one; the roofline score reads only this.
+struct Peaks {
+  double fma_gflops = 0;
+  double vector_gflops = 0;
+  std::vector<BandwidthPoint> bandwidth;  // ascending working sets
+  CeilingScope scope = CeilingScope::kOneCore;
+
+  // Nothing measured: no roofline score and no physics check.
+  bool empty() const { return fma_gflops <= 0 && vector_gflops <= 0 && bandwidth.empty(); }
+  // Interpolated on log(working set); clamped at both ends.
+  double bandwidth_at(double working_set_bytes) const;
+  // The ceilings a kernel that moves this many bytes meets.
+  Ceilings ceilings_for(double working_set_bytes) const;
+  // Adds "fma_gflops", "vector_gflops", "bandwidth" ([{"working_set_bytes", "gbytes_per_second"}])
+  // and "scope" ("one_core" or "whole_device") to `json`.
+  void write_json(Json& json) const;
+  // `scope` when the JSON names none (files written before it did).
+  static Peaks from_json(const Json& json, CeilingScope scope);
+};
+
 // max(mm_flops/FMA, vec_flops/vector, bytes/bandwidth) and each ceiling's share of `latency`.
 kernel::RooflineScore score_roofline(const task::RooflineCounts& counts, const Ceilings& ceilings,
+                                     double latency_seconds);
+
+// score_roofline at the ceilings `peaks` has for the task's bytes.
+kernel::RooflineScore score_roofline(const task::RooflineCounts& counts, const Peaks& peaks,
                                      double latency_seconds);
 
 // A latency with its 95 % interval.

@@ -8,7 +8,7 @@
 #include <filesystem>
 
 #include "common/files.h"
-#include "platform/cpu/checker.h"
+#include "platform/checker.h"
 #include "platform/cpu/cpu_platform.h"
 #include "platform/cpu/inputs.h"
 #include "task/task.h"
@@ -50,7 +50,7 @@ TEST_P(BaselineTest, PassesEveryInputSet) {
   const char* chosen = std::getenv("ACCELOPT_BASELINE_WORKLOAD");
   const task::Workload& workload = task.workload(chosen != nullptr ? chosen : "small");
   std::vector<platform::cpu::CaseSpec> specs = platform::cpu::correctness_cases(task);
-  std::vector<platform::cpu::ReferenceCase> reference =
+  std::vector<platform::ReferenceCase> reference =
       platform_->run_reference(task, workload, specs);
 
   // The baseline's outputs on the same cases: run it in the reference's place.
@@ -58,7 +58,7 @@ TEST_P(BaselineTest, PassesEveryInputSet) {
   std::filesystem::copy_file(task.baseline_path(), directory.path() / "reference.cpp");
   task::Task as_reference = task;
   as_reference.directory = directory.path();
-  std::vector<platform::cpu::ReferenceCase> baseline =
+  std::vector<platform::ReferenceCase> baseline =
       platform_->run_reference(as_reference, workload, specs);
 
   for (size_t c = 0; c < specs.size(); ++c) {
@@ -66,7 +66,7 @@ TEST_P(BaselineTest, PassesEveryInputSet) {
     for (size_t o = 0; o < task.outputs.size(); ++o) {
       const std::string& name = task.outputs[o].name;
       task::Tolerance tolerance = task.tolerance(name, set);
-      platform::cpu::OutputCheck check = platform::cpu::check_output(
+      platform::OutputCheck check = platform::check_output(
           name, baseline[c].outputs[o].data(), reference[c].outputs[o].data(),
           reference[c].outputs[o].size(), tolerance);
       std::string where = task.name + " " + specs[c].label + " " + name;

@@ -47,9 +47,22 @@ CommandPlatformOptions parse_command_config(const Json& json, const std::filesys
   if (options.kernel_extension.empty() || options.kernel_extension.front() != '.') {
     throw fail("kernel_extension", "expected a file extension such as \".cpp\" or \".py\"");
   }
+  options.prompt_fragment = json.value("prompt_fragment", "");
+  if (options.prompt_fragment.empty()) {
+    options.prompt_fragment = options.kernel_extension == ".cu" ? "cuda" : "cpu";
+  }
+  if (json.contains("devices_per_worker")) {
+    if (!json["devices_per_worker"].is_number_integer() ||
+        json["devices_per_worker"].get<int>() < 0) {
+      throw fail("devices_per_worker", "expected a whole number, 0 or more");
+    }
+    options.devices_per_worker = json["devices_per_worker"].get<int>();
+  }
   if (json.contains("ceilings")) {
     try {
-      options.ceilings = cpu::MachinePeaks::from_json(json["ceilings"]);
+      options.ceilings = Peaks::from_json(json["ceilings"], json["ceilings"].contains("cpu_model")
+                                                                ? CeilingScope::kOneCore
+                                                                : CeilingScope::kWholeDevice);
     } catch (const std::exception& error) {
       throw fail("ceilings", error.what());
     }

@@ -8,6 +8,9 @@
 //     "timeout_seconds": 900,
 //     "environment": ["SSH_AUTH_SOCK=/run/user/1000/ssh-agent"],
 //     "kernel_extension": ".cpp",             // a task's baseline is baseline<kernel_extension>
+//     "prompt_fragment": "cpu",               // prompts/platform/<this>.mustache (default: by
+//                                             // extension, "cuda" for .cu, else "cpu")
+//     "devices_per_worker": 0,                // accelerators one worker holds (Slurm --gres)
 //     "ceilings": { ... }                      // `accelopt machine probe --json` of that device
 //   }
 //

@@ -9,8 +9,7 @@
 #include "common/error.h"
 #include "common/files.h"
 #include "common/subprocess.h"
-#include "platform/cpu/call_check.h"
-#include "platform/cpu/checker.h"
+#include "platform/checker.h"
 #include "platform/evaluation.h"
 #include "task/abi.h"
 
@@ -61,9 +60,9 @@ std::optional<std::string> check_checksum(const std::string& name, const OutputC
 
 // Compares what the evaluator returned with the reference, seed by seed; fills `verdict` and
 // returns false on the first failure.
-bool check_outputs(const task::Task& task, const std::vector<cpu::ReferenceCase>& cases,
+bool check_outputs(const task::Task& task, const std::vector<ReferenceCase>& cases,
                    const std::vector<SeedOutputs>& outputs, Verdict& verdict) {
-  for (const cpu::ReferenceCase& reference_case : cases) {
+  for (const ReferenceCase& reference_case : cases) {
     std::string when = reference_case.label.empty() ? "seed " + std::to_string(reference_case.seed)
                                                     : reference_case.label;
     const SeedOutputs* got = nullptr;
@@ -78,7 +77,7 @@ bool check_outputs(const task::Task& task, const std::vector<cpu::ReferenceCase>
     if (!got->values.empty()) {
       std::vector<const float*> values;
       for (const std::vector<float>& output : got->values) values.push_back(output.data());
-      if (!cpu::record_output_check(cpu::check_outputs(task, set, values, reference_case.outputs),
+      if (!record_output_check(platform::check_outputs(task, set, values, reference_case.outputs),
                                     when, verdict)) {
         return false;
       }
@@ -165,14 +164,14 @@ Verdict CommandPlatform::evaluate(const EvalRequest& request) {
   message.correctness = options_.correctness;
   message.measure_time = request.measure_time;
   message.timing = request.timing;
-  std::vector<cpu::ReferenceCase> cases;
+  std::vector<ReferenceCase> cases;
   if (options_.correctness == CorrectnessMode::kEvaluator) {
     for (int seed = 1; seed <= task.seeds; ++seed) {
       message.cases.push_back({static_cast<uint64_t>(seed), {}});
     }
   } else {
     cases = reference_cases_(task, workload);
-    for (const cpu::ReferenceCase& reference_case : cases) {
+    for (const ReferenceCase& reference_case : cases) {
       message.cases.push_back({reference_case.seed, reference_case.inputs});
     }
   }
@@ -195,32 +194,14 @@ Verdict CommandPlatform::evaluate(const EvalRequest& request) {
     return started.finish(verdict.status, "");
   }
   if (!request.measure_time)
-    return started.finish(Status::kPassed, "correct on every seed (not timed)");
+    return started.finish(Status::kPassed, "correct on every case (not timed)");
   if (!reply.turns) {
     throw UserError("evaluator " + options_.argv.front() + " answered PASSED without timing");
   }
 
-  Timing timing =
+  verdict.timing =
       timing_from_reported(*reply.turns, request.anchor_name, request.timing.target_half_width);
-  verdict.timing = timing;
-  std::string score_text;
-  if (options_.ceilings.fma_gflops > 0) {
-    verdict.roofline = cpu::score_roofline(task.roofline_counts(workload), options_.ceilings,
-                                           timing.latency_seconds);
-    const RooflineScore& score = *verdict.roofline;
-    if (timing.latency_seconds * options_.physics_margin < score.peak_seconds) {
-      return started.finish(
-          Status::kRejectedPhysics,
-          fmt::format("measured {:.4g} ms, but the device cannot do this work in less "
-                      "than {:.4g} ms ({} bound): the kernel must be skipping work",
-                      timing.latency_seconds * 1e3, score.peak_seconds * 1e3, score.bound));
-    }
-    score_text = fmt::format(", {:.1f} % of peak", score.percent_of_peak);
-  }
-  return started.finish(
-      Status::kPassed, fmt::format("correct on {} seeds; {:.3f}x the {} [{:.3f}, {:.3f}]{}",
-                                   verdict.correctness.seeds_checked, timing.speedup, timing.anchor,
-                                   timing.speedup_low, timing.speedup_high, score_text));
+  return finish_timed(started, task, workload, options_.ceilings, "the evaluator's device");
 }
 
 }  // namespace accelopt::platform::command

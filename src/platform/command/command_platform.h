@@ -11,15 +11,11 @@
 #include <vector>
 
 #include "platform/command/evaluator_protocol.h"
-#include "platform/cpu/cpu_platform.h"
-#include "platform/cpu/machine.h"
+#include "platform/checker.h"
+#include "platform/roofline.h"
 #include "platform/platform.h"
 
 namespace accelopt::platform::command {
-
-// The reference's inputs and outputs for a task's seeds; the CPU platform's reference_cases.
-using ReferenceCases =
-    std::function<std::vector<cpu::ReferenceCase>(const task::Task&, const task::Workload&)>;
 
 struct CommandPlatformOptions {
   std::string name = "command";               // how verdicts and reports name this platform
@@ -29,10 +25,13 @@ struct CommandPlatformOptions {
   CorrectnessMode correctness = CorrectnessMode::kEvaluator;
   // The kind of source the evaluator takes; a task's baseline is baseline<kernel_extension>.
   std::string kernel_extension = ".cpp";
+  // The agents' prompt fragment, prompts/platform/<prompt_fragment>.mustache; empty: "cuda" for
+  // ".cu" kernels, else "cpu".
+  std::string prompt_fragment;
+  int devices_per_worker = 0;  // accelerators one worker holds (Slurm's --gres=gpu:N)
   // The ceilings of the device the evaluator runs on; all zero: no roofline score, no physics
   // check.
-  cpu::MachinePeaks ceilings;
-  double physics_margin = 2.0;
+  Peaks ceilings;
 };
 
 class CommandPlatform : public Platform {

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <limits>
 
-#include "platform/cpu/checker.h"
+#include "platform/checker.h"
 
 namespace accelopt::platform::cpu {
 namespace {
@@ -115,19 +115,6 @@ bool check_call(const task::Task& task, const SharedBuffers& buffers, const Runn
       reference_case.set.empty() ? nullptr : &task.input_set(reference_case.set);
   return record_output_check(check_outputs(task, set, outputs, reference_case.outputs), when,
                              verdict);
-}
-
-bool record_output_check(const OutputCheck& check, const std::string& when, Verdict& verdict) {
-  Correctness& c = verdict.correctness;
-  c.rel_l2_error = std::max(c.rel_l2_error, check.rel_l2_error);
-  c.max_abs_error = std::max(c.max_abs_error, check.max_abs_error);
-  c.max_rel_error = std::max(c.max_rel_error, check.max_rel_error);
-  if (!check.ok) {
-    verdict.status = Status::kIncorrectNumerical;
-    verdict.message = when + ": " + check.message;
-    return false;
-  }
-  return true;
 }
 
 }  // namespace accelopt::platform::cpu

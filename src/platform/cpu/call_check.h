@@ -6,22 +6,13 @@
 #include <string>
 #include <vector>
 
-#include "platform/cpu/checker.h"
+#include "platform/checker.h"
 #include "platform/cpu/runner.h"
-#include "platform/cpu/shared_buffers.h"
+#include "platform/shared_buffers.h"
 #include "platform/platform.h"
 
 namespace accelopt::platform::cpu {
 
-// One case's inputs and the reference's outputs for them, in definition order.
-struct ReferenceCase {
-  uint64_t seed = 0;  // never shown: see inputs.h
-  std::string set;    // the input set it was drawn from; empty: the task's own distributions
-  std::string label;  // names the case in messages
-  std::vector<std::vector<float>> inputs;
-  std::vector<std::vector<float>> outputs;
-  double reference_seconds = 0;
-};
 
 // Slot 0 only: the one the harness's single calls use.
 void load_case(SharedBuffers& buffers, const task::Task& task, const ReferenceCase& reference_case);
@@ -34,9 +25,6 @@ void clear_outputs(SharedBuffers& buffers, const SlotLayout& layout, int output_
 // The layout of one slot for `task`: its inputs, then its outputs.
 SlotLayout single_slot(const task::Task& task);
 
-// Adds `check`'s errors to the verdict's worst so far; when it failed, the verdict becomes
-// INCORRECT_NUMERICAL with a message that starts with `when`, and false is returned.
-bool record_output_check(const OutputCheck& check, const std::string& when, Verdict& verdict);
 
 // No fence damaged, inputs unchanged, no thread left behind, outputs equal to the reference's.
 // Fills `verdict` (status, message, correctness figures) and returns false on the first failure;

@@ -11,6 +11,7 @@
 #include "common/files.h"
 #include "common/hash.h"
 #include "common/json.h"
+#include "platform/compile_cache.h"
 #include "task/abi.h"
 
 namespace accelopt::platform::cpu {
@@ -81,7 +82,10 @@ bool is_library(const std::string& flag) {
 
 }  // namespace
 
-Compiler::Compiler(CompilerOptions options) : options_(std::move(options)) {
+Compiler::Compiler(CompilerOptions options)
+    : options_(std::move(options)),
+      cache_(options_.cache_directory.empty() ? cache_directory() / "compile"
+                                              : options_.cache_directory) {
   options_.compiler = resolve_program(options_.compiler);
   TempDir scratch("accelopt-version");
   auto probe = [&](bool isolate) {
@@ -110,9 +114,7 @@ Compiler::Compiler(CompilerOptions options) : options_(std::move(options)) {
   }
   version_ = version.output.substr(0, version.output.find('\n'));
   is_clang_ = version_.find("clang") != std::string::npos;
-  cache_ =
-      options_.cache_directory.empty() ? cache_directory() / "compile" : options_.cache_directory;
-  std::filesystem::create_directories(cache_);
+
 }
 
 CommandResult Compiler::run_stage(const std::vector<std::string>& arguments,
@@ -148,18 +150,15 @@ CompileResult Compiler::compile(const std::string& source, const std::string& he
                                 const std::vector<std::string>& extra_flags) {
   std::vector<std::string> flags = options_.flags;
   flags.insert(flags.end(), extra_flags.begin(), extra_flags.end());
-  std::string key_material = std::string(kPipelineVersion) + "\n" + version_ + "\n";
-  for (const std::string& flag : flags) key_material += flag + "\n";
-  key_material += "--header--\n" + header + "--source--\n" + source;
   CompileResult result;
-  result.key = sha256_hex(key_material);
-  result.directory = cache_ / result.key.substr(0, 2) / result.key;
-  std::filesystem::path record = result.directory / "result.json";
+  result.key = CompileCache::key(std::string(kPipelineVersion) + "\n" + version_, flags, header,
+                                 source);
+  result.directory = cache_.entry(result.key);
 
   auto load_cached = [&]() -> bool {
-    if (!std::filesystem::exists(record)) return false;
-    Json json = Json::parse(read_file(record), nullptr, false);
-    if (json.is_discarded()) return false;
+    std::optional<Json> record = cache_.load(result.key);
+    if (!record) return false;
+    const Json& json = *record;
     result.ok = json.value("ok", false);
     result.seconds = json.value("seconds", 0.0);
     if (json.contains("rejection")) result.rejection = json["rejection"].get<std::string>();
@@ -176,7 +175,6 @@ CompileResult Compiler::compile(const std::string& source, const std::string& he
   std::lock_guard lock(mutex_);  // one compile at a time: the timing core must stay quiet
   if (load_cached()) return result;
 
-  std::filesystem::create_directories(result.directory.parent_path());
   TempDir work("accelopt-compile");
   write_file_atomic(work.path() / "kernel.cpp", source);
   write_file_atomic(work.path() / task::kKernelHeaderName, header);
@@ -240,7 +238,6 @@ CompileResult Compiler::compile(const std::string& source, const std::string& he
         "the compiler ran past its {} s limit and was stopped (runaway templates or constexpr "
         "evaluation?)",
         options_.timeout.count());
-    return result;  // not cached: a busy machine may finish next time
   }
   if (result.rejection) {
     result.diagnostics = *result.rejection;
@@ -261,13 +258,9 @@ CompileResult Compiler::compile(const std::string& source, const std::string& he
     result.remarks = read_file(work.path() / "remarks.txt");
   }
 
-  // Build the entry beside its final place, then rename it in: readers see all of it or nothing.
-  // The staging folder is this thread's own, since others may compile the same source.
-  std::filesystem::path staging = result.directory;
-  staging +=
-      fmt::format(".tmp.{}.{}", getpid(), std::hash<std::thread::id>{}(std::this_thread::get_id()));
-  std::filesystem::remove_all(staging);
-  std::filesystem::create_directories(staging);
+  if (!keepable(run.status)) return result;  // the next try may finish (compile_cache.h)
+
+  std::filesystem::path staging = cache_.staging(result.key);
   std::filesystem::copy_file(work.path() / "kernel.cpp", staging / "kernel.cpp");
   std::filesystem::copy_file(work.path() / task::kKernelHeaderName,
                              staging / task::kKernelHeaderName);
@@ -275,27 +268,15 @@ CompileResult Compiler::compile(const std::string& source, const std::string& he
   write_file_atomic(staging / "diagnostics.txt", result.diagnostics);
   write_file_atomic(staging / "remarks.txt", result.remarks);
   write_file_atomic(staging / "log.txt", log);
-  Json json = {{"ok", result.ok},
-               {"seconds", result.seconds},
-               {"compiler", version_},
-               {"flags", flags},
-               {"isolated", isolated()}};
-  if (result.rejection) json["rejection"] = *result.rejection;
-  write_file_atomic(staging / "result.json", json.dump(2));
-  // Another process may put the same entry in first: then keep theirs. An entry without its
-  // record was left by a killed process and is replaced.
+  Json record = {{"ok", result.ok},
+                 {"seconds", result.seconds},
+                 {"compiler", version_},
+                 {"flags", flags},
+                 {"isolated", isolated()}};
+  if (result.rejection) record["rejection"] = *result.rejection;
   CompileResult fresh = result;
-  std::error_code error;
-  std::filesystem::rename(staging, result.directory, error);
-  if (error && load_cached()) {
-    std::filesystem::remove_all(staging);
-    return result;
-  }
-  if (error) {
-    result = fresh;
-    std::filesystem::remove_all(result.directory);
-    std::filesystem::rename(staging, result.directory);
-  }
+  if (!cache_.keep(result.key, staging, record) && load_cached()) return result;
+  result = fresh;
   result.library = result.directory / "kernel.so";
   return result;
 }

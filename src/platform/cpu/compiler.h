@@ -8,9 +8,8 @@
 //   kernel.s   --(link)-> kernel.so
 // A kernel refused by a check gets a `rejection` instead of a library.
 //
-// Results live in a content-addressed cache: the key is the SHA-256 of the compiler's version, the
-// flags, the header and the source, so the same kernel is never compiled twice, even across runs.
-// Failures are cached too (they are as deterministic as successes); deadlines are not.
+// Results live in the content-addressed cache every platform shares (platform/compile_cache.h):
+// libraries, errors and refusals are kept; deadlines and compilers ended by a signal are not.
 #pragma once
 
 #include <chrono>
@@ -21,6 +20,7 @@
 #include <vector>
 
 #include "common/subprocess.h"
+#include "platform/compile_cache.h"
 #include "platform/cpu/compiler_checks.h"
 
 namespace accelopt::platform::cpu {
@@ -59,6 +59,7 @@ class Compiler {
                         const std::vector<std::string>& extra_flags = {});
 
   const std::string& version() const { return version_; }
+  const std::vector<std::string>& flags() const { return options_.flags; }
   bool is_clang() const { return is_clang_; }
   // Whether compiles run in the sandbox; when not, why (a container that refuses namespaces).
   bool isolated() const { return isolation_problem_.empty(); }
@@ -76,7 +77,7 @@ class Compiler {
 
   std::string isolation_problem_;
   std::vector<std::filesystem::path> include_directories_;  // the compiler's <...> search list
-  std::filesystem::path cache_;
+  CompileCache cache_;
   std::mutex mutex_;  // guards the cache directory's entries while one is being made
 };
 

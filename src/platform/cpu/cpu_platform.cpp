@@ -154,13 +154,11 @@ Verdict CpuPlatform::evaluate(const EvalRequest& request) {
           request, header, cases, layout, {candidate, buffers}, call_timeout, verdict)) {
     return started.finish(failure->status, failure->message);
   }
-  if (!score(task, workload, *compiled, verdict)) return started.finish(verdict.status, "");
-  const Timing& timing = *verdict.timing;
-  return started.finish(
-      Status::kPassed,
-      fmt::format("correct on {} cases; {:.3f}x the {} [{:.3f}, {:.3f}], {:.1f} % of peak",
-                  verdict.correctness.seeds_checked, timing.speedup, timing.anchor,
-                  timing.speedup_low, timing.speedup_high, verdict.roofline->percent_of_peak));
+  if (options_.profile) {
+    verdict.profile["vectorization"] = vectorization_report(compiled->remarks);
+    verdict.profile["instruction_mix"] = instruction_mix(compiled->library);
+  }
+  return finish_timed(started, task, workload, peaks_, "this machine's CPU");
 }
 
 std::optional<CompileResult> CpuPlatform::compile_candidate(const EvalRequest& request,
@@ -270,35 +268,6 @@ std::optional<TurnFailure> CpuPlatform::time_against_anchor(
   if (paired.failure) return paired.failure;
   verdict.timing = std::move(paired.timing);
   return std::nullopt;
-}
-
-bool CpuPlatform::score(const task::Task& task, const task::Workload& workload,
-                        const CompileResult& compiled, Verdict& verdict) {
-  const Timing& timing = *verdict.timing;
-  verdict.roofline = score_roofline(task.roofline_counts(workload), peaks_, timing.latency_seconds);
-  if (options_.profile) {
-    verdict.profile["vectorization"] = vectorization_report(compiled.remarks);
-    verdict.profile["instruction_mix"] = instruction_mix(compiled.library);
-  }
-  const RooflineScore& score = *verdict.roofline;
-  verdict.profile["latency_seconds"] = timing.latency_seconds;
-  verdict.profile["gflops"] = score.gflops;
-  verdict.profile["gbytes_per_second"] = score.gbytes_per_second;
-  verdict.profile["percent_fma"] = score.percent_fma;
-  verdict.profile["percent_vector"] = score.percent_vector;
-  verdict.profile["percent_memory"] = score.percent_memory;
-  verdict.profile["bound"] = score.bound;
-  // The ceilings are one core's; a task's threads may share the work.
-  double least_seconds = score.peak_seconds / std::max(task.threads, 1);
-  if (timing.latency_seconds * options_.physics_margin < least_seconds) {
-    verdict.status = Status::kRejectedPhysics;
-    verdict.message = fmt::format(
-        "measured {:.4g} ms, but this machine cannot do this work in less than "
-        "{:.4g} ms ({} bound): the kernel must be skipping work",
-        timing.latency_seconds * 1e3, least_seconds * 1e3, score.bound);
-    return false;
-  }
-  return true;
 }
 
 }  // namespace accelopt::platform::cpu

@@ -23,10 +23,6 @@ struct CpuPlatformOptions {
   std::chrono::milliseconds call_timeout{10000};  // at least this for one call
   std::chrono::milliseconds reference_timeout{600000};
   uint64_t memory_bytes = 4ull << 30;  // address space beyond the tensors
-  // A latency below the least time the task's counted work needs at this machine's best measured
-  // ceilings, divided by this margin, is impossible: REJECTED_PHYSICS. docs/harness.md gives the
-  // measurement behind the figure (the best honest kernels' % of peak, and the probe's spread).
-  double physics_margin = 1.25;
   bool profile = true;
   // Timed turns' slots (runner_turns.h): at most this many cases at once and places their outputs
   // go, within slot_bytes of extra copies. More output slots check more calls of every turn.
@@ -71,9 +67,6 @@ class CpuPlatform : public Platform {
                                                  const SlotLayout& layout, TimedKernel candidate,
                                                  std::chrono::milliseconds call_timeout,
                                                  Verdict& verdict);
-  // The roofline score and the profile; false when the latency beats physics.
-  bool score(const task::Task& task, const task::Workload& workload, const CompileResult& compiled,
-             Verdict& verdict);
 
   CpuPlatformOptions options_;
   MachinePeaks peaks_;

@@ -324,49 +324,19 @@ CpuDescription describe_cpu() {
   return cpu;
 }
 
-double MachinePeaks::bandwidth_at(double working_set_bytes) const {
-  if (bandwidth.empty()) return 1;
-  if (working_set_bytes <= bandwidth.front().working_set_bytes)
-    return bandwidth.front().gbytes_per_second;
-  if (working_set_bytes >= bandwidth.back().working_set_bytes)
-    return bandwidth.back().gbytes_per_second;
-  for (size_t i = 1; i < bandwidth.size(); ++i) {
-    if (working_set_bytes <= bandwidth[i].working_set_bytes) {
-      double x0 = std::log(bandwidth[i - 1].working_set_bytes),
-             x1 = std::log(bandwidth[i].working_set_bytes);
-      double t = (std::log(working_set_bytes) - x0) / (x1 - x0);
-      return bandwidth[i - 1].gbytes_per_second +
-             t * (bandwidth[i].gbytes_per_second - bandwidth[i - 1].gbytes_per_second);
-    }
-  }
-  return bandwidth.back().gbytes_per_second;
-}
-
-Ceilings MachinePeaks::ceilings_for(double working_set_bytes) const {
-  return {fma_gflops, vector_gflops, bandwidth_at(working_set_bytes)};
-}
-
 Json MachinePeaks::to_json() const {
-  Json points = Json::array();
-  for (const BandwidthPoint& point : bandwidth) {
-    points.push_back({{"working_set_bytes", point.working_set_bytes},
-                      {"gbytes_per_second", point.gbytes_per_second}});
-  }
-  return {{"cpu_model", cpu_model},         {"isa", isa},          {"fma_gflops", fma_gflops},
-          {"vector_gflops", vector_gflops}, {"bandwidth", points}, {"probed_at", probed_at},
-          {"probe_seconds", probe_seconds}};
+  Json json = {{"cpu_model", cpu_model}, {"isa", isa}};
+  write_json(json);
+  json["probed_at"] = probed_at;
+  json["probe_seconds"] = probe_seconds;
+  return json;
 }
 
 MachinePeaks MachinePeaks::from_json(const Json& json) {
   MachinePeaks peaks;
+  static_cast<Peaks&>(peaks) = Peaks::from_json(json, CeilingScope::kOneCore);
   peaks.cpu_model = json.value("cpu_model", "");
   peaks.isa = json.value("isa", "");
-  peaks.fma_gflops = json.value("fma_gflops", 0.0);
-  peaks.vector_gflops = json.value("vector_gflops", 0.0);
-  for (const Json& point : json.value("bandwidth", Json::array())) {
-    peaks.bandwidth.push_back(
-        {point.value("working_set_bytes", 0.0), point.value("gbytes_per_second", 0.0)});
-  }
   peaks.probed_at = json.value("probed_at", "");
   peaks.probe_seconds = json.value("probe_seconds", 0.0);
   return peaks;
@@ -426,11 +396,6 @@ MachinePeaks load_or_probe_machine(bool force, std::ostream* progress) {
   json["probe_version"] = kProbeVersion;
   write_file_atomic(file, json.dump(2) + "\n");
   return peaks;
-}
-
-RooflineScore score_roofline(const task::RooflineCounts& counts, const MachinePeaks& peaks,
-                             double latency_seconds) {
-  return platform::score_roofline(counts, peaks.ceilings_for(counts.bytes), latency_seconds);
 }
 
 }  // namespace accelopt::platform::cpu

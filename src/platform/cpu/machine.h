@@ -16,24 +16,13 @@
 
 namespace accelopt::platform::cpu {
 
-struct BandwidthPoint {
-  double working_set_bytes = 0;
-  double gbytes_per_second = 0;
-};
-
-struct MachinePeaks {
+// The probe's figures: one core's ceilings (scope kOneCore), and what was probed when.
+struct MachinePeaks : Peaks {
   std::string cpu_model;
   std::string isa;  // "avx512" or "avx2"
-  double fma_gflops = 0;
-  double vector_gflops = 0;
-  std::vector<BandwidthPoint> bandwidth;  // ascending working sets
   std::string probed_at;
   double probe_seconds = 0;
 
-  // Interpolated on log(working set); clamped at both ends.
-  double bandwidth_at(double working_set_bytes) const;
-  // The ceilings a kernel that moves this many bytes meets.
-  Ceilings ceilings_for(double working_set_bytes) const;
   Json to_json() const;
   static MachinePeaks from_json(const Json& json);
 };
@@ -63,10 +52,6 @@ CpuDescription describe_cpu();
 MachinePeaks probe_machine(const ProbeOptions& options);
 // The cached figures for this CPU model, or a fresh probe (also when `force`).
 MachinePeaks load_or_probe_machine(bool force, std::ostream* progress);
-
-// platform::score_roofline with this machine's ceilings for the task's bytes.
-RooflineScore score_roofline(const task::RooflineCounts& counts, const MachinePeaks& peaks,
-                             double latency_seconds);
 
 // The core timing runs on: the last one, away from where the system tends to put interrupts.
 int timing_cpu();

@@ -8,12 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "common/files.h"
 #include "common/json.h"
-#include "common/line_reader.h"
-#include "common/subprocess.h"
 #include "platform/cpu/runner_protocol.h"
-#include "platform/cpu/shared_buffers.h"
+#include "platform/runner_process.h"
+#include "platform/shared_buffers.h"
 
 namespace accelopt::platform::cpu {
 
@@ -57,14 +55,13 @@ class Runner {
   // A timed turn: `count` calls, each on the slots turn_slots(seed, i) picks.
   CallResult turn(int count, uint64_t seed, std::chrono::milliseconds timeout);
 
-  void pause();  // SIGSTOP the whole group: it must not run while the other side is timed
-  void resume();
+  void pause() { process_.pause(); }  // the other side is being timed
+  void resume() { process_.resume(); }
   int thread_count() const;    // threads alive in the runner now
-  std::string output() const;  // what the kernel printed, through filter_kernel_output
+  std::string output() const { return process_.output(); }  // through filter_kernel_output
   const Json& sandbox() const { return sandbox_; }  // the measures the runner reported
 
  private:
-  bool send(const std::string& line);
   // Sends `command` (n calls) and waits for DONE.
   CallResult run_calls(const std::string& command, int count, std::chrono::milliseconds timeout);
   std::string describe_end();
@@ -72,17 +69,9 @@ class Runner {
 
   RunnerOptions options_;
   const SharedBuffers& buffers_;
-  TempDir home_;
-  std::optional<Process> process_;
-  int command_fd_ = -1;
-  int reply_fd_ = -1;
-  std::optional<LineReader> replies_;  // reads reply_fd_ once the process started
+  RunnerProcess process_{"the runner"};
   Json sandbox_ = Json::object();
 };
-
-// What a kernel printed, fit for a verdict: at most 4 KB (head and tail), every line marked
-// "kernel| " so that it can never pass for the harness's own words, control bytes as '?'.
-std::string filter_kernel_output(const std::string& raw);
 
 // Where accelopt-runner is: $ACCELOPT_RUNNER, beside the running executable, or where it was built.
 std::filesystem::path find_runner_program();

@@ -45,12 +45,12 @@
 namespace {
 
 using accelopt::platform::cpu::CallSlots;
-using accelopt::platform::cpu::kCommandFd;
-using accelopt::platform::cpu::kLibraryFd;
-using accelopt::platform::cpu::kReplyFd;
+using accelopt::platform::kCommandFd;
+using accelopt::platform::kLibraryFd;
+using accelopt::platform::kReplyFd;
 using accelopt::platform::cpu::kRunnerForbiddenSyscall;
 using accelopt::platform::cpu::kRunnerSetupFailure;
-using accelopt::platform::cpu::kSharedMemoryFd;
+using accelopt::platform::kSharedMemoryFd;
 using accelopt::platform::cpu::SlotLayout;
 using accelopt::platform::cpu::turn_slots;
 

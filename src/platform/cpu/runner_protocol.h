@@ -20,12 +20,10 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "platform/runner_descriptors.h"
+
 namespace accelopt::platform::cpu {
 
-inline constexpr int kCommandFd = 3;
-inline constexpr int kReplyFd = 4;
-inline constexpr int kSharedMemoryFd = 5;
-inline constexpr int kLibraryFd = 6;
 inline constexpr int kRunnerSetupFailure = 90;
 inline constexpr int kRunnerForbiddenSyscall = 91;
 

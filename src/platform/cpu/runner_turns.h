@@ -26,7 +26,7 @@
 
 #include "platform/cpu/call_check.h"
 #include "platform/cpu/runner.h"
-#include "platform/cpu/shared_buffers.h"
+#include "platform/shared_buffers.h"
 #include "platform/paired_timing.h"
 
 namespace accelopt::platform::cpu {

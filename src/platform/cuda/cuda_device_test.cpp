@@ -5,6 +5,7 @@
 
 #include "common/files.h"
 #include "platform/cuda/cuda_platform.h"
+#include "platform/registry.h"
 
 namespace accelopt::platform::cuda {
 namespace {
@@ -18,7 +19,7 @@ class CudaDeviceTest : public ::testing::Test {
     unavailable_ = cuda_unavailable_reason();
     if (unavailable_) return;
     ceilings_ = probe_gpu();
-    cpu_ = std::make_unique<cpu::CpuPlatform>(cpu::CpuPlatformOptions{}, cpu::MachinePeaks{});
+    reference_ = make_cpu_reference({});
   }
   void SetUp() override {
     if (unavailable_) GTEST_SKIP() << "no CUDA here: " << *unavailable_;
@@ -28,9 +29,7 @@ class CudaDeviceTest : public ::testing::Test {
     task::Task task = task::load_task(kBench / task_name, ".cu");
     CudaPlatformOptions options;
     options.call_timeout = std::chrono::milliseconds(5000);
-    CudaPlatform platform(options, ceilings_, [](const task::Task& t, const task::Workload& w) {
-      return cpu_->reference_cases(t, w);
-    });
+    CudaPlatform platform(options, ceilings_, reference_.cases);
     EvalRequest request;
     request.task = &task;
     request.workload = "small";
@@ -42,7 +41,7 @@ class CudaDeviceTest : public ::testing::Test {
 
   static inline std::optional<std::string> unavailable_;
   static inline GpuCeilings ceilings_;
-  static inline std::unique_ptr<cpu::CpuPlatform> cpu_;
+  static inline CpuReference reference_;
 };
 
 TEST_F(CudaDeviceTest, EveryBaselinePassesAgainstTheCpuReference) {

@@ -10,8 +10,7 @@
 #include "common/error.h"
 #include "common/files.h"
 #include "common/subprocess.h"
-#include "platform/cpu/call_check.h"
-#include "platform/cpu/checker.h"
+#include "platform/checker.h"
 #include "platform/cuda/source_rules.h"
 #include "platform/evaluation.h"
 #include "platform/paired_timing.h"
@@ -23,8 +22,8 @@ namespace {
 using Milliseconds = std::chrono::milliseconds;
 
 // Inputs in place, NaN in every output, fences re-armed; the runner copies all of it to the device.
-void prepare_case(cpu::SharedBuffers& buffers, const task::Task& task,
-                  const cpu::ReferenceCase& reference_case) {
+void prepare_case(SharedBuffers& buffers, const task::Task& task,
+                  const ReferenceCase& reference_case) {
   for (size_t i = 0; i < task.inputs.size(); ++i) {
     std::memcpy(buffers.data(i), reference_case.inputs[i].data(), buffers.size(i));
   }
@@ -46,8 +45,8 @@ std::string tensor_name(const task::Task& task, size_t index) {
 }
 
 // After FETCH: fences intact, inputs unchanged, outputs equal to the reference's.
-bool check_fetched(const task::Task& task, const cpu::SharedBuffers& buffers,
-                   const cpu::ReferenceCase& reference_case, const std::string& when,
+bool check_fetched(const task::Task& task, const SharedBuffers& buffers,
+                   const ReferenceCase& reference_case, const std::string& when,
                    Verdict& verdict) {
   if (auto damaged = buffers.damaged_canary()) {
     verdict.status = Status::kIncorrectShape;
@@ -69,7 +68,7 @@ bool check_fetched(const task::Task& task, const cpu::SharedBuffers& buffers,
   for (size_t o = 0; o < task.outputs.size(); ++o) {
     outputs.push_back(buffers.floats(task.inputs.size() + o));
   }
-  return cpu::record_output_check(cpu::check_outputs(task, set, outputs, reference_case.outputs),
+  return record_output_check(check_outputs(task, set, outputs, reference_case.outputs),
                                   when, verdict);
 }
 
@@ -86,13 +85,13 @@ CudaRunnerOptions runner_options(const std::filesystem::path& program,
 // A started runner and the buffers it calls on.
 struct CudaKernel {
   CudaRunner& runner;
-  cpu::SharedBuffers& buffers;
+  SharedBuffers& buffers;
 };
 
 // One checked call: load the case, call once, fetch, check everything on this side. On failure the
 // verdict holds the status and the message.
 bool checked_call(CudaKernel kernel, const task::Task& task,
-                  const cpu::ReferenceCase& reference_case, const std::string& when,
+                  const ReferenceCase& reference_case, const std::string& when,
                   Milliseconds timeout, Verdict& verdict) {
   prepare_case(kernel.buffers, task, reference_case);
   for (int step = 0; step < 3; ++step) {
@@ -114,7 +113,7 @@ bool checked_call(CudaKernel kernel, const task::Task& task,
 // answers is caught); the check is outside the events, so it costs the timing nothing.
 class CudaTurns : public PairedTurns {
  public:
-  CudaTurns(const task::Task& task, const std::vector<cpu::ReferenceCase>& cases,
+  CudaTurns(const task::Task& task, const std::vector<ReferenceCase>& cases,
             CudaKernel candidate, CudaKernel anchor, std::string anchor_name, Milliseconds timeout)
       : task_(task),
         cases_(cases),
@@ -161,7 +160,7 @@ class CudaTurns : public PairedTurns {
     size_t& case_index = is_candidate ? candidate_case_ : anchor_case_;
     if (++turns % 8 != 0) return std::nullopt;
     case_index = (case_index + 1) % cases_.size();
-    const cpu::ReferenceCase& reference_case = cases_[case_index];
+    const ReferenceCase& reference_case = cases_[case_index];
     CudaKernel& kernel = is_candidate ? candidate_ : anchor_;
     Verdict verdict;
     kernel.runner.resume();
@@ -174,7 +173,7 @@ class CudaTurns : public PairedTurns {
   }
 
   const task::Task& task_;
-  const std::vector<cpu::ReferenceCase>& cases_;
+  const std::vector<ReferenceCase>& cases_;
   CudaKernel candidate_, anchor_;
   std::string anchor_name_;
   Milliseconds timeout_;
@@ -202,7 +201,7 @@ std::optional<std::string> cuda_unavailable_reason() {
   auto runner = find_cuda_runner_program();
   if (!runner) return "accelopt-cuda-runner was not built (the CUDA toolkit was not found)";
   // The runner answers FAIL without a device; a one-byte buffer is enough to ask.
-  cpu::SharedBuffers buffers({4});
+  SharedBuffers buffers({4});
   CudaRunner probe(runner_options(*runner, "/dev/null", "kernel"), buffers);
   if (auto failure = probe.start()) {
     if (failure->find("no CUDA device") != std::string::npos) return *failure;
@@ -260,9 +259,9 @@ Verdict CudaPlatform::evaluate(const EvalRequest& request) {
                                                      : "the kernel does not compile (see the log)");
   }
 
-  std::vector<cpu::ReferenceCase> cases = reference_cases_(task, workload);
+  std::vector<ReferenceCase> cases = reference_cases_(task, workload);
   Milliseconds timeout = options_.call_timeout;
-  cpu::SharedBuffers buffers(buffer_sizes(task, workload));
+  SharedBuffers buffers(buffer_sizes(task, workload));
   CudaRunnerOptions candidate_options =
       runner_options(options_.runner, compiled.library, task.entry_point);
   candidate_options.call_before_sandbox = request.trusted;
@@ -275,7 +274,7 @@ Verdict CudaPlatform::evaluate(const EvalRequest& request) {
   }
   verdict.sandbox = candidate.sandbox();
 
-  for (const cpu::ReferenceCase& reference_case : cases) {
+  for (const ReferenceCase& reference_case : cases) {
     if (!checked_call({candidate, buffers}, task, reference_case,
                       "seed " + std::to_string(reference_case.seed), timeout, verdict)) {
       verdict.log = candidate.output();
@@ -285,7 +284,7 @@ Verdict CudaPlatform::evaluate(const EvalRequest& request) {
   }
   verdict.log = candidate.output();
   if (!request.measure_time)
-    return started.finish(Status::kPassed, "correct on every seed (not timed)");
+    return started.finish(Status::kPassed, "correct on every case (not timed)");
 
   std::string anchor_source =
       request.anchor_source.empty() ? read_file(task.baseline_path()) : request.anchor_source;
@@ -294,7 +293,7 @@ Verdict CudaPlatform::evaluate(const EvalRequest& request) {
     throw UserError("the anchor kernel (" + request.anchor_name + ") does not compile:\n" +
                     anchor_compiled.diagnostics);
   }
-  cpu::SharedBuffers anchor_buffers(buffer_sizes(task, workload));
+  SharedBuffers anchor_buffers(buffer_sizes(task, workload));
   prepare_case(anchor_buffers, task, cases.front());
   CudaRunner anchor(runner_options(options_.runner, anchor_compiled.library, task.entry_point),
                     anchor_buffers);
@@ -312,23 +311,8 @@ Verdict CudaPlatform::evaluate(const EvalRequest& request) {
     verdict.log = candidate.output();
     return started.finish(paired.failure->status, paired.failure->message);
   }
-  const Timing& timing = *paired.timing;
-  verdict.timing = timing;
-  verdict.roofline = cpu::score_roofline(task.roofline_counts(workload), ceilings_.to_peaks(),
-                                         timing.latency_seconds);
-  const RooflineScore& score = *verdict.roofline;
-  if (timing.latency_seconds * options_.physics_margin < score.peak_seconds) {
-    return started.finish(
-        Status::kRejectedPhysics,
-        fmt::format("measured {:.4g} ms, but this GPU cannot do this work in less than "
-                    "{:.4g} ms ({} bound): the kernel must be skipping work",
-                    timing.latency_seconds * 1e3, score.peak_seconds * 1e3, score.bound));
-  }
-  return started.finish(
-      Status::kPassed,
-      fmt::format("correct on {} seeds; {:.3f}x the {} [{:.3f}, {:.3f}], {:.1f} % of peak",
-                  verdict.correctness.seeds_checked, timing.speedup, timing.anchor,
-                  timing.speedup_low, timing.speedup_high, score.percent_of_peak));
+  verdict.timing = std::move(paired.timing);
+  return finish_timed(started, task, workload, ceilings_.to_peaks(), "this GPU");
 }
 
 }  // namespace accelopt::platform::cuda

@@ -9,7 +9,7 @@
 #include <functional>
 #include <optional>
 
-#include "platform/cpu/cpu_platform.h"
+#include "platform/checker.h"
 #include "platform/cuda/cuda_runner.h"
 #include "platform/cuda/gpu_ceilings.h"
 #include "platform/cuda/nvcc_compiler.h"
@@ -17,15 +17,10 @@
 
 namespace accelopt::platform::cuda {
 
-// The reference's inputs and outputs for a task's seeds: the CPU platform's reference_cases.
-using ReferenceCases =
-    std::function<std::vector<cpu::ReferenceCase>(const task::Task&, const task::Workload&)>;
-
 struct CudaPlatformOptions {
   NvccOptions nvcc;
   std::filesystem::path runner;  // empty: find_cuda_runner_program()
   std::chrono::milliseconds call_timeout{10000};
-  double physics_margin = 2.0;
 };
 
 // Why this machine cannot run CUDA kernels (no nvcc, no runner built, no device), or nullopt.
@@ -38,6 +33,7 @@ class CudaPlatform : public Platform {
 
   std::string name() const override { return "cuda"; }
   Verdict evaluate(const EvalRequest& request) override;
+  const std::string& compiler_version() const { return compiler_.version(); }
 
  private:
   CudaPlatformOptions options_;

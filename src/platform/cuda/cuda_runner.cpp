@@ -15,45 +15,18 @@
 namespace accelopt::platform::cuda {
 
 std::optional<std::filesystem::path> find_cuda_runner_program() {
-  if (const char* explicit_path = std::getenv("ACCELOPT_CUDA_RUNNER");
-      explicit_path && *explicit_path) {
-    return explicit_path;
-  }
-  std::error_code error;
-  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
-  if (!error && std::filesystem::exists(self.parent_path() / "accelopt-cuda-runner")) {
-    return self.parent_path() / "accelopt-cuda-runner";
-  }
 #ifdef ACCELOPT_CUDA_RUNNER_BUILD_PATH
-  if (std::filesystem::exists(ACCELOPT_CUDA_RUNNER_BUILD_PATH)) {
-    return ACCELOPT_CUDA_RUNNER_BUILD_PATH;
-  }
+  std::string build_path = ACCELOPT_CUDA_RUNNER_BUILD_PATH;
+#else
+  std::string build_path;
 #endif
-  return std::nullopt;
+  return find_runner("ACCELOPT_CUDA_RUNNER", "accelopt-cuda-runner", build_path);
 }
 
-CudaRunner::CudaRunner(CudaRunnerOptions options, const cpu::SharedBuffers& buffers)
-    : options_(std::move(options)), buffers_(buffers), home_("accelopt-cuda-runner") {}
-
-CudaRunner::~CudaRunner() {
-  if (process_) {
-    process_->continue_group();
-    process_->kill_group();
-  }
-  if (command_fd_ >= 0) ::close(command_fd_);
-  if (reply_fd_ >= 0) ::close(reply_fd_);
-}
+CudaRunner::CudaRunner(CudaRunnerOptions options, const SharedBuffers& buffers)
+    : options_(std::move(options)), buffers_(buffers) {}
 
 std::optional<std::string> CudaRunner::start() {
-  int command_pipe[2], reply_pipe[2];
-  if (::pipe2(command_pipe, O_CLOEXEC) != 0 || ::pipe2(reply_pipe, O_CLOEXEC) != 0) {
-    throw InternalError(errno_message("pipe for the CUDA runner"));
-  }
-  int library_fd = ::open(options_.library.c_str(), O_RDONLY | O_CLOEXEC);
-  if (library_fd < 0) throw InternalError(errno_message("open " + options_.library.string()));
-  std::filesystem::path work = home_.path() / "work";
-  std::filesystem::create_directories(work);
-
   std::string offsets;
   for (size_t i = 0; i < buffers_.count(); ++i) {
     offsets += (i ? "," : "") + std::to_string(buffers_.offset(i));
@@ -66,27 +39,15 @@ std::optional<std::string> CudaRunner::start() {
                 offsets,
                 "--call-before-sandbox",
                 options_.call_before_sandbox ? "1" : "0"};
-  spawn.environment = clean_environment(work);
-  spawn.working_directory = work;
-  spawn.output_file = home_.path() / "output.txt";
+  spawn.environment = clean_environment(process_.work_directory());
   // No address-space limit: a CUDA process maps the device's memory into its address space.
   spawn.limits.cpu_seconds = options_.cpu_seconds;
   spawn.limits.file_size_bytes = 1 << 20;
-  spawn.pass_fds = {{command_pipe[0], kCommandFd},
-                    {reply_pipe[1], kReplyFd},
-                    {buffers_.fd(), kSharedMemoryFd},
-                    {library_fd, kLibraryFd}};
-  process_.emplace(Process::spawn(spawn));
-  ::close(command_pipe[0]);
-  ::close(reply_pipe[1]);
-  ::close(library_fd);
-  command_fd_ = command_pipe[1];
-  reply_fd_ = reply_pipe[0];
-  replies_.emplace(reply_fd_, "the CUDA runner");
+  process_.start(spawn, buffers_.fd(), options_.library);
 
   bool timed_out = false;
   auto line =
-      replies_->read_line(std::chrono::steady_clock::now() + options_.start_timeout, timed_out);
+      process_.read_line(std::chrono::steady_clock::now() + options_.start_timeout, timed_out);
   if (!line) {
     return timed_out ? "the CUDA runner did not start within " +
                            std::to_string(options_.start_timeout.count()) + " ms"
@@ -128,21 +89,14 @@ StepResult CudaRunner::call(int count, std::chrono::milliseconds timeout) {
 StepResult CudaRunner::step(const std::string& command, std::chrono::milliseconds timeout) {
   StepResult result;
   auto start = std::chrono::steady_clock::now();
-  sigset_t pipe_signal, previous;
-  sigemptyset(&pipe_signal);
-  sigaddset(&pipe_signal, SIGPIPE);
-  pthread_sigmask(SIG_BLOCK, &pipe_signal, &previous);
-  std::string message = command + "\n";
-  bool sent =
-      ::write(command_fd_, message.data(), message.size()) == static_cast<ssize_t>(message.size());
-  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  bool sent = process_.send(command);
   bool timed_out = false;
-  auto line = sent ? replies_->read_line(start + timeout, timed_out) : std::nullopt;
+  auto line = sent ? process_.read_line(start + timeout, timed_out) : std::nullopt;
   result.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!line) {
     if (timed_out) {
-      process_->kill_group();
+      process_.kill();
       result.outcome = StepOutcome::kTimedOut;
       result.message = "the kernel ran past its deadline of " + std::to_string(timeout.count()) +
                        " ms and was killed";
@@ -160,7 +114,7 @@ StepResult CudaRunner::step(const std::string& command, std::chrono::millisecond
   }
   if (!reply || reply->kind == ReplyKind::kReady || reply->kind == ReplyKind::kFail) {
     // Replies come only from the runner's loop; anything else was written by the kernel.
-    process_->kill_group();
+    process_.kill();
     result.outcome = StepOutcome::kEnded;
     result.message = "the runner's reply channel carried '" + line->substr(0, 80) + "'";
     return result;
@@ -170,25 +124,11 @@ StepResult CudaRunner::step(const std::string& command, std::chrono::millisecond
 }
 
 std::string CudaRunner::describe_end() {
-  ExitStatus status = process_->wait(std::chrono::milliseconds(5000));
+  ExitStatus status = process_.wait_end(std::chrono::milliseconds(5000));
   if (!status.exited && status.signal == SIGSYS) {
     return "the kernel made a forbidden system call and was killed";
   }
   return "the CUDA runner " + status.describe();
-}
-
-void CudaRunner::pause() {
-  process_->stop_group();
-}
-void CudaRunner::resume() {
-  process_->continue_group();
-}
-
-std::string CudaRunner::output() const {
-  std::filesystem::path file = home_.path() / "output.txt";
-  if (!std::filesystem::exists(file)) return "";
-  std::string text = read_file(file);
-  return text.size() <= 8000 ? text : "[...]\n" + text.substr(text.size() - 8000);
 }
 
 }  // namespace accelopt::platform::cuda

@@ -9,11 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "common/files.h"
 #include "common/json.h"
-#include "common/line_reader.h"
-#include "common/subprocess.h"
-#include "platform/cpu/shared_buffers.h"
+#include "platform/runner_process.h"
+#include "platform/shared_buffers.h"
 
 namespace accelopt::platform::cuda {
 
@@ -37,8 +35,7 @@ struct StepResult {
 
 class CudaRunner {
  public:
-  CudaRunner(CudaRunnerOptions options, const cpu::SharedBuffers& buffers);
-  ~CudaRunner();
+  CudaRunner(CudaRunnerOptions options, const SharedBuffers& buffers);
   CudaRunner(const CudaRunner&) = delete;
   CudaRunner& operator=(const CudaRunner&) = delete;
 
@@ -47,9 +44,9 @@ class CudaRunner {
   StepResult load(std::chrono::milliseconds timeout);  // shared memory → device
   StepResult call(int count, std::chrono::milliseconds timeout);
   StepResult fetch(std::chrono::milliseconds timeout);  // device → shared memory
-  void pause();
-  void resume();
-  std::string output() const;                       // what the kernel printed, trimmed
+  void pause() { process_.pause(); }
+  void resume() { process_.resume(); }
+  std::string output() const { return process_.output(); }  // through filter_kernel_output
   const Json& sandbox() const { return sandbox_; }  // the measures the runner reported
 
  private:
@@ -57,12 +54,8 @@ class CudaRunner {
   std::string describe_end();
 
   CudaRunnerOptions options_;
-  const cpu::SharedBuffers& buffers_;
-  TempDir home_;
-  std::optional<Process> process_;
-  int command_fd_ = -1;
-  int reply_fd_ = -1;
-  std::optional<LineReader> replies_;  // reads reply_fd_ once the process started
+  const SharedBuffers& buffers_;
+  RunnerProcess process_{"the CUDA runner"};
   Json sandbox_ = Json::object();
 };
 

@@ -32,6 +32,7 @@
 
 namespace {
 
+using namespace accelopt::platform;
 using namespace accelopt::platform::cuda;
 
 void reply(const std::string& line) {

@@ -14,10 +14,9 @@ namespace {
 
 }  // namespace
 
-cpu::MachinePeaks GpuCeilings::to_peaks() const {
-  cpu::MachinePeaks peaks;
-  peaks.cpu_model = device;
-  peaks.isa = "sm_" + sm;
+Peaks GpuCeilings::to_peaks() const {
+  Peaks peaks;
+  peaks.scope = CeilingScope::kWholeDevice;
   peaks.fma_gflops = fp32_fma_gflops;
   peaks.vector_gflops = fp32_add_gflops;
   peaks.bandwidth = bandwidth;
@@ -26,7 +25,7 @@ cpu::MachinePeaks GpuCeilings::to_peaks() const {
 
 Json GpuCeilings::to_json() const {
   Json points = Json::array();
-  for (const cpu::BandwidthPoint& point : bandwidth) {
+  for (const BandwidthPoint& point : bandwidth) {
     points.push_back({point.working_set_bytes, point.gbytes_per_second});
   }
   return {{"device", device},
@@ -84,7 +83,7 @@ GpuCeilings parse_gpu_probe(const std::string& text) {
       number(value);
       ceilings.tensor_gflops[precision] = value;
     } else if (key == "bandwidth") {
-      cpu::BandwidthPoint point;
+      BandwidthPoint point;
       number(point.working_set_bytes);
       number(point.gbytes_per_second);
       if (!ceilings.bandwidth.empty() &&

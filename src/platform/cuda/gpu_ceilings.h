@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "common/json.h"
-#include "platform/cpu/machine.h"
+#include "platform/roofline.h"
 
 namespace accelopt::platform::cuda {
 
@@ -28,12 +28,12 @@ struct GpuCeilings {
   double fp32_fma_gflops = 0;
   double fp32_add_gflops = 0;
   std::map<std::string, double> tensor_gflops;  // by precision: "tf32", "fp16", "bf16"
-  std::vector<cpu::BandwidthPoint> bandwidth;   // ascending working sets
+  std::vector<BandwidthPoint> bandwidth;   // ascending working sets
 
   // The scoring structure. The tasks are float32 with a 2e-5 tolerance, which TF32 tensor cores
   // cannot meet, so matmul FLOPs are held to the FP32 FMA peak; the tensor peaks stay in the
   // record.
-  cpu::MachinePeaks to_peaks() const;
+  Peaks to_peaks() const;
   Json to_json() const;
   // The `machine` variables of prompts/platform/cuda.mustache: device, sm, fp32_fma_gflops,
   // bandwidth_gbytes_per_second (the largest working set's).

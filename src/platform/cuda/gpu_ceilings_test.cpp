@@ -25,18 +25,18 @@ TEST(GpuProbe, ParsesIntoTheSameCeilingsStructureAsTheCpuProbe) {
   EXPECT_EQ(ceilings.sm, "9.0");
   EXPECT_EQ(ceilings.tensor_gflops.at("fp16"), 740000.0);
   ASSERT_EQ(ceilings.bandwidth.size(), 3u);
-  cpu::MachinePeaks peaks = ceilings.to_peaks();
+  Peaks peaks = ceilings.to_peaks();
   EXPECT_EQ(peaks.fma_gflops, 51200.5);  // FP32 tasks: the FMA peak, not TF32
   EXPECT_EQ(peaks.vector_gflops, 25600.0);
-  EXPECT_EQ(peaks.isa, "sm_9.0");
+  EXPECT_EQ(peaks.scope, CeilingScope::kWholeDevice);  // no thread rule on a GPU
   EXPECT_NEAR(peaks.bandwidth_at(1073741824), 2950.0, 1e-6);
   EXPECT_EQ(ceilings.to_json()["tensor_gflops"]["tf32"], 378000.0);
 }
 
 TEST(GpuProbe, ScoresAMatmulAgainstTheFp32Peak) {
-  cpu::MachinePeaks peaks = parse_gpu_probe(kH100Output).to_peaks();
+  Peaks peaks = parse_gpu_probe(kH100Output).to_peaks();
   task::RooflineCounts counts{2.0 * 4096 * 4096 * 4096, 0, 4.0 * 3 * 4096 * 4096};
-  RooflineScore score = cpu::score_roofline(counts, peaks, 0.01);
+  RooflineScore score = score_roofline(counts, peaks, 0.01);
   EXPECT_EQ(score.bound, "fma");
   EXPECT_NEAR(score.percent_of_peak, 100 * counts.mm_flops / 51200.5e9 / 0.01, 1e-6);
 }

@@ -27,13 +27,15 @@ std::optional<std::filesystem::path> find_nvcc() {
   return std::nullopt;
 }
 
-NvccCompiler::NvccCompiler(NvccOptions options) : options_(std::move(options)) {
+NvccCompiler::NvccCompiler(NvccOptions options)
+    : options_(std::move(options)),
+      cache_(options_.cache_directory.empty() ? cache_directory() / "cuda"
+                                              : options_.cache_directory) {
   if (options_.nvcc.empty()) {
     auto found = find_nvcc();
     if (!found) throw UserError("the CUDA platform needs nvcc (scripts/setup.sh --cuda)");
     options_.nvcc = *found;
   }
-  if (options_.cache_directory.empty()) options_.cache_directory = cache_directory() / "cuda";
   TempDir scratch("accelopt-nvcc");
   SpawnOptions version;
   version.argv = {options_.nvcc.string(), "--version"};
@@ -50,23 +52,22 @@ NvccResult NvccCompiler::compile(const std::string& source, const std::string& h
   std::vector<std::string> flags = options_.flags;
   flags.push_back("-arch=" + options_.arch);
   flags.insert(flags.end(), extra_flags.begin(), extra_flags.end());
-  std::string key_text = "nvcc-v1\n" + version_;
-  for (const std::string& flag : flags) key_text += flag + "\n";
-  std::string key = sha256_hex(key_text + header + "\n" + source);
-  std::filesystem::path entry = options_.cache_directory / key;
+  std::string key = CompileCache::key("nvcc-v2\n" + version_, flags, header, source);
+  std::filesystem::path entry = cache_.entry(key);
   NvccResult result;
   result.library = entry / "kernel.so";
-  if (std::filesystem::exists(result.library)) {
-    result.ok = result.cached = true;
-    return result;
-  }
-  if (std::filesystem::exists(entry / "failed.txt")) {
+  auto load_cached = [&]() -> bool {
+    std::optional<Json> record = cache_.load(key);
+    if (!record) return false;
     result.cached = true;
-    result.diagnostics = read_file(entry / "failed.txt");
-    return result;
-  }
+    result.ok = record->value("ok", false);
+    result.seconds = record->value("seconds", 0.0);
+    result.diagnostics = read_file(entry / "diagnostics.txt");
+    return !result.ok || std::filesystem::exists(result.library);
+  };
+  if (load_cached()) return result;
+  result.cached = false;
 
-  std::filesystem::create_directories(options_.cache_directory);
   TempDir work("accelopt-nvcc");
   write_file_atomic(work.path() / task::kKernelHeaderName, header);
   write_file_atomic(work.path() / "kernel.cu", source);
@@ -99,17 +100,18 @@ NvccResult NvccCompiler::compile(const std::string& source, const std::string& h
         "nvcc ran past its deadline of " + std::to_string(options_.timeout.count()) + " s";
     return result;
   }
-  std::filesystem::create_directories(entry);
-  if (!run.status.exited || run.status.exit_code != 0) {
-    write_file_atomic(entry / "failed.txt", result.diagnostics);
+  result.ok = run.status.exited && run.status.exit_code == 0;
+  if (!keepable(run.status)) return result;  // the next try may finish (compile_cache.h)
+  std::filesystem::path staging = cache_.staging(key);
+  if (result.ok) std::filesystem::copy_file(work.path() / "kernel.so", staging / "kernel.so");
+  write_file_atomic(staging / "kernel.cu", source);
+  write_file_atomic(staging / "diagnostics.txt", result.diagnostics);
+  NvccResult fresh = result;
+  if (!cache_.keep(key, staging, {{"ok", result.ok}, {"seconds", result.seconds}}) &&
+      load_cached()) {
     return result;
   }
-  std::filesystem::copy_file(work.path() / "kernel.so", entry / "kernel.so.partial",
-                             std::filesystem::copy_options::overwrite_existing);
-  std::filesystem::rename(entry / "kernel.so.partial", result.library);
-  write_file_atomic(entry / "kernel.cu", source);
-  result.ok = true;
-  return result;
+  return fresh;
 }
 
 }  // namespace accelopt::platform::cuda

@@ -1,6 +1,6 @@
 // Compiles a CUDA kernel source with nvcc into a shared library that accelopt-cuda-runner loads.
-// Results are cached by content: the key is the SHA-256 of nvcc's version, the flags, the generated
-// header and the source, so an unchanged kernel compiles once.
+// Results live in the content-addressed cache every platform shares (platform/compile_cache.h), so
+// an unchanged kernel compiles once.
 #pragma once
 
 #include <chrono>
@@ -8,6 +8,8 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "platform/compile_cache.h"
 
 namespace accelopt::platform::cuda {
 
@@ -36,9 +38,11 @@ class NvccCompiler {
   NvccResult compile(const std::string& source, const std::string& header,
                      const std::vector<std::string>& extra_flags = {});
   const std::filesystem::path& nvcc() const { return options_.nvcc; }
+  const std::string& version() const { return version_; }  // `nvcc --version`
 
  private:
   NvccOptions options_;
+  CompileCache cache_;
   std::string version_;
 };
 

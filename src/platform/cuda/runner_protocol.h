@@ -23,12 +23,10 @@
 #include <string>
 #include <string_view>
 
+#include "platform/runner_descriptors.h"
+
 namespace accelopt::platform::cuda {
 
-inline constexpr int kCommandFd = 3;
-inline constexpr int kReplyFd = 4;
-inline constexpr int kSharedMemoryFd = 5;
-inline constexpr int kLibraryFd = 6;
 
 enum class ReplyKind : uint8_t { kReady, kFail, kLoaded, kDone, kFetched, kError };
 

@@ -40,7 +40,7 @@ TEST(CudaRunner, WithoutADeviceTheRunnerFailsSayingWhy) {
   if (!program) GTEST_SKIP() << "accelopt-cuda-runner is not built (no CUDA toolkit)";
   auto reason = cuda_unavailable_reason();
   if (!reason) GTEST_SKIP() << "this machine has a CUDA device";
-  cpu::SharedBuffers buffers({64});
+  SharedBuffers buffers({64});
   CudaRunnerOptions options;
   options.program = *program;
   options.library = "/dev/null";

@@ -16,10 +16,7 @@ EvalRequest EvaluatorTest::small_request(const std::string& source) const {
 
 Verdict EvaluatorTest::evaluate_through(CommandPlatformOptions options,
                                         const EvalRequest& request) {
-  CommandPlatform platform(std::move(options),
-                           [this](const task::Task& task, const task::Workload& workload) {
-                             return cpu_.reference_cases(task, workload);
-                           });
+  CommandPlatform platform(std::move(options), reference_.cases);
   return platform.evaluate(request);
 }
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "platform/command/command_platform.h"
-#include "platform/cpu/cpu_platform.h"
+#include "platform/registry.h"
 
 namespace accelopt::platform::command {
 
@@ -22,7 +22,7 @@ class EvaluatorTest : public ::testing::Test {
   Verdict evaluate_through(CommandPlatformOptions options, const EvalRequest& request);
 
   task::Task task_;
-  cpu::CpuPlatform cpu_{cpu::CpuPlatformOptions{}, cpu::MachinePeaks{}};
+  CpuReference reference_ = make_cpu_reference({});
 };
 
 }  // namespace accelopt::platform::command

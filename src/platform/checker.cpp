@@ -1,10 +1,10 @@
-#include "platform/cpu/checker.h"
+#include "platform/checker.h"
 
 #include <fmt/format.h>
 
 #include <cmath>
 
-namespace accelopt::platform::cpu {
+namespace accelopt::platform {
 
 OutputCheck check_output(const std::string& name, const float* output, const float* reference,
                          size_t count, const task::Tolerance& tolerance) {
@@ -85,4 +85,17 @@ OutputCheck check_outputs(const task::Task& task, const task::InputSet* set,
   return combined;
 }
 
-}  // namespace accelopt::platform::cpu
+bool record_output_check(const OutputCheck& check, const std::string& when, kernel::Verdict& verdict) {
+  kernel::Correctness& c = verdict.correctness;
+  c.rel_l2_error = std::max(c.rel_l2_error, check.rel_l2_error);
+  c.max_abs_error = std::max(c.max_abs_error, check.max_abs_error);
+  c.max_rel_error = std::max(c.max_rel_error, check.max_rel_error);
+  if (!check.ok) {
+    verdict.status = kernel::Status::kIncorrectNumerical;
+    verdict.message = when + ": " + check.message;
+    return false;
+  }
+  return true;
+}
+
+}  // namespace accelopt::platform

@@ -1,4 +1,4 @@
-#include "platform/cpu/shared_buffers.h"
+#include "platform/shared_buffers.h"
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -7,7 +7,7 @@
 
 #include "common/error.h"
 
-namespace accelopt::platform::cpu {
+namespace accelopt::platform {
 namespace {
 
 constexpr size_t kPage = 4096;
@@ -71,4 +71,4 @@ std::optional<size_t> SharedBuffers::damaged_canary() const {
   return std::nullopt;
 }
 
-}  // namespace accelopt::platform::cpu
+}  // namespace accelopt::platform

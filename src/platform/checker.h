@@ -6,12 +6,30 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "kernel/verdict.h"
 #include "task/task.h"
 
-namespace accelopt::platform::cpu {
+namespace accelopt::platform {
+
+// One case's inputs and the reference's outputs for them, in definition order.
+struct ReferenceCase {
+  uint64_t seed = 0;  // never shown: see cpu/inputs.h
+  std::string set;    // the input set it was drawn from; empty: the task's own distributions
+  std::string label;  // names the case in messages
+  std::vector<std::vector<float>> inputs;
+  std::vector<std::vector<float>> outputs;
+  double reference_seconds = 0;
+};
+
+// The reference's cases for a task's workload: how the CUDA and evaluator platforms get the
+// answers the CPU platform computes (cpu::CpuPlatform::reference_cases).
+using ReferenceCases =
+    std::function<std::vector<ReferenceCase>(const task::Task&, const task::Workload&)>;
 
 struct OutputCheck {
   bool ok = true;
@@ -33,4 +51,8 @@ OutputCheck check_outputs(const task::Task& task, const task::InputSet* set,
                           const std::vector<const float*>& outputs,
                           const std::vector<std::vector<float>>& reference);
 
-}  // namespace accelopt::platform::cpu
+// Adds `check`'s errors to the verdict's worst so far; when it failed, the verdict becomes
+// INCORRECT_NUMERICAL with a message that starts with `when`, and false is returned.
+bool record_output_check(const OutputCheck& check, const std::string& when, kernel::Verdict& verdict);
+
+}  // namespace accelopt::platform

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace accelopt::platform::cpu {
+namespace accelopt::platform {
 
 class SharedBuffers {
  public:
@@ -38,4 +38,4 @@ class SharedBuffers {
   std::vector<size_t> sizes_;
 };
 
-}  // namespace accelopt::platform::cpu
+}  // namespace accelopt::platform

@@ -1,11 +1,11 @@
-#include "platform/cpu/checker.h"
+#include "platform/checker.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <vector>
 
-namespace accelopt::platform::cpu {
+namespace accelopt::platform {
 namespace {
 
 task::Tolerance tolerance(double rel_l2, double atol = 1e-5, double rtol = 1e-3) {
@@ -84,4 +84,4 @@ TEST(Checker, EachOutputHasItsOwnTolerance) {
 }
 
 }  // namespace
-}  // namespace accelopt::platform::cpu
+}  // namespace accelopt::platform

@@ -1,8 +1,8 @@
-#include "platform/cpu/shared_buffers.h"
+#include "platform/shared_buffers.h"
 
 #include <gtest/gtest.h>
 
-namespace accelopt::platform::cpu {
+namespace accelopt::platform {
 namespace {
 
 TEST(SharedBuffers, PageAlignsEachBufferAndSeesWritesPastItsEnds) {
@@ -21,4 +21,4 @@ TEST(SharedBuffers, PageAlignsEachBufferAndSeesWritesPastItsEnds) {
 }
 
 }  // namespace
-}  // namespace accelopt::platform::cpu
+}  // namespace accelopt::platform

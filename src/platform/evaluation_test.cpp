@@ -1,0 +1,72 @@
+// The timed verdict's tail, the same on every platform: one physics margin, and the thread rule
+// that lets a task on T threads reach T times one core's ceilings but not a whole device's.
+#include "platform/evaluation.h"
+
+#include <gtest/gtest.h>
+
+namespace accelopt::platform {
+namespace {
+
+const std::filesystem::path kAxpy = ACCELOPT_SOURCE_DIR "/tests/data/tasks/axpy";
+
+Peaks memory_only_peaks(CeilingScope scope) {
+  Peaks peaks;
+  peaks.fma_gflops = 1e6;  // arithmetic never binds: only the bytes count
+  peaks.vector_gflops = 1e6;
+  peaks.bandwidth = {{1, 10}};  // 10 GB/s at every working set
+  peaks.scope = scope;
+  return peaks;
+}
+
+// A verdict timed at `fraction` of the least time the task's bytes need at 10 GB/s.
+Verdict finish_at(const task::Task& task, double fraction, const Peaks& peaks) {
+  EvalRequest request;
+  request.task = &task;
+  request.source = "kernel";
+  const task::Workload& workload = task.workload_or_default("");
+  VerdictStart started(request, workload);
+  double least = task.roofline_counts(workload).bytes / 10e9;
+  Timing timing;
+  timing.anchor = "baseline";
+  timing.speedup = 2;
+  timing.latency_seconds = least * fraction;
+  started.verdict.timing = timing;
+  return finish_timed(started, task, workload, peaks, "this device");
+}
+
+TEST(TimedVerdictTail, AboveThePeakByLessThanTheMarginPassesBeyondItIsRefused) {
+  task::Task task = task::load_task(kAxpy);
+  Peaks peaks = memory_only_peaks(CeilingScope::kWholeDevice);
+  Verdict fast = finish_at(task, 1 / 1.2, peaks);  // 120 % of peak: within the 1.25 margin
+  EXPECT_EQ(fast.status, Status::kPassed) << fast.message;
+  ASSERT_TRUE(fast.roofline);
+  EXPECT_NEAR(fast.roofline->percent_of_peak, 120, 0.01);
+  EXPECT_NE(fast.message.find("120.0 % of peak"), std::string::npos) << fast.message;
+  EXPECT_EQ(fast.profile.value("bound", ""), "memory");
+
+  Verdict impossible = finish_at(task, 1 / 1.3, peaks);
+  EXPECT_EQ(impossible.status, Status::kRejectedPhysics);
+  EXPECT_NE(impossible.message.find("this device cannot do this work"), std::string::npos)
+      << impossible.message;
+}
+
+TEST(TimedVerdictTail, OneCoresCeilingsScaleWithTheTasksThreadsAWholeDevicesDoNot) {
+  task::Task task = task::load_task(kAxpy);
+  task.threads = 4;
+  // Three times faster than one core can go: possible on four cores, not on a whole device.
+  EXPECT_EQ(finish_at(task, 1.0 / 3, memory_only_peaks(CeilingScope::kOneCore)).status,
+            Status::kPassed);
+  EXPECT_EQ(finish_at(task, 1.0 / 3, memory_only_peaks(CeilingScope::kWholeDevice)).status,
+            Status::kRejectedPhysics);
+}
+
+TEST(TimedVerdictTail, WithoutCeilingsThereIsNoScoreAndNoPhysicsCheck) {
+  task::Task task = task::load_task(kAxpy);
+  Verdict verdict = finish_at(task, 1e-6, Peaks{});
+  EXPECT_EQ(verdict.status, Status::kPassed);
+  EXPECT_FALSE(verdict.roofline);
+  EXPECT_NE(verdict.message.find("2.000x the baseline"), std::string::npos) << verdict.message;
+}
+
+}  // namespace
+}  // namespace accelopt::platform
