@@ -157,6 +157,63 @@ class Scanner {
   std::string token_;  // the identifier or number being read
 };
 
+// Groups the logical characters of code and literals into tokens, as code_tokens describes.
+class Tokenizer {
+ public:
+  void add(char c, TextKind kind) {
+    if (kind == TextKind::kComment) return finish();
+    if (kind != TextKind::kCode) return add_to_literal(c, kind);
+    if (shape_ == Shape::kLiteral) finish();  // an unterminated literal ends with its line
+    if (std::isspace(static_cast<unsigned char>(c))) return finish();
+    if (continues_word(c)) {
+      token_ += c;
+      return;
+    }
+    finish();
+    token_ = c;
+    shape_ = is_identifier_char(c) ? Shape::kWord : Shape::kPunctuation;
+    if (shape_ == Shape::kPunctuation) finish();
+  }
+
+  std::vector<std::string> take() {
+    finish();
+    return std::move(tokens_);
+  }
+
+ private:
+  enum class Shape { kNone, kWord, kPunctuation, kLiteral };
+
+  // Identifiers and numbers, with a number's decimal point and digit separators.
+  bool continues_word(char c) const {
+    if (shape_ != Shape::kWord) return false;
+    bool number = std::isdigit(static_cast<unsigned char>(token_[0]));
+    return is_identifier_char(c) || (number && (c == '.' || c == '\''));
+  }
+
+  void add_to_literal(char c, TextKind kind) {
+    if (shape_ != Shape::kLiteral) {
+      finish();
+      shape_ = Shape::kLiteral;
+      opening_quote_ = c;
+      token_ = c;
+      return;
+    }
+    token_ += c;
+    if (kind == TextKind::kLiteralQuote && c == opening_quote_) finish();
+  }
+
+  void finish() {
+    if (!token_.empty()) tokens_.push_back(std::move(token_));
+    token_.clear();
+    shape_ = Shape::kNone;
+  }
+
+  std::vector<std::string> tokens_;
+  std::string token_;
+  Shape shape_ = Shape::kNone;
+  char opening_quote_ = 0;
+};
+
 std::string trim(const std::string& text) {
   size_t first = text.find_first_not_of(" \t\r\f\v");
   if (first == std::string::npos) return "";
@@ -261,6 +318,13 @@ std::vector<Directive> find_directives(const std::string& source) {
   }
   finish_line();
   return directives;
+}
+
+std::vector<std::string> code_tokens(const std::string& source) {
+  std::vector<TextKind> kinds = classify_source(source);
+  Tokenizer tokenizer;
+  for (size_t i : logical_positions(source)) tokenizer.add(source[i], kinds[i]);
+  return tokenizer.take();
 }
 
 }  // namespace accelopt::kernel

@@ -46,4 +46,10 @@ struct Directive {
 };
 std::vector<Directive> find_directives(const std::string& source);
 
+// The tokens of the source outside comments, splices joined, for rules that look for a sequence of
+// words (`extern "C" void kernel (`): an identifier or a number whole, a string or character
+// literal whole with its quotes (`"C"`; an encoding or raw prefix is a token of its own), any other
+// character that is not a blank alone. Directives' tokens are included.
+std::vector<std::string> code_tokens(const std::string& source);
+
 }  // namespace accelopt::kernel

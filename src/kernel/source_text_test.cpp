@@ -70,5 +70,24 @@ TEST(SourceText, NormalizeIgnoresCommentsWhitespaceAndSplices) {
   EXPECT_EQ(normalize_source("#include <a>\n  #define X 1\n"), "#include<a>\n#define X 1");
 }
 
+TEST(SourceText, CodeTokensSkipCommentsAndKeepLiteralsWhole) {
+  using Tokens = std::vector<std::string>;
+  EXPECT_EQ(
+      code_tokens("extern \"C\" __host__ void kernel(float* x);"),
+      (Tokens{"extern", "\"C\"", "__host__", "void", "kernel", "(", "float", "*", "x", ")", ";"}));
+  EXPECT_EQ(code_tokens("ker\\\nnel /* void kernel( */ // kernel(\n(x)"),
+            (Tokens{"kernel", "(", "x", ")"}));
+  EXPECT_EQ(code_tokens("f(\"a \\\" b\", 'q', R\"x(void kernel()x\", u8\"s\")"),
+            (Tokens{"f", "(", "\"a \\\" b\"", ",", "'q'", ",", "R", "\"x(void kernel()x\"", ",",
+                    "u8", "\"s\"", ")"}));
+  EXPECT_EQ(code_tokens("n = 1'000.5f;\"\"\"\""),
+            (Tokens{"n", "=", "1'000.5f", ";", "\"\"", "\"\""}));
+  EXPECT_EQ(code_tokens("%:include <a.h>\n"),
+            (Tokens{"%", ":", "include", "<", "a", ".", "h", ">"}));
+  EXPECT_EQ(code_tokens("__global__ void k<<<1, 2>>>();"),
+            (Tokens{"__global__", "void", "k", "<", "<", "<", "1", ",", "2", ">", ">", ">", "(",
+                    ")", ";"}));
+}
+
 }  // namespace
 }  // namespace accelopt::kernel
