@@ -29,7 +29,7 @@ namespace accelopt::agents {
 struct LlmAgentOptions {
   std::filesystem::path prompts_dir;          // the user's templates; empty: the built-in ones only
   std::filesystem::path builtin_prompts_dir;  // empty: builtin_prompts_dir()
-  std::string platform = "cpu";  // selects prompts/platform/<platform>.mustache
+  std::string platform = "cpu";               // selects prompts/platform/<platform>.mustache
   // `machine`: what the platform says of its device (platform/machine_description.h), handed over
   // by the CLI; null: nothing is said of it.
   Json machine;

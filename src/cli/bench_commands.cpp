@@ -135,8 +135,8 @@ void print_csv(const std::vector<BenchRow>& rows, std::ostream& out) {
 int run_bench(const BenchArguments& arguments) {
   platform::PlatformChoice choice = platform::parse_platform_choice(arguments.platform);
   const std::string& extension = choice.kernel_extension;
-  std::filesystem::path suite = arguments.suite.empty() ? default_suite(choice.name)
-                                                        : std::filesystem::path(arguments.suite);
+  std::filesystem::path suite =
+      arguments.suite.empty() ? default_suite(choice.name) : std::filesystem::path(arguments.suite);
   std::vector<std::string> names = split_list(arguments.tasks);
   if (names.empty()) {
     for (const auto& entry : std::filesystem::directory_iterator(suite)) {

@@ -74,8 +74,8 @@ struct MachineArguments {
 // What the platform measures and says of its machine: the facts the agents are told.
 int run_machine_probe(const MachineArguments& arguments) {
   platform::PlatformChoice choice = platform::parse_platform_choice(arguments.platform);
-  platform::BuiltPlatform built = platform::make_platform(
-      choice, {.progress = &std::cerr, .probe_again = arguments.force});
+  platform::BuiltPlatform built =
+      platform::make_platform(choice, {.progress = &std::cerr, .probe_again = arguments.force});
   if (arguments.json) {
     std::cout << built.description.record.dump(2) << "\n";
   } else {

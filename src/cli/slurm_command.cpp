@@ -24,7 +24,7 @@ struct SlurmArguments {
   std::string partition;
   std::string platform = "cpu";
   std::string time = "04:00:00";
-  int cpus_per_worker = 2;  // one core times, the other compiles
+  int cpus_per_worker = 2;   // one core times, the other compiles
   int gpus_per_worker = -1;  // default: what the platform says one worker holds
   double idle_exit_seconds = 600;
   int64_t max_jobs = 0;  // per worker; 0: no limit
@@ -53,8 +53,7 @@ std::string sbatch_script(const SlurmArguments& arguments) {
   // The registry checks the value (an evaluator's file, made absolute for the workers) and says
   // how many devices one worker holds.
   platform::PlatformChoice choice = platform::parse_platform_choice(arguments.platform);
-  int gpus =
-      arguments.gpus_per_worker >= 0 ? arguments.gpus_per_worker : choice.devices_per_worker;
+  int gpus = arguments.gpus_per_worker >= 0 ? arguments.gpus_per_worker : choice.devices_per_worker;
   std::filesystem::path logs = std::filesystem::absolute(arguments.log_directory);
   std::string script = "#!/bin/bash\n";
   script += "#SBATCH --job-name=accelopt-worker\n";

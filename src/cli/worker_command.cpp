@@ -34,8 +34,8 @@ std::chrono::milliseconds milliseconds(double seconds) {
 int run_worker_command(const WorkerArguments& arguments) {
   // The same platforms as optimize's --platform; the jobs claimed are those queued for this value.
   platform::PlatformChoice choice = platform::parse_platform_choice(arguments.platform);
-  platform::BuiltPlatform platform = platform::make_platform(
-      choice, {.compiler = arguments.compiler, .progress = &std::cerr});
+  platform::BuiltPlatform platform =
+      platform::make_platform(choice, {.compiler = arguments.compiler, .progress = &std::cerr});
   queue::WorkerOptions options;
   options.url = arguments.db;
   options.platform = choice.value;
@@ -62,9 +62,9 @@ void register_worker_command(CLI::App& app, CommandTable& table) {
       app.add_subcommand("worker", "Claim and evaluate kernels from a shared PostgreSQL queue");
   worker->add_option("--db", arguments->db, "the shared database, postgresql://…")->required();
   worker
-      ->add_option("--platform", arguments->platform,
-                   platform::platform_forms() +
-                       ": the jobs to claim (the value optimize --platform queued)")
+      ->add_option(
+          "--platform", arguments->platform,
+          platform::platform_forms() + ": the jobs to claim (the value optimize --platform queued)")
       ->capture_default_str();
   worker->add_option("--name", arguments->name, "this worker's name (default: host:pid)");
   worker->add_option("--compiler", arguments->compiler, "C++ compiler for the kernels");

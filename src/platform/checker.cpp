@@ -85,7 +85,8 @@ OutputCheck check_outputs(const task::Task& task, const task::InputSet* set,
   return combined;
 }
 
-bool record_output_check(const OutputCheck& check, const std::string& when, kernel::Verdict& verdict) {
+bool record_output_check(const OutputCheck& check, const std::string& when,
+                         kernel::Verdict& verdict) {
   kernel::Correctness& c = verdict.correctness;
   c.rel_l2_error = std::max(c.rel_l2_error, check.rel_l2_error);
   c.max_abs_error = std::max(c.max_abs_error, check.max_abs_error);

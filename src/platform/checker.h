@@ -53,6 +53,7 @@ OutputCheck check_outputs(const task::Task& task, const task::InputSet* set,
 
 // Adds `check`'s errors to the verdict's worst so far; when it failed, the verdict becomes
 // INCORRECT_NUMERICAL with a message that starts with `when`, and false is returned.
-bool record_output_check(const OutputCheck& check, const std::string& when, kernel::Verdict& verdict);
+bool record_output_check(const OutputCheck& check, const std::string& when,
+                         kernel::Verdict& verdict);
 
 }  // namespace accelopt::platform

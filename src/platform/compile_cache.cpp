@@ -37,8 +37,8 @@ std::optional<Json> CompileCache::load(const std::string& key) const {
 
 std::filesystem::path CompileCache::staging(const std::string& key) const {
   std::filesystem::path folder = entry(key);
-  folder += fmt::format(".tmp.{}.{}", getpid(),
-                        std::hash<std::thread::id>{}(std::this_thread::get_id()));
+  folder +=
+      fmt::format(".tmp.{}.{}", getpid(), std::hash<std::thread::id>{}(std::this_thread::get_id()));
   std::filesystem::remove_all(folder);
   std::filesystem::create_directories(folder);
   return folder;

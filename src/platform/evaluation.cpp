@@ -30,9 +30,8 @@ double least_seconds(const task::Task& task, const kernel::RooflineScore& score,
   return score.peak_seconds / sharing;
 }
 
-Verdict finish_timed(VerdictStart& started, const task::Task& task,
-                     const task::Workload& workload, const Peaks& peaks,
-                     const std::string& device) {
+Verdict finish_timed(VerdictStart& started, const task::Task& task, const task::Workload& workload,
+                     const Peaks& peaks, const std::string& device) {
   Verdict& verdict = started.verdict;
   const Timing& timing = verdict.timing.value();
   std::string score_text;
@@ -59,9 +58,8 @@ Verdict finish_timed(VerdictStart& started, const task::Task& task,
   }
   return started.finish(
       Status::kPassed, fmt::format("correct on {} cases; {:.3f}x the {} [{:.3f}, {:.3f}]{}",
-                                   verdict.correctness.seeds_checked, timing.speedup,
-                                   timing.anchor, timing.speedup_low, timing.speedup_high,
-                                   score_text));
+                                   verdict.correctness.seeds_checked, timing.speedup, timing.anchor,
+                                   timing.speedup_low, timing.speedup_high, score_text));
 }
 
 std::vector<size_t> buffer_sizes(const task::Task& task, const task::Workload& workload) {

@@ -39,11 +39,11 @@ double least_seconds(const task::Task& task, const kernel::RooflineScore& score,
 
 // Ends a verdict whose correctness and timing (`started.verdict.timing`) are in: the roofline score
 // at `peaks` (none when they are empty: no score and no physics check), the score's figures in the
-// profile, then REJECTED_PHYSICS when the latency beats physics, else PASSED with the sentence every
-// platform prints. `device` names the device in the rejection ("this machine's CPU", "this GPU").
-Verdict finish_timed(VerdictStart& started, const task::Task& task,
-                     const task::Workload& workload, const Peaks& peaks,
-                     const std::string& device);
+// profile, then REJECTED_PHYSICS when the latency beats physics, else PASSED with the sentence
+// every platform prints. `device` names the device in the rejection ("this machine's CPU", "this
+// GPU").
+Verdict finish_timed(VerdictStart& started, const task::Task& task, const task::Workload& workload,
+                     const Peaks& peaks, const std::string& device);
 
 // The byte size of each of the task's inputs, then each output, at `workload`.
 std::vector<size_t> buffer_sizes(const task::Task& task, const task::Workload& workload);

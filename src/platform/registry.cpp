@@ -39,8 +39,7 @@ PlatformChoice parse_platform_choice(const std::string& value) {
     choice.prompt_fragment = entry.prompt_fragment;
     choice.devices_per_worker = entry.devices_per_worker;
     if (entry.takes_argument) {
-      choice.argument =
-          std::filesystem::absolute(value.substr(entry.name.size() + 1)).string();
+      choice.argument = std::filesystem::absolute(value.substr(entry.name.size() + 1)).string();
       choice.value = entry.name + ":" + choice.argument;
       if (entry.configure) entry.configure(choice);
     }

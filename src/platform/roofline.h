@@ -25,8 +25,8 @@ struct BandwidthPoint {
 };
 
 // Which cores a device's ceilings were measured on. The CPU probe times one core, so a task that
-// runs on T threads may reach T times its ceilings; a GPU's or an evaluator's ceilings are the whole
-// device's already.
+// runs on T threads may reach T times its ceilings; a GPU's or an evaluator's ceilings are the
+// whole device's already.
 enum class CeilingScope : uint8_t { kOneCore, kWholeDevice };
 
 // A device's measured ceilings by working set: FMA and vector peaks, and streaming bandwidth at

@@ -50,8 +50,7 @@ TEST_P(BaselineTest, PassesEveryInputSet) {
   const char* chosen = std::getenv("ACCELOPT_BASELINE_WORKLOAD");
   const task::Workload& workload = task.workload(chosen != nullptr ? chosen : "small");
   std::vector<platform::cpu::CaseSpec> specs = platform::cpu::correctness_cases(task);
-  std::vector<platform::ReferenceCase> reference =
-      platform_->run_reference(task, workload, specs);
+  std::vector<platform::ReferenceCase> reference = platform_->run_reference(task, workload, specs);
 
   // The baseline's outputs on the same cases: run it in the reference's place.
   TempDir directory("accelopt-baseline");

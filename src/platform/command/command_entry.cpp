@@ -16,9 +16,8 @@ MachineDescription describe_machine(const CommandPlatformOptions& options) {
     description.facts.emplace_back(
         "ceilings", fmt::format("FMA {:.1f} GFLOP/s, other vector arithmetic {:.1f} GFLOP/s ({})",
                                 options.ceilings.fma_gflops, options.ceilings.vector_gflops,
-                                options.ceilings.scope == CeilingScope::kOneCore
-                                    ? "one core"
-                                    : "whole device"));
+                                options.ceilings.scope == CeilingScope::kOneCore ? "one core"
+                                                                                 : "whole device"));
     machine["fma_gflops"] = fmt::format("{:.1f}", options.ceilings.fma_gflops);
     machine["vector_gflops"] = fmt::format("{:.1f}", options.ceilings.vector_gflops);
   } else {

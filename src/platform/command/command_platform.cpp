@@ -78,7 +78,7 @@ bool check_outputs(const task::Task& task, const std::vector<ReferenceCase>& cas
       std::vector<const float*> values;
       for (const std::vector<float>& output : got->values) values.push_back(output.data());
       if (!record_output_check(platform::check_outputs(task, set, values, reference_case.outputs),
-                                    when, verdict)) {
+                               when, verdict)) {
         return false;
       }
       ++verdict.correctness.seeds_checked;

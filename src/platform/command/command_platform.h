@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "platform/command/evaluator_protocol.h"
 #include "platform/checker.h"
-#include "platform/roofline.h"
+#include "platform/command/evaluator_protocol.h"
 #include "platform/platform.h"
+#include "platform/roofline.h"
 
 namespace accelopt::platform::command {
 

@@ -8,11 +8,10 @@
 
 #include "platform/checker.h"
 #include "platform/cpu/runner.h"
-#include "platform/shared_buffers.h"
 #include "platform/platform.h"
+#include "platform/shared_buffers.h"
 
 namespace accelopt::platform::cpu {
-
 
 // Slot 0 only: the one the harness's single calls use.
 void load_case(SharedBuffers& buffers, const task::Task& task, const ReferenceCase& reference_case);
@@ -24,7 +23,6 @@ void clear_outputs(SharedBuffers& buffers, const SlotLayout& layout, int output_
 
 // The layout of one slot for `task`: its inputs, then its outputs.
 SlotLayout single_slot(const task::Task& task);
-
 
 // No fence damaged, inputs unchanged, no thread left behind, outputs equal to the reference's.
 // Fills `verdict` (status, message, correctness figures) and returns false on the first failure;

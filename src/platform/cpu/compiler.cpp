@@ -114,7 +114,6 @@ Compiler::Compiler(CompilerOptions options)
   }
   version_ = version.output.substr(0, version.output.find('\n'));
   is_clang_ = version_.find("clang") != std::string::npos;
-
 }
 
 CommandResult Compiler::run_stage(const std::vector<std::string>& arguments,
@@ -151,8 +150,8 @@ CompileResult Compiler::compile(const std::string& source, const std::string& he
   std::vector<std::string> flags = options_.flags;
   flags.insert(flags.end(), extra_flags.begin(), extra_flags.end());
   CompileResult result;
-  result.key = CompileCache::key(std::string(kPipelineVersion) + "\n" + version_, flags, header,
-                                 source);
+  result.key =
+      CompileCache::key(std::string(kPipelineVersion) + "\n" + version_, flags, header, source);
   result.directory = cache_.entry(result.key);
 
   auto load_cached = [&]() -> bool {

@@ -40,9 +40,8 @@ MachineDescription describe_machine(const CpuDescription& cpu, const MachinePeak
   std::string flags = flags_text(compiler.flags());
   description.facts = {
       {"cpu", cpu.model_name},
-      {"vectors",
-       fmt::format("{}, {}-bit registers, {} float32 lanes{}", cpu.isa, cpu.vector_bits,
-                   cpu.floats_per_vector(), cpu.fma ? ", FMA" : "")},
+      {"vectors", fmt::format("{}, {}-bit registers, {} float32 lanes{}", cpu.isa, cpu.vector_bits,
+                              cpu.floats_per_vector(), cpu.fma ? ", FMA" : "")},
       {"cores", std::to_string(cpu.cores)},
       {"caches", fmt::format("L1d {} KiB and L2 {} KiB per core; L3 {} KiB shared among cores",
                              cpu.l1d_kib, cpu.l2_kib, cpu.l3_kib)},
@@ -101,8 +100,7 @@ PlatformEntry platform_entry() {
   entry.summary = "this machine's CPU (the default)";
   entry.kernel_extension = ".cpp";
   entry.prompt_fragment = "cpu";
-  entry.make = [](const PlatformChoice&, const PlatformSettings& settings,
-                  const ReferenceCases&) {
+  entry.make = [](const PlatformChoice&, const PlatformSettings& settings, const ReferenceCases&) {
     auto platform = std::make_unique<CpuPlatform>(
         options_for(settings), load_or_probe_machine(settings.probe_again, settings.progress));
     MadePlatform made;

@@ -57,9 +57,9 @@ class Runner {
 
   void pause() { process_.pause(); }  // the other side is being timed
   void resume() { process_.resume(); }
-  int thread_count() const;    // threads alive in the runner now
+  int thread_count() const;                                 // threads alive in the runner now
   std::string output() const { return process_.output(); }  // through filter_kernel_output
-  const Json& sandbox() const { return sandbox_; }  // the measures the runner reported
+  const Json& sandbox() const { return sandbox_; }          // the measures the runner reported
 
  private:
   // Sends `command` (n calls) and waits for DONE.

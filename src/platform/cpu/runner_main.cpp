@@ -44,13 +44,13 @@
 
 namespace {
 
-using accelopt::platform::cpu::CallSlots;
 using accelopt::platform::kCommandFd;
 using accelopt::platform::kLibraryFd;
 using accelopt::platform::kReplyFd;
+using accelopt::platform::kSharedMemoryFd;
+using accelopt::platform::cpu::CallSlots;
 using accelopt::platform::cpu::kRunnerForbiddenSyscall;
 using accelopt::platform::cpu::kRunnerSetupFailure;
-using accelopt::platform::kSharedMemoryFd;
 using accelopt::platform::cpu::SlotLayout;
 using accelopt::platform::cpu::turn_slots;
 

@@ -26,8 +26,8 @@
 
 #include "platform/cpu/call_check.h"
 #include "platform/cpu/runner.h"
-#include "platform/shared_buffers.h"
 #include "platform/paired_timing.h"
+#include "platform/shared_buffers.h"
 
 namespace accelopt::platform::cpu {
 

@@ -81,7 +81,8 @@ PlatformEntry platform_entry() {
                   const ReferenceCases& references) {
     if (auto missing = missing_nvidia_device()) throw UserError("cuda: " + *missing);
     if (auto unavailable = cuda_unavailable_reason()) throw UserError("cuda: " + *unavailable);
-    if (settings.progress) *settings.progress << "probing the GPU's ceilings (accelopt-gpu-probe)\n";
+    if (settings.progress)
+      *settings.progress << "probing the GPU's ceilings (accelopt-gpu-probe)\n";
     GpuCeilings ceilings = probe_gpu();
     auto platform = std::make_unique<CudaPlatform>(CudaPlatformOptions{}, ceilings, references);
     MadePlatform made;

@@ -46,8 +46,7 @@ std::string tensor_name(const task::Task& task, size_t index) {
 
 // After FETCH: fences intact, inputs unchanged, outputs equal to the reference's.
 bool check_fetched(const task::Task& task, const SharedBuffers& buffers,
-                   const ReferenceCase& reference_case, const std::string& when,
-                   Verdict& verdict) {
+                   const ReferenceCase& reference_case, const std::string& when, Verdict& verdict) {
   if (auto damaged = buffers.damaged_canary()) {
     verdict.status = Status::kIncorrectShape;
     verdict.message = fmt::format("{}: the kernel wrote outside {} in device memory", when,
@@ -68,8 +67,8 @@ bool check_fetched(const task::Task& task, const SharedBuffers& buffers,
   for (size_t o = 0; o < task.outputs.size(); ++o) {
     outputs.push_back(buffers.floats(task.inputs.size() + o));
   }
-  return record_output_check(check_outputs(task, set, outputs, reference_case.outputs),
-                                  when, verdict);
+  return record_output_check(check_outputs(task, set, outputs, reference_case.outputs), when,
+                             verdict);
 }
 
 CudaRunnerOptions runner_options(const std::filesystem::path& program,
@@ -90,9 +89,8 @@ struct CudaKernel {
 
 // One checked call: load the case, call once, fetch, check everything on this side. On failure the
 // verdict holds the status and the message.
-bool checked_call(CudaKernel kernel, const task::Task& task,
-                  const ReferenceCase& reference_case, const std::string& when,
-                  Milliseconds timeout, Verdict& verdict) {
+bool checked_call(CudaKernel kernel, const task::Task& task, const ReferenceCase& reference_case,
+                  const std::string& when, Milliseconds timeout, Verdict& verdict) {
   prepare_case(kernel.buffers, task, reference_case);
   for (int step = 0; step < 3; ++step) {
     StepResult result = step == 0   ? kernel.runner.load(timeout)
@@ -113,8 +111,8 @@ bool checked_call(CudaKernel kernel, const task::Task& task,
 // answers is caught); the check is outside the events, so it costs the timing nothing.
 class CudaTurns : public PairedTurns {
  public:
-  CudaTurns(const task::Task& task, const std::vector<ReferenceCase>& cases,
-            CudaKernel candidate, CudaKernel anchor, std::string anchor_name, Milliseconds timeout)
+  CudaTurns(const task::Task& task, const std::vector<ReferenceCase>& cases, CudaKernel candidate,
+            CudaKernel anchor, std::string anchor_name, Milliseconds timeout)
       : task_(task),
         cases_(cases),
         candidate_(candidate),

@@ -47,7 +47,7 @@ class CudaRunner {
   void pause() { process_.pause(); }
   void resume() { process_.resume(); }
   std::string output() const { return process_.output(); }  // through filter_kernel_output
-  const Json& sandbox() const { return sandbox_; }  // the measures the runner reported
+  const Json& sandbox() const { return sandbox_; }          // the measures the runner reported
 
  private:
   StepResult step(const std::string& command, std::chrono::milliseconds timeout);

@@ -28,7 +28,7 @@ struct GpuCeilings {
   double fp32_fma_gflops = 0;
   double fp32_add_gflops = 0;
   std::map<std::string, double> tensor_gflops;  // by precision: "tf32", "fp16", "bf16"
-  std::vector<BandwidthPoint> bandwidth;   // ascending working sets
+  std::vector<BandwidthPoint> bandwidth;        // ascending working sets
 
   // The scoring structure. The tasks are float32 with a 2e-5 tolerance, which TF32 tensor cores
   // cannot meet, so matmul FLOPs are held to the FP32 FMA peak; the tensor peaks stay in the

@@ -36,7 +36,7 @@ TEST(GpuProbe, ParsesIntoTheSameCeilingsStructureAsTheCpuProbe) {
 TEST(GpuProbe, ScoresAMatmulAgainstTheFp32Peak) {
   Peaks peaks = parse_gpu_probe(kH100Output).to_peaks();
   task::RooflineCounts counts{2.0 * 4096 * 4096 * 4096, 0, 4.0 * 3 * 4096 * 4096};
-  RooflineScore score = score_roofline(counts, peaks, 0.01);
+  kernel::RooflineScore score = score_roofline(counts, peaks, 0.01);
   EXPECT_EQ(score.bound, "fma");
   EXPECT_NEAR(score.percent_of_peak, 100 * counts.mm_flops / 51200.5e9 / 0.01, 1e-6);
 }

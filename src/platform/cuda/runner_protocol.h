@@ -27,7 +27,6 @@
 
 namespace accelopt::platform::cuda {
 
-
 enum class ReplyKind : uint8_t { kReady, kFail, kLoaded, kDone, kFetched, kError };
 
 struct RunnerReply {
