@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 #include <iostream>
 #include <memory>
 #include <regex>
@@ -13,6 +12,7 @@
 #include "common/error.h"
 #include "common/files.h"
 #include "platform/registry.h"
+#include "report/bench_text.h"
 #include "task/npy.h"
 #include "task/task.h"
 
@@ -28,12 +28,6 @@ struct BenchArguments {
   bool json = false, csv = false, no_library = false;
   double budget = 20;
   double target = 0.02;
-};
-
-struct BenchRow {
-  std::string task, kernel;
-  bool library = false;
-  kernel::Verdict verdict;
 };
 
 // bench/<platform>: the suite written for the platform's kernels (bench/cpu, bench/cuda).
@@ -87,51 +81,6 @@ void check_kernels(const std::filesystem::path& from, const std::vector<std::str
       from.string(), names.size(), extension, extension, extension, from.string(), extension));
 }
 
-std::string cell_latency(const kernel::Verdict& verdict) {
-  if (!verdict.timing) return "-";
-  const auto& t = *verdict.timing;
-  return fmt::format("{:.4g} [{:.4g}, {:.4g}]", t.latency_seconds * 1e3, t.latency_low * 1e3,
-                     t.latency_high * 1e3);
-}
-
-void print_table(const std::vector<BenchRow>& rows, std::ostream& out) {
-  out << fmt::format("{:<24} {:<16} {:<20} {:>28} {:>8} {:>7} {:>9}\n", "task", "kernel", "status",
-                     "latency ms [95% CI]", "% peak", "bound", "speedup");
-  double log_sum = 0;
-  int counted = 0, passed = 0, tasks = 0;
-  for (const BenchRow& row : rows) {
-    const kernel::Verdict& v = row.verdict;
-    std::string percent = v.roofline ? fmt::format("{:.1f}", v.roofline->percent_of_peak) : "-";
-    std::string bound = v.roofline ? v.roofline->bound : "-";
-    std::string speedup = v.timing ? fmt::format("{:.2f}x", v.timing->speedup) : "-";
-    out << fmt::format("{:<24} {:<16} {:<20} {:>28} {:>8} {:>7} {:>9}\n", row.task, row.kernel,
-                       kernel::status_name(v.status), cell_latency(v), percent, bound, speedup);
-    if (!v.passed() && !v.message.empty()) out << "    " << v.message << "\n";
-    if (row.library) continue;
-    ++tasks;
-    if (v.passed() && v.roofline && v.roofline->percent_of_peak > 0) {
-      log_sum += std::log(v.roofline->percent_of_peak);
-      ++counted;
-      ++passed;
-    }
-  }
-  out << fmt::format("\n{} of {} task kernels passed; geometric mean of % of peak: {}\n", passed,
-                     tasks, counted ? fmt::format("{:.1f} %", std::exp(log_sum / counted)) : "-");
-}
-
-void print_csv(const std::vector<BenchRow>& rows, std::ostream& out) {
-  out << "task,kernel,status,latency_ms,latency_low_ms,latency_high_ms,percent_of_peak,bound,"
-         "speedup\n";
-  for (const BenchRow& row : rows) {
-    const kernel::Verdict& v = row.verdict;
-    out << fmt::format(
-        "{},{},{},{},{},{},{},{},{}\n", row.task, row.kernel, kernel::status_name(v.status),
-        v.timing ? v.timing->latency_seconds * 1e3 : 0, v.timing ? v.timing->latency_low * 1e3 : 0,
-        v.timing ? v.timing->latency_high * 1e3 : 0, v.roofline ? v.roofline->percent_of_peak : 0,
-        v.roofline ? v.roofline->bound : "", v.timing ? v.timing->speedup : 0);
-  }
-}
-
 int run_bench(const BenchArguments& arguments) {
   platform::PlatformChoice choice = platform::parse_platform_choice(arguments.platform);
   const std::string& extension = choice.kernel_extension;
@@ -149,7 +98,7 @@ int run_bench(const BenchArguments& arguments) {
   if (!arguments.kernels.empty()) check_kernels(arguments.kernels, names, extension);
 
   platform::BuiltPlatform built = platform::make_platform(choice, {.progress = &std::cerr});
-  std::vector<BenchRow> rows;
+  std::vector<report::BenchRow> rows;
   size_t index = 0;
   for (const std::string& name : names) {
     ++index;
@@ -198,7 +147,7 @@ int run_bench(const BenchArguments& arguments) {
           while (flags >> flag) request.extra_flags.push_back(flag);
         }
       }
-      BenchRow row{name, entry.label, entry.library, built.get().evaluate(request)};
+      report::BenchRow row{name, entry.label, entry.library, built.get().evaluate(request)};
       const kernel::Verdict& v = row.verdict;
       std::cerr << fmt::format(
           "      {} {}\n", kernel::status_name(v.status),
@@ -207,20 +156,13 @@ int run_bench(const BenchArguments& arguments) {
     }
   }
   if (arguments.json) {
-    Json json = Json::array();
-    for (const BenchRow& row : rows) {
-      json.push_back({{"task", row.task},
-                      {"kernel", row.kernel},
-                      {"library", row.library},
-                      {"verdict", row.verdict.to_json()}});
-    }
-    std::cout << json.dump(2) << "\n";
+    report::print_bench_json(std::cout, rows);
   } else if (arguments.csv) {
-    print_csv(rows, std::cout);
+    report::print_bench_csv(std::cout, rows);
   } else {
-    print_table(rows, std::cout);
+    report::print_bench_table(std::cout, rows);
   }
-  for (const BenchRow& row : rows) {
+  for (const report::BenchRow& row : rows) {
     if (!row.verdict.passed()) return 1;
   }
   return 0;

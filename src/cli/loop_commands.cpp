@@ -1,11 +1,11 @@
 // optimize and resume: wire task, platform, agents and store together into a search and print its
-// summary. The configuration file is read once (ConfigFile); one function (make_context) builds the
-// search's context for both commands. To add a flag: a field in OptimizeArguments (or
-// ResumeArguments), a line in its add_*_flags, and its use in run_optimize (or run_resume).
+// summary (report/run_summary_text.h). The configuration file is read once (ConfigFile); one
+// function (make_context) builds the search's context for both commands. To add a flag: a field in
+// OptimizeArguments (or ResumeArguments), a line in its add_*_flags, and its use in run_optimize
+// (or run_resume).
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <cmath>
 #include <iostream>
 #include <memory>
 
@@ -22,6 +22,7 @@
 #include "platform/registry.h"
 #include "queue/remote_platform.h"
 #include "report/progress.h"
+#include "report/run_summary_text.h"
 #include "search/beam_search.h"
 #include "search/config.h"
 #include "store/store.h"
@@ -233,53 +234,6 @@ void check_tunable(const std::string& mode, const std::string& source) {
   }
 }
 
-// The best's % of peak derives from the baseline's (search/figures.h): best % / baseline % is the
-// speedup; the speedup is the confirmation's when the run ended with one.
-void print_summary(const search::RunSummary& summary) {
-  std::cout << fmt::format("\n{:<10} {:>22} {:>12}\n", "kernel", "speedup", "% of peak");
-  std::cout << fmt::format("{:<10} {:>22} {:>11.1f}%\n", "baseline", "1.00x",
-                           summary.baseline_percent_of_peak);
-  std::cout << fmt::format("{:<10} {:>22} {:>11.1f}%\n", "best",
-                           fmt::format("{:.2f}x [{:.2f}, {:.2f}]", summary.best_speedup,
-                                       summary.best_speedup_low, summary.best_speedup_high),
-                           summary.best_percent_of_peak);
-  if (!summary.outcome.empty()) std::cout << summary.outcome << "\n";
-  std::cout << fmt::format("run {}: {} ({} iterations, {} evaluations); see `accelopt show {}`\n",
-                           summary.run_id, summary.state, summary.iterations_done,
-                           summary.evaluations, summary.run_id);
-  if (search::worth_resuming(summary.state)) {
-    std::cout << fmt::format("continue it with `accelopt resume {}`\n", summary.run_id);
-  }
-}
-
-// Several tasks: one table, percentage of peak before and after, and the geometric means.
-void print_summaries(const std::vector<std::pair<std::string, search::RunSummary>>& summaries) {
-  std::cout << fmt::format("\n{:<24} {:>5} {:>10} {:>10} {:>22}  {}\n", "task", "run", "baseline %",
-                           "best %", "speedup (confirmed)", "state");
-  double log_before = 0, log_after = 0;
-  int counted = 0;
-  for (const auto& [name, summary] : summaries) {
-    std::string speedup = fmt::format("{:.2f}x [{:.2f}, {:.2f}]", summary.best_speedup,
-                                      summary.best_speedup_low, summary.best_speedup_high);
-    std::string note = !summary.confirmed    ? ", not confirmed"
-                       : summary.significant ? ""
-                                             : ", no significant improvement";
-    std::cout << fmt::format("{:<24} {:>5} {:>9.1f}% {:>9.1f}% {:>22}  {}{}\n", name,
-                             summary.run_id, summary.baseline_percent_of_peak,
-                             summary.best_percent_of_peak, speedup, summary.state, note);
-    if (summary.baseline_percent_of_peak > 0 && summary.best_percent_of_peak > 0) {
-      log_before += std::log(summary.baseline_percent_of_peak);
-      log_after += std::log(summary.best_percent_of_peak);
-      ++counted;
-    }
-  }
-  if (counted > 0) {
-    std::cout << fmt::format("{:<24} {:>5} {:>9.1f}% {:>9.1f}% {:>21.2f}x\n", "geometric mean", "",
-                             std::exp(log_before / counted), std::exp(log_after / counted),
-                             std::exp((log_after - log_before) / counted));
-  }
-}
-
 // The preset, then the file's [search] and [memory] tables, then the flags.
 search::SearchConfig search_config(const OptimizeArguments& arguments, const ConfigFile& file) {
   search::SearchConfig config = search::preset(arguments.preset);
@@ -363,9 +317,9 @@ int run_optimize(const OptimizeArguments& arguments) {
     summaries.emplace_back(task.name, summary);
   }
   if (summaries.size() == 1) {
-    print_summary(summaries[0].second);
+    report::print_run_summary(std::cout, summaries[0].second);
   } else {
-    print_summaries(summaries);
+    report::print_run_summaries(std::cout, summaries);
   }
   return code;
 }
@@ -395,7 +349,7 @@ int run_resume(const ResumeArguments& arguments) {
   search::SearchContext context = make_context(task, *bench, *agents, signals);
   search::RunSummary summary =
       search::resume_run(arguments.run_id, context, arguments.more_iterations);
-  print_summary(summary);
+  report::print_run_summary(std::cout, summary);
   return exit_code(summary.state, signals);
 }
 

@@ -10,7 +10,7 @@
 #include "common/error.h"
 #include "common/files.h"
 #include "memory/memory.h"
-#include "report/run_view.h"
+#include "report/memory_text.h"
 
 namespace accelopt::cli {
 namespace {
@@ -38,15 +38,9 @@ int run_memory(const std::string& action, const std::string& argument, const std
   // Only import may make a database; the others read one (clear on none would have nothing to do).
   auto store = open_workspace(workspace, action == "import" ? Access::kWrite : Access::kRead);
   if (action == "list") {
-    int shown = 0;
-    for (const auto& entry : store->memory_entries()) {
-      if (!task.empty() && entry.task != task) continue;
-      ++shown;
-      std::cout << fmt::format("#{:<5} {:<14} run {:<3} {} {:.2f}x  {}\n", entry.id, entry.task,
-                               entry.run_id, entry.positive ? "+" : "-", entry.speedup,
-                               report::one_line(entry.insight.value("title", ""), 80));
-    }
-    if (shown == 0) std::cout << "the memory is empty\n";
+    std::vector<store::MemoryEntryRecord> entries = store->memory_entries();
+    std::erase_if(entries, [&](const auto& entry) { return !task.empty() && entry.task != task; });
+    report::print_memory_entries(std::cout, entries);
     return 0;
   }
   if (action == "show") {

@@ -138,6 +138,17 @@ TEST_F(ReportCommands, ATruncatedDatabaseIsCalledDamaged) {
   }
 }
 
+TEST_F(ReportCommands, AnotherProgramsFileIsCalledDamaged) {
+  std::filesystem::path other = dir_.path() / "other";
+  std::filesystem::create_directories(other);
+  write_file_atomic(store::database_path(other), std::string(4096, 'x'));
+  Result runs = accelopt("runs --workspace " + other.string(), dir_.path());
+  EXPECT_EQ(runs.code, 2) << runs.output;
+  EXPECT_NE(runs.output.find("is damaged: it is not a SQLite file"), std::string::npos)
+      << runs.output;
+  EXPECT_NE(runs.output.find(".recover"), std::string::npos) << runs.output;
+}
+
 // Chromium as Debian packages it; empty when there is none.
 std::string find_chromium() {
   for (const char* name : {"/usr/bin/chromium", "/usr/bin/chromium-browser"}) {

@@ -1,6 +1,6 @@
 // A workspace is a folder holding the kernel database (accelopt.db). Commands that only read it
-// must not create one in a mistyped folder, and a damaged file deserves a message that says so and
-// how to recover, rather than SQLite's "not a database".
+// must not create one in a mistyped folder; a damaged file is the store's to name
+// (store::DamagedDatabase).
 #pragma once
 
 #include <memory>
@@ -18,9 +18,5 @@ enum class Access : uint8_t {
 };
 
 std::unique_ptr<store::Store> open_workspace(const std::string& workspace, Access access);
-
-// Why the SQLite file at `path` cannot be a whole database (truncated header or pages), or empty
-// when nothing is visibly wrong with it.
-std::string damage_of(const std::filesystem::path& path);
 
 }  // namespace accelopt::cli

@@ -10,6 +10,8 @@
 
 #include "common/error.h"
 #include "store/backend.h"
+#include "store/sqlite_file.h"
+#include "store/store.h"
 
 namespace accelopt::store {
 namespace {
@@ -152,6 +154,9 @@ class SqliteBackend : public Backend {
 
 void SqliteBackend::connect() {
   bool in_memory = path_ == ":memory:";
+  if (!in_memory) {
+    if (auto damage = sqlite_file_damage(path_)) throw DamagedDatabase(path_, *damage);
+  }
   if (!in_memory && path_.has_parent_path()) {
     std::error_code error;
     std::filesystem::create_directories(path_.parent_path(), error);
@@ -179,9 +184,10 @@ void SqliteBackend::connect() {
     table_count = single_integer("SELECT count(*) FROM sqlite_master");
     exec("COMMIT");
   } catch (const InternalError&) {
+    std::string why = sqlite3_errmsg(db_);
     rollback();
-    throw UserError(
-        fmt::format("{}: not a SQLite database (is it another program's file?)", where));
+    throw DamagedDatabase(
+        path_, fmt::format("SQLite cannot read it ({}; is it another program's file?)", why));
   }
   if (table_count > 0 && application_id != kApplicationId) {
     throw UserError(fmt::format(

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "common/call_record.h"
+#include "common/error.h"
 #include "common/json.h"
 #include "kernel/verdict.h"
 
@@ -78,11 +79,27 @@ struct Checkpoint {
   std::string created_at;
 };
 
+// A database file that cannot be read as a whole database: cut short, or not a SQLite file at all.
+// Its message names the file, what is wrong with it and the ways out (a copy, `sqlite3 .recover`,
+// another workspace).
+class DamagedDatabase : public UserError {
+ public:
+  DamagedDatabase(const std::filesystem::path& path, const std::string& damage);
+  const std::filesystem::path& path() const { return path_; }
+  // What is wrong: "it is truncated: 50 bytes, less than a SQLite header".
+  const std::string& damage() const { return damage_; }
+
+ private:
+  std::filesystem::path path_;
+  std::string damage_;
+};
+
 class Store {
  public:
   // Opens or creates the database at `path` (parents created) or at a "postgresql://…" URL,
-  // applying pending migrations. Throws UserError for a database that is not accelopt's, was
-  // written by a newer accelopt, or cannot be reached.
+  // applying pending migrations. Throws DamagedDatabase for a SQLite file that is cut short or is
+  // not SQLite's, and UserError for a database that is not accelopt's, was written by a newer
+  // accelopt, or cannot be reached.
   static std::unique_ptr<Store> open(const std::filesystem::path& path);
   ~Store();
   Store(const Store&) = delete;

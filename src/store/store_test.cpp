@@ -1,7 +1,8 @@
 // What the kernel database promises, on each engine it runs on (SQLite, and PostgreSQL where a
 // throwaway server can start): a versioned schema that refuses foreign and newer databases, records
 // that read back as written, units of work that survive a SIGKILL of the writer whole or not at
-// all, and one memory shared by every connection, with its origin.
+// all, and one memory shared by every connection, with its origin; and a SQLite file cut short or
+// not SQLite's refused as damaged, with the ways out.
 #include "store/store.h"
 
 #include <gtest/gtest.h>
@@ -18,6 +19,7 @@
 #include "common/error.h"
 #include "common/files.h"
 #include "store/postgres_test_fixture.h"
+#include "store/sqlite_file.h"
 
 namespace accelopt::store {
 namespace {
@@ -278,11 +280,59 @@ TEST_P(StoreTest, SurvivesAKilledWriter) {
   reopened->record_evaluation(candidate(run, "after"), passed_verdict(1.2));
 }
 
+// A closed SQLite database of one run with many candidates: several pages, no write-ahead log.
+std::filesystem::path written_database(const TempDir& dir) {
+  auto path = dir.path() / "accelopt.db";
+  auto store = Store::open(path);
+  int64_t run = store->create_run(Json{{"task", "axpy"}});
+  for (int index = 0; index < 40; ++index) {
+    CandidateRecord record = candidate(run, "k" + std::to_string(index));
+    record.source = std::string(1000, 'a' + index % 26);
+    store->record_evaluation(record, passed_verdict(1.1));
+  }
+  return path;
+}
+
+// The damage Store::open reports for the file at `path`; empty when it opens.
+std::string damage_on_open(const std::filesystem::path& path) {
+  try {
+    Store::open(path);
+  } catch (const DamagedDatabase& error) {
+    EXPECT_EQ(error.path(), path);
+    EXPECT_NE(std::string(error.what()).find("sqlite3 " + path.string() + " .recover"),
+              std::string::npos)
+        << error.what();
+    return error.damage();
+  }
+  return "";
+}
+
+TEST(StoreSqlite, AHealthyDatabaseIsNotDamaged) {
+  TempDir dir;
+  auto path = written_database(dir);
+  EXPECT_EQ(sqlite_file_damage(path), std::nullopt);
+  EXPECT_EQ(damage_on_open(path), "");
+  EXPECT_EQ(sqlite_file_damage(dir.path() / "missing.db"), std::nullopt);  // a database to come
+}
+
+TEST(StoreSqlite, ATruncatedFileIsDamaged) {
+  TempDir dir;
+  auto path = written_database(dir);
+  auto size = std::filesystem::file_size(path);
+  ASSERT_GT(size, 8192u);
+  std::filesystem::resize_file(path, size / 2);
+  EXPECT_EQ(damage_on_open(path).rfind("it is truncated: ", 0), 0u);
+  EXPECT_NE(damage_on_open(path).find("where its header counts"), std::string::npos);
+  std::filesystem::resize_file(path, 50);
+  EXPECT_EQ(damage_on_open(path), "it is truncated: 50 bytes, less than a SQLite header");
+}
+
 TEST(StoreSqlite, RefusesANonSqliteFile) {
   TempDir dir;
   auto path = dir.path() / "notes.db";
   write_file_atomic(path, std::string(4096, 'x'));
-  EXPECT_THROW(Store::open(path), UserError);
+  EXPECT_THROW(Store::open(path), UserError);  // DamagedDatabase is what a person is told
+  EXPECT_EQ(damage_on_open(path).rfind("it is not a SQLite file", 0), 0u);
 }
 
 TEST(StorePostgres, AnUnreachableServerIsAUserError) {

@@ -1,0 +1,78 @@
+#include "report/bench_text.h"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include <cmath>
+
+#include "common/json.h"
+
+namespace accelopt::report {
+namespace {
+
+constexpr const char* kTableRow = "{:<24} {:<16} {:<20} {:>28} {:>8} {:>7} {:>9}\n";
+
+std::string latency_cell(const kernel::Verdict& verdict) {
+  if (!verdict.timing) return "-";
+  const kernel::Timing& timing = *verdict.timing;
+  return fmt::format("{:.4g} [{:.4g}, {:.4g}]", timing.latency_seconds * 1e3,
+                     timing.latency_low * 1e3, timing.latency_high * 1e3);
+}
+
+void print_table_row(std::ostream& out, const BenchRow& row) {
+  const kernel::Verdict& verdict = row.verdict;
+  std::string percent =
+      verdict.roofline ? fmt::format("{:.1f}", verdict.roofline->percent_of_peak) : "-";
+  std::string bound = verdict.roofline ? verdict.roofline->bound : "-";
+  std::string speedup = verdict.timing ? fmt::format("{:.2f}x", verdict.timing->speedup) : "-";
+  fmt::print(out, kTableRow, row.task, row.kernel, kernel::status_name(verdict.status),
+             latency_cell(verdict), percent, bound, speedup);
+  if (!verdict.passed() && !verdict.message.empty()) out << "    " << verdict.message << "\n";
+}
+
+}  // namespace
+
+void print_bench_table(std::ostream& out, const std::vector<BenchRow>& rows) {
+  fmt::print(out, kTableRow, "task", "kernel", "status", "latency ms [95% CI]", "% peak", "bound",
+             "speedup");
+  double log_sum = 0;
+  int passed = 0, tasks = 0;  // task kernels; passed: with a % of peak for the mean
+  for (const BenchRow& row : rows) {
+    print_table_row(out, row);
+    if (row.library) continue;
+    ++tasks;
+    const kernel::Verdict& verdict = row.verdict;
+    if (verdict.passed() && verdict.roofline && verdict.roofline->percent_of_peak > 0) {
+      log_sum += std::log(verdict.roofline->percent_of_peak);
+      ++passed;
+    }
+  }
+  fmt::print(out, "\n{} of {} task kernels passed; geometric mean of % of peak: {}\n", passed,
+             tasks, passed ? fmt::format("{:.1f} %", std::exp(log_sum / passed)) : "-");
+}
+
+void print_bench_csv(std::ostream& out, const std::vector<BenchRow>& rows) {
+  out << "task,kernel,status,latency_ms,latency_low_ms,latency_high_ms,percent_of_peak,bound,"
+         "speedup\n";
+  for (const BenchRow& row : rows) {
+    const kernel::Verdict& v = row.verdict;
+    fmt::print(
+        out, "{},{},{},{},{},{},{},{},{}\n", row.task, row.kernel, kernel::status_name(v.status),
+        v.timing ? v.timing->latency_seconds * 1e3 : 0, v.timing ? v.timing->latency_low * 1e3 : 0,
+        v.timing ? v.timing->latency_high * 1e3 : 0, v.roofline ? v.roofline->percent_of_peak : 0,
+        v.roofline ? v.roofline->bound : "", v.timing ? v.timing->speedup : 0);
+  }
+}
+
+void print_bench_json(std::ostream& out, const std::vector<BenchRow>& rows) {
+  Json json = Json::array();
+  for (const BenchRow& row : rows) {
+    json.push_back({{"task", row.task},
+                    {"kernel", row.kernel},
+                    {"library", row.library},
+                    {"verdict", row.verdict.to_json()}});
+  }
+  out << json.dump(2) << "\n";
+}
+
+}  // namespace accelopt::report

@@ -1,0 +1,19 @@
+#include "report/memory_text.h"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include "report/run_view.h"
+
+namespace accelopt::report {
+
+void print_memory_entries(std::ostream& out, const std::vector<store::MemoryEntryRecord>& entries) {
+  if (entries.empty()) out << "the memory is empty\n";
+  for (const store::MemoryEntryRecord& entry : entries) {
+    fmt::print(out, "#{:<5} {:<14} run {:<3} {} {:.2f}x  {}\n", entry.id, entry.task, entry.run_id,
+               entry.positive ? "+" : "-", entry.speedup,
+               one_line(entry.insight.value("title", ""), 80));
+  }
+}
+
+}  // namespace accelopt::report

@@ -1,0 +1,21 @@
+// What `accelopt optimize` and `resume` print when their runs end: the search's own summary of
+// each run (search::RunSummary), as it finished, without reading the database back.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "search/beam_search.h"
+
+namespace accelopt::report {
+
+// One run: baseline and best, speedup and % of peak, how it ended and what to type next.
+void print_run_summary(std::ostream& out, const search::RunSummary& summary);
+
+// One run per task: a row each, % of peak before and after, and the geometric means.
+void print_run_summaries(std::ostream& out,
+                         const std::vector<std::pair<std::string, search::RunSummary>>& summaries);
+
+}  // namespace accelopt::report
