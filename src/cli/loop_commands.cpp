@@ -22,6 +22,7 @@
 #include "llm/models.h"
 #include "queue/remote_platform.h"
 #include "report/progress.h"
+#include "roles/roles.h"
 #include "search/beam_search.h"
 #include "search/config.h"
 #include "store/store.h"
@@ -56,7 +57,8 @@ struct ResumeArguments {
 };
 
 // The TOML configuration file, read once: [search] and [memory] set the search, [models] and the
-// tables beside it the LLM agents.
+// tables beside it the LLM agents. A table no part reads is an error (a misspelt [serach] would
+// otherwise leave the search on its preset without a word).
 struct ConfigFile {
   std::string path;  // absolute; empty when there is none
   std::string text;
@@ -69,8 +71,11 @@ ConfigFile read_config(const std::string& path) {
   if (path.empty()) return file;
   file.path = std::filesystem::absolute(path).string();
   file.text = read_file(file.path);
-  file.llm =
-      llm::parse_llm_config(file.text, file.path, std::filesystem::path(file.path).parent_path());
+  std::vector<std::string_view> tables(llm::kConfigTables.begin(), llm::kConfigTables.end());
+  tables.insert(tables.end(), search::kConfigTables.begin(), search::kConfigTables.end());
+  llm::check_config_tables(file.text, file.path, tables);
+  file.llm = llm::parse_llm_config(file.text, file.path, roles::kRoleNames,
+                                   std::filesystem::path(file.path).parent_path());
   return file;
 }
 
