@@ -137,8 +137,11 @@ Outcome run_once(const task::Task& task, const Options& options, platform::Platf
   context.agents.proposes = store::CandidateKind::kTuner;
   RetimingCounter counter;
   context.events = &counter;
-  search::RunSummary summary =
-      search::start_run(config, options.workload, context, Json{{"agents", "tuner"}});
+  search::RunSettings settings;
+  settings.agents = "tuner";
+  settings.search = config;
+  settings.workload = options.workload;
+  search::RunSummary summary = search::start_run(std::move(settings), context);
 
   Outcome outcome;
   outcome.baseline = summary.baseline_percent_of_peak;

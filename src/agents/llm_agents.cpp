@@ -39,10 +39,10 @@ std::vector<Result> run_concurrently(int count, const std::function<Result(int)>
 
 class LlmAgent {
  public:
-  LlmAgent(llm::ModelSet& models, LlmAgentOptions options, std::string role)
+  LlmAgent(llm::ModelSet& models, LlmAgentOptions options, std::string_view role)
       : models_(models),
         options_(std::move(options)),
-        role_(std::move(role)),
+        role_(role),
         prompts_(options_.prompts_dir, options_.builtin_prompts_dir, options_.platform),
         machine_(options_.machine.is_null() ? Json::object() : options_.machine) {}
 
@@ -127,7 +127,7 @@ Json plan_variables(const roles::Plan& plan) {
 class LlmPlanner final : public roles::Planner, LlmAgent {
  public:
   LlmPlanner(llm::ModelSet& models, LlmAgentOptions options)
-      : LlmAgent(models, std::move(options), "planner") {}
+      : LlmAgent(models, std::move(options), roles::kPlanner) {}
 
   std::vector<roles::Plan> propose(const roles::KernelView& kernel,
                                    const std::vector<roles::Insight>& memory, int count) override {
@@ -169,7 +169,7 @@ class LlmPlanner final : public roles::Planner, LlmAgent {
 class LlmExecutor final : public roles::Executor, LlmAgent {
  public:
   LlmExecutor(llm::ModelSet& models, LlmAgentOptions options)
-      : LlmAgent(models, std::move(options), "executor") {}
+      : LlmAgent(models, std::move(options), roles::kExecutor) {}
 
   std::vector<roles::Implementation> implement(const roles::KernelView& kernel,
                                                const roles::Plan& plan, int count) override {
@@ -198,7 +198,7 @@ class LlmExecutor final : public roles::Executor, LlmAgent {
 class LlmFixer final : public roles::Fixer, LlmAgent {
  public:
   LlmFixer(llm::ModelSet& models, LlmAgentOptions options)
-      : LlmAgent(models, std::move(options), "fixer") {}
+      : LlmAgent(models, std::move(options), roles::kFixer) {}
 
   std::optional<roles::Implementation> fix(const roles::KernelView& failed,
                                            const roles::Plan& plan) override {
@@ -221,7 +221,7 @@ class LlmFixer final : public roles::Fixer, LlmAgent {
 class LlmSummarizer final : public roles::Summarizer, LlmAgent {
  public:
   LlmSummarizer(llm::ModelSet& models, LlmAgentOptions options)
-      : LlmAgent(models, std::move(options), "summarizer") {}
+      : LlmAgent(models, std::move(options), roles::kSummarizer) {}
 
   std::optional<roles::Insight> summarize(const roles::RewritePair& pair) override {
     roles::RewritePair unmeasured = pair;

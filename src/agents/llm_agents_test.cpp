@@ -11,6 +11,7 @@
 #include "llm/config.h"
 #include "llm/models.h"
 #include "llm/test_server.h"
+#include "roles/roles.h"
 #include "task/task.h"
 
 namespace accelopt::agents {
@@ -82,8 +83,8 @@ std::unique_ptr<llm::ModelSet> models_for(const std::string& url, const std::str
   options.hooks.sleep = [](double, const llm::CancelToken&) {};
   std::string toml = "[models.local]\nbase_url = \"" + url +
                      "/v1\"\nmodel = \"scripted\"\nmax_retries = 0\nconcurrency = 8\n" + extra;
-  return std::make_unique<llm::ModelSet>(llm::parse_llm_config(toml, "test.toml"),
-                                         std::move(options));
+  return std::make_unique<llm::ModelSet>(
+      llm::parse_llm_config(toml, "test.toml", roles::kRoleNames), std::move(options));
 }
 
 LlmAgentOptions agent_options() {

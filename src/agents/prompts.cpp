@@ -3,7 +3,6 @@
 #include <unistd.h>
 #include <kainjow/mustache.hpp>
 
-#include <array>
 #include <cstdlib>
 #include <regex>
 #include <set>
@@ -12,6 +11,7 @@
 
 #include "common/error.h"
 #include "common/files.h"
+#include "roles/roles.h"
 
 namespace accelopt::agents {
 namespace fs = std::filesystem;
@@ -19,13 +19,19 @@ namespace mustache = kainjow::mustache;
 
 namespace {
 
-constexpr std::array<const char*, 8> kRoleTemplates = {
-    "planner.system", "planner.user", "executor.system",   "executor.user",
-    "fixer.system",   "fixer.user",   "summarizer.system", "summarizer.user"};
+// Each role's two templates: "planner.system", "planner.user", ...
+std::vector<std::string> role_templates() {
+  std::vector<std::string> names;
+  for (std::string_view role : roles::kRoleNames) {
+    names.push_back(std::string(role) + ".system");
+    names.push_back(std::string(role) + ".user");
+  }
+  return names;
+}
 
 bool is_prompts_dir(const fs::path& dir) {
   std::error_code error;
-  return fs::is_regular_file(dir / "planner.system.mustache", error);
+  return fs::is_regular_file(dir / (std::string(roles::kPlanner) + ".system.mustache"), error);
 }
 
 std::string format_number(double value) {
@@ -133,8 +139,8 @@ PromptLibrary::PromptLibrary(fs::path user_dir, fs::path builtin_dir, std::strin
   // Built-in first, then the user's files over them.
   for (const fs::path& root : {builtin_dir_, user_dir_}) {
     if (root.empty()) continue;
-    for (const char* name : kRoleTemplates) {
-      fs::path path = root / (std::string(name) + ".mustache");
+    for (const std::string& name : role_templates()) {
+      fs::path path = root / (name + ".mustache");
       if (fs::is_regular_file(path)) templates_[name] = {path, read_file(path)};
     }
     for (const char* folder : {"partials", "platform"}) {
@@ -147,9 +153,9 @@ PromptLibrary::PromptLibrary(fs::path user_dir, fs::path builtin_dir, std::strin
       }
     }
   }
-  for (const char* name : kRoleTemplates) {
+  for (const std::string& name : role_templates()) {
     if (!templates_.count(name)) {
-      throw UserError("prompt template " + std::string(name) + ".mustache is missing from " +
+      throw UserError("prompt template " + name + ".mustache is missing from " +
                       builtin_dir_.string() +
                       (user_dir_.empty() ? "" : " and from " + user_dir_.string()));
     }

@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "llm/commands.h"
+#include "roles/roles.h"
 
 namespace accelopt::cli {
 
@@ -23,7 +24,7 @@ void register_llm_commands(CLI::App& app, CommandTable& table) {
       ->capture_default_str();
   ping->callback([&table, config, model, timeout] {
     table.select([config, model, timeout] {
-      return llm::run_llm_ping(*config, *model, std::cout, {}, *timeout);
+      return llm::run_llm_ping(*config, roles::kRoleNames, *model, std::cout, {}, *timeout);
     });
   });
 }

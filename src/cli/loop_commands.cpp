@@ -23,8 +23,10 @@
 #include "queue/remote_platform.h"
 #include "report/progress.h"
 #include "report/run_summary_text.h"
+#include "roles/roles.h"
 #include "search/beam_search.h"
 #include "search/config.h"
+#include "search/run_settings.h"
 #include "store/store.h"
 #include "task/task.h"
 #include "tuner/tuner_agents.h"
@@ -57,7 +59,8 @@ struct ResumeArguments {
 };
 
 // The TOML configuration file, read once: [search] and [memory] set the search, [models] and the
-// tables beside it the LLM agents.
+// tables beside it the LLM agents. A table no part reads is an error (a misspelt [serach] would
+// otherwise leave the search on its preset without a word).
 struct ConfigFile {
   std::string path;  // absolute; empty when there is none
   std::string text;
@@ -70,8 +73,11 @@ ConfigFile read_config(const std::string& path) {
   if (path.empty()) return file;
   file.path = std::filesystem::absolute(path).string();
   file.text = read_file(file.path);
-  file.llm =
-      llm::parse_llm_config(file.text, file.path, std::filesystem::path(file.path).parent_path());
+  std::vector<std::string_view> tables(llm::kConfigTables.begin(), llm::kConfigTables.end());
+  tables.insert(tables.end(), search::kConfigTables.begin(), search::kConfigTables.end());
+  llm::check_config_tables(file.text, file.path, tables);
+  file.llm = llm::parse_llm_config(file.text, file.path, roles::kRoleNames,
+                                   std::filesystem::path(file.path).parent_path());
   return file;
 }
 
@@ -295,14 +301,18 @@ int run_optimize(const OptimizeArguments& arguments) {
     search::SearchContext creating;
     creating.task = &task;
     creating.store = bench->store.get();
-    Json extra{{"agents", mode},
-               {"platform", platform.value},
-               {"remote_workers", arguments.remote_workers},
-               {"config_file", file.path},
-               {"prompts", arguments.prompts.empty()
-                               ? std::string()
-                               : std::filesystem::absolute(arguments.prompts).string()}};
-    int64_t run_id = search::create_run(config, arguments.workload, creating, extra, start_kernel);
+    search::RunSettings settings;
+    settings.agents = mode;
+    settings.platform = platform.value;
+    settings.remote_workers = arguments.remote_workers;
+    settings.config_file = file.path;
+    if (!arguments.prompts.empty()) {
+      settings.prompts = std::filesystem::absolute(arguments.prompts).string();
+    }
+    settings.search = config;
+    settings.workload = arguments.workload;
+    settings.start_kernel = start_kernel;
+    int64_t run_id = search::create_run(std::move(settings), creating);
     std::unique_ptr<Agents> agents;
     try {
       agents = make_agents(mode, file, arguments.prompts, bench->platform, *bench->store, run_id);
@@ -331,20 +341,19 @@ int run_resume(const ResumeArguments& arguments) {
     throw UserError(fmt::format("there is no run {} in {}", arguments.run_id,
                                 store::redact_url(arguments.workspace)));
   }
-  platform::PlatformChoice platform =
-      platform::parse_platform_choice(record->config.value("platform", "cpu"));
-  task::Task task = task::load_task(record->config.at("task_directory").get<std::string>(),
-                                    platform.kernel_extension);
-  if (record->config.value("remote_workers", false)) {
+  search::RunSettings settings = search::RunSettings::from_json(record->config);
+  platform::PlatformChoice platform = platform::parse_platform_choice(settings.platform);
+  task::Task task = task::load_task(settings.task_directory, platform.kernel_extension);
+  if (settings.remote_workers) {
     use_remote_workers(*bench, arguments.workspace, platform);
   } else {
     use_platform(*bench, platform);
   }
-  ConfigFile file = read_config(record->config.value("config_file", ""));
-  check_models_answer(record->config.value("agents", "tuner"), file);
-  auto agents = make_agents(record->config.value("agents", "tuner"), file,
-                            record->config.value("prompts", ""), bench->platform, *bench->store,
-                            arguments.run_id);
+  ConfigFile file = read_config(settings.config_file);
+  std::string mode = settings.agents.empty() ? "tuner" : settings.agents;
+  check_models_answer(mode, file);
+  auto agents =
+      make_agents(mode, file, settings.prompts, bench->platform, *bench->store, arguments.run_id);
   StopOnSignals signals;
   search::SearchContext context = make_context(task, *bench, *agents, signals);
   search::RunSummary summary =

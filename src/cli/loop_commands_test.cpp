@@ -40,6 +40,23 @@ Result accelopt(const std::string& arguments, const std::filesystem::path& scrat
   return result;
 }
 
+TEST(OptimizeEndToEnd, AMisspeltTableIsAnErrorBeforeAnyRun) {
+  TempDir dir;
+  std::filesystem::path workspace = dir.path() / "ws";
+  std::filesystem::path config = dir.path() / "accelopt.toml";
+  write_file_atomic(config, "[serach]\niterations = 1\n");
+  std::string task = std::string(ACCELOPT_SOURCE_DIR) + "/bench/cpu/silu";
+  Result optimize = accelopt("optimize --task " + task + " --workload small --config " +
+                                 config.string() + " --workspace " + workspace.string(),
+                             dir.path());
+  EXPECT_NE(optimize.code, 0) << optimize.output;
+  EXPECT_NE(
+      optimize.output.find(config.string() + ":1: [serach]: unknown table; did you mean [search]?"),
+      std::string::npos)
+      << optimize.output;
+  EXPECT_FALSE(std::filesystem::exists(workspace / "accelopt.db"));
+}
+
 TEST(OptimizeEndToEnd, TunerThenRunsShowExportMemory) {
   TempDir dir;
   std::filesystem::path workspace = dir.path() / "ws";

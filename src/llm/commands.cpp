@@ -35,9 +35,10 @@ ChatRequest ping_request(const ModelConfig& model) {
 
 }  // namespace
 
-int run_llm_ping(const std::filesystem::path& config_path, const std::string& model_name,
+int run_llm_ping(const std::filesystem::path& config_path,
+                 std::span<const std::string_view> role_names, const std::string& model_name,
                  std::ostream& out, ClientHooks hooks, double timeout_s) {
-  LlmConfig config = ping_config(load_llm_config(config_path), timeout_s);
+  LlmConfig config = ping_config(load_llm_config(config_path, role_names), timeout_s);
   const ModelConfig& model = config.model(model_name);
   MemoryLedger ledger;
   ModelSetOptions options;
@@ -76,7 +77,8 @@ int run_llm_ping(const std::filesystem::path& config_path, const std::string& mo
 std::vector<ModelCheck> check_models(const LlmConfig& run_config, double timeout_s,
                                      ClientHooks hooks) {
   std::set<std::string> names;
-  for (std::string_view role : kRoles) names.insert(run_config.model_for_role(role).name);
+  for (const std::string& role : run_config.role_names)
+    names.insert(run_config.model_for_role(role).name);
   LlmConfig config = ping_config(run_config, timeout_s);
   ModelSetOptions options;
   options.run_id = "check";

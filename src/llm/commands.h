@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <ostream>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -19,9 +20,11 @@ inline constexpr double kPingTimeoutSeconds = 30;
 
 // Sends a tiny request to `model` (replay off, no budget, at most `timeout_s` per attempt) and
 // prints the latency, the answer, the usage and the cost. Returns 0 when an answer came, 1
-// otherwise (the cause printed). Throws UserError for a bad config file or an unknown model.
-int run_llm_ping(const std::filesystem::path& config, const std::string& model, std::ostream& out,
-                 ClientHooks hooks = {}, double timeout_s = kPingTimeoutSeconds);
+// otherwise (the cause printed). Throws UserError for a bad config file (read with `role_names`,
+// load_llm_config) or an unknown model.
+int run_llm_ping(const std::filesystem::path& config, std::span<const std::string_view> role_names,
+                 const std::string& model, std::ostream& out, ClientHooks hooks = {},
+                 double timeout_s = kPingTimeoutSeconds);
 
 // How one model answered a ping.
 struct ModelCheck {
@@ -32,9 +35,9 @@ struct ModelCheck {
   double latency_s = 0;
 };
 
-// Pings the models the four roles use, all at once, as `llm ping` does (replay off, no budget),
-// each within `timeout_s`. For the CLI to call before a run starts, so that a run does not begin
-// with an unreachable model; a run in replay mode needs no server and should skip it. Throws
+// Pings the models the configuration's roles use, all at once, as `llm ping` does (replay off, no
+// budget), each within `timeout_s`. For the CLI to call before a run starts, so that a run does not
+// begin with an unreachable model; a run in replay mode needs no server and should skip it. Throws
 // UserError when a role has no model (the config names which key to add).
 std::vector<ModelCheck> check_models(const LlmConfig& config,
                                      double timeout_s = kPingTimeoutSeconds,

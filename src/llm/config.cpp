@@ -123,6 +123,15 @@ Json toml_to_json(const toml::node& node) {
   return text.str();
 }
 
+toml::table parse_toml(std::string_view toml_text, const std::string& source) {
+  try {
+    return toml::parse(toml_text, source);
+  } catch (const toml::parse_error& error) {
+    throw UserError(fmt::format("{}:{}:{}: {}", source, error.source().begin.line,
+                                error.source().begin.column, error.description()));
+  }
+}
+
 bool has_scheme(std::string_view url) {
   return url.starts_with("http://") || url.starts_with("https://");
 }
@@ -276,24 +285,42 @@ const ModelConfig& LlmConfig::model_for_role(std::string_view role) const {
                               source, role, role));
 }
 
-LlmConfig parse_llm_config(std::string_view toml_text, const std::string& source,
-                           const std::filesystem::path& base_dir) {
-  toml::table root;
-  try {
-    root = toml::parse(toml_text, source);
-  } catch (const toml::parse_error& error) {
-    throw UserError(fmt::format("{}:{}:{}: {}", source, error.source().begin.line,
-                                error.source().begin.column, error.description()));
-  }
-  LlmConfig config;
-  config.source = source;
-
-  // Other parts own the other top-level tables; only a near miss of ours is reported.
-  static const std::vector<std::string> kOurs = {"models", "roles", "budget", "replay"};
+void check_config_tables(std::string_view toml_text, const std::string& source,
+                         std::span<const std::string_view> known_tables) {
+  toml::table root = parse_toml(toml_text, source);
+  std::vector<std::string> known(known_tables.begin(), known_tables.end());
   for (auto&& [key, node] : root) {
     std::string name(key.str());
-    if (std::find(kOurs.begin(), kOurs.end(), name) != kOurs.end()) continue;
-    std::string suggestion = nearest_word(name, kOurs);
+    if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+    std::string where = fmt::format("{}:{}", source, node.source().begin.line);
+    std::string tables = fmt::format("[{}]", fmt::join(known, "], ["));
+    if (!node.is_table()) {
+      throw UserError(fmt::format("{}: {}: a key outside any table; keys belong in one of {}",
+                                  where, name, tables));
+    }
+    std::string suggestion = nearest_word(name, known);
+    throw UserError(fmt::format("{}: [{}]: unknown table{}", where, name,
+                                suggestion.empty()
+                                    ? fmt::format(" (known: {})", tables)
+                                    : fmt::format("; did you mean [{}]?", suggestion)));
+  }
+}
+
+LlmConfig parse_llm_config(std::string_view toml_text, const std::string& source,
+                           std::span<const std::string_view> role_names,
+                           const std::filesystem::path& base_dir) {
+  toml::table root = parse_toml(toml_text, source);
+  LlmConfig config;
+  config.source = source;
+  config.role_names.assign(role_names.begin(), role_names.end());
+
+  // Other parts own the other top-level tables (check_config_tables knows them all); a near miss of
+  // ours is reported even without that check, as `llm ping` reads the file alone.
+  std::vector<std::string> ours(kConfigTables.begin(), kConfigTables.end());
+  for (auto&& [key, node] : root) {
+    std::string name(key.str());
+    if (std::find(ours.begin(), ours.end(), name) != ours.end()) continue;
+    std::string suggestion = nearest_word(name, ours);
     if (!suggestion.empty() && name.size() >= 4) {
       throw UserError(fmt::format("{}:{}: [{}]: unknown table; did you mean [{}]?", source,
                                   node.source().begin.line, name, suggestion));
@@ -319,7 +346,7 @@ LlmConfig parse_llm_config(std::string_view toml_text, const std::string& source
       throw UserError(fmt::format("{}: roles: expected a table", source));
     }
     TableReader reader(*roles->as_table(), "roles", source);
-    for (std::string_view role : kRoles) {
+    for (std::string_view role : role_names) {
       auto model = reader.string(role);
       if (!model) continue;
       if (config.models.count(*model) == 0) {
@@ -371,9 +398,10 @@ LlmConfig parse_llm_config(std::string_view toml_text, const std::string& source
   return config;
 }
 
-LlmConfig load_llm_config(const std::filesystem::path& path) {
+LlmConfig load_llm_config(const std::filesystem::path& path,
+                          std::span<const std::string_view> role_names) {
   std::string text = read_file(path);
-  return parse_llm_config(text, path.string(), path.parent_path());
+  return parse_llm_config(text, path.string(), role_names, path.parent_path());
 }
 
 }  // namespace accelopt::llm

@@ -3,13 +3,16 @@
 //
 // Other parts keep their own top-level tables in the same file; this loader reads [models.*],
 // [roles], [budget] and [replay] and rejects unknown keys inside them (naming the nearest known
-// key).
+// key). The role names are not this part's: the caller passes them (roles::kRoleNames), since the
+// roles part sits above llm.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,8 +48,6 @@ struct ModelConfig {
   double cost_usd(const Usage& usage) const;
 };
 
-inline constexpr std::string_view kRoles[] = {"planner", "executor", "fixer", "summarizer"};
-
 struct BudgetConfig {
   std::optional<double> usd;
   std::optional<int64_t> tokens;  // prompt + completion, over the run
@@ -64,6 +65,7 @@ struct ReplayConfig {
 struct LlmConfig {
   std::string source;  // the file it came from, for messages
   std::map<std::string, ModelConfig> models;
+  std::vector<std::string> role_names;       // the roles [roles] may name, as the caller gave them
   std::map<std::string, std::string> roles;  // role → model name
   BudgetConfig budget;
   ReplayConfig replay;
@@ -74,9 +76,23 @@ struct LlmConfig {
   const ModelConfig& model(std::string_view name) const;  // UserError with "did you mean"
 };
 
-// Throws UserError "FILE:LINE: KEY: why" for syntax errors, unknown keys, wrong types and values.
-LlmConfig load_llm_config(const std::filesystem::path& path);
+// The top-level tables this part reads.
+inline constexpr std::array<std::string_view, 4> kConfigTables = {"models", "roles", "budget",
+                                                                  "replay"};
+
+// Throws UserError "FILE:LINE: [NAME]: unknown table; did you mean [KNOWN]?" (the known tables
+// listed when none is near) for a top-level table or key of the file that is not one of
+// `known_tables`, which the caller gathers from every part that reads the file. The parts' loaders
+// check only the keys inside their own tables.
+void check_config_tables(std::string_view toml_text, const std::string& source,
+                         std::span<const std::string_view> known_tables);
+
+// Throws UserError "FILE:LINE: KEY: why" for syntax errors, unknown keys (a role not among
+// `role_names` included), wrong types and values.
+LlmConfig load_llm_config(const std::filesystem::path& path,
+                          std::span<const std::string_view> role_names);
 LlmConfig parse_llm_config(std::string_view toml_text, const std::string& source,
+                           std::span<const std::string_view> role_names,
                            const std::filesystem::path& base_dir = {});
 
 // The nearest of `candidates` to `word` within a small edit distance; empty when none is near.

@@ -8,6 +8,9 @@
 namespace accelopt::llm {
 namespace {
 
+// The llm part is told its role names (roles::kRoleNames in the program).
+constexpr std::string_view kRoles[] = {"planner", "executor", "fixer", "summarizer"};
+
 constexpr const char* kExample = R"(
 [models.local]
 provider = "openai"
@@ -47,7 +50,7 @@ beam = 4
 
 std::string error_of(const std::string& text) {
   try {
-    parse_llm_config(text, "accelopt.toml");
+    parse_llm_config(text, "accelopt.toml", kRoles);
   } catch (const UserError& error) {
     return error.what();
   }
@@ -55,7 +58,7 @@ std::string error_of(const std::string& text) {
 }
 
 TEST(Config, ReadsModelsRolesBudgetAndReplay) {
-  LlmConfig config = parse_llm_config(kExample, "accelopt.toml", "/project");
+  LlmConfig config = parse_llm_config(kExample, "accelopt.toml", kRoles, "/project");
   ASSERT_EQ(config.models.size(), 2u);
   const ModelConfig& local = config.model("local");
   EXPECT_EQ(local.provider, Provider::kOpenAi);
@@ -78,14 +81,15 @@ TEST(Config, ReadsModelsRolesBudgetAndReplay) {
 }
 
 TEST(Config, ARoleWithoutAModelIsAnErrorUnlessThereIsOnlyOne) {
-  LlmConfig config = parse_llm_config(kExample, "accelopt.toml");
+  LlmConfig config = parse_llm_config(kExample, "accelopt.toml", kRoles);
   try {
     config.model_for_role("fixer");
     FAIL();
   } catch (const UserError& error) {
     EXPECT_NE(std::string(error.what()).find("fixer = \"MODEL\" under [roles]"), std::string::npos);
   }
-  LlmConfig single = parse_llm_config("[models.m]\nbase_url = \"http://h\"\nmodel = \"x\"\n", "a");
+  LlmConfig single =
+      parse_llm_config("[models.m]\nbase_url = \"http://h\"\nmodel = \"x\"\n", "a", kRoles);
   EXPECT_EQ(single.model_for_role("fixer").name, "m");
 }
 
@@ -100,6 +104,54 @@ TEST(Config, ATypoNamesFileLineKeyAndTheNearestKey) {
   EXPECT_NE(error.find("did you mean [models]?"), std::string::npos) << error;
   error = error_of("[budget]\nusd = 1\ncals = 3\n");
   EXPECT_NE(error.find("did you mean 'calls'?"), std::string::npos) << error;
+}
+
+TEST(Config, RolesAreTheNamesTheCallerGives) {
+  constexpr std::string_view kTwo[] = {"planner", "critic"};
+  std::string models = "[models.m]\nbase_url = \"http://h\"\nmodel = \"x\"\n";
+  LlmConfig config = parse_llm_config(models + "[roles]\ncritic = \"m\"\n", "a.toml", kTwo);
+  EXPECT_EQ(config.roles.at("critic"), "m");
+  EXPECT_EQ(config.role_names, (std::vector<std::string>{"planner", "critic"}));
+
+  auto error_with_two = [&](const std::string& roles) {
+    try {
+      parse_llm_config(models + "[roles]\n" + roles, "a.toml", kTwo);
+    } catch (const UserError& error) {
+      return std::string(error.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(error_with_two("planer = \"m\"\n")
+                .find("roles.planer: unknown key; did you mean "
+                      "'planner'?"),
+            std::string::npos);
+  EXPECT_NE(error_with_two("executor = \"m\"\n")
+                .find("roles.executor: unknown key (known: planner, critic)"),
+            std::string::npos);
+}
+
+TEST(Config, ATableNoPartReadsIsAnErrorWithTheNearestKnownTable) {
+  constexpr std::string_view kTables[] = {"models", "roles",  "budget",
+                                          "replay", "search", "memory"};
+  auto error_of_tables = [&](const std::string& text) {
+    try {
+      check_config_tables(text, "accelopt.toml", kTables);
+    } catch (const UserError& error) {
+      return std::string(error.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(error_of_tables(kExample), "");
+  EXPECT_EQ(error_of_tables("[models.m]\nmodel = \"x\"\n\n[serach]\nbeam_width = 2\n"),
+            "accelopt.toml:4: [serach]: unknown table; did you mean [search]?");
+  EXPECT_EQ(error_of_tables("[platform]\nname = \"cpu\"\n"),
+            "accelopt.toml:1: [platform]: unknown table (known: [models], [roles], [budget], "
+            "[replay], [search], [memory])");
+  EXPECT_NE(error_of_tables("iterations = 3\n")
+                .find("accelopt.toml:1: iterations: a key outside "
+                      "any table"),
+            std::string::npos);
+  EXPECT_NE(error_of_tables("[search\n").find("accelopt.toml:1:"), std::string::npos);
 }
 
 TEST(Config, WrongTypesAndValuesSayWhy) {

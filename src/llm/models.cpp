@@ -202,8 +202,8 @@ ModelClient& ModelSet::client_for_model(std::string_view model_name, std::string
 }
 
 ModelClient& ModelSet::client_for_role(std::string_view role) {
-  if (std::find(std::begin(kRoles), std::end(kRoles), role) == std::end(kRoles)) {
-    std::vector<std::string> roles(std::begin(kRoles), std::end(kRoles));
+  const std::vector<std::string>& roles = config_.role_names;
+  if (std::find(roles.begin(), roles.end(), role) == roles.end()) {
     std::string suggestion = nearest_word(role, roles);
     throw UserError(fmt::format("unknown role '{}'{}", role,
                                 suggestion.empty()

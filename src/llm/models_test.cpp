@@ -14,6 +14,9 @@
 namespace accelopt::llm {
 namespace {
 
+// The llm part is told its role names (roles::kRoleNames in the program).
+constexpr std::string_view kRoles[] = {"planner", "executor", "fixer", "summarizer"};
+
 using testing::openai_answer;
 using testing::TestServer;
 
@@ -63,7 +66,7 @@ TestServer::Handler echo_handler() {
 TEST(ModelSet, RolesRouteToTheirModelsAndTheLedgerHasTheCost) {
   TestServer server(echo_handler());
   MemoryLedger ledger;
-  ModelSet models(parse_llm_config(config_text(server.url()), "t.toml"),
+  ModelSet models(parse_llm_config(config_text(server.url()), "t.toml", kRoles),
                   {&ledger, "run-1", test_hooks(), nullptr});
   ChatResponse planner = models.chat("planner", ask("plan"));
   ChatResponse executor = models.chat("executor", ask("write"));
@@ -89,7 +92,7 @@ TEST(ModelSet, FailedCallsAreInTheLedgerWithTheirStatus) {
     response.set_content(R"({"error":{"message":"no such model"}})", "application/json");
   });
   MemoryLedger ledger;
-  ModelSet models(parse_llm_config(config_text(server.url()), "t.toml"),
+  ModelSet models(parse_llm_config(config_text(server.url()), "t.toml", kRoles),
                   {&ledger, "run", test_hooks(), nullptr});
   EXPECT_THROW(models.chat("fixer", ask("fix")), LlmError);
   auto records = ledger.records("run");
@@ -102,8 +105,9 @@ TEST(ModelSet, BudgetStopsTheRunAndNamesTheCap) {
   TestServer server(echo_handler());
   {
     MemoryLedger ledger;
-    ModelSet models(parse_llm_config(config_text(server.url(), "[budget]\ncalls = 2\n"), "t.toml"),
-                    {&ledger, "run", test_hooks(), nullptr});
+    ModelSet models(
+        parse_llm_config(config_text(server.url(), "[budget]\ncalls = 2\n"), "t.toml", kRoles),
+        {&ledger, "run", test_hooks(), nullptr});
     models.chat("executor", ask("one"));
     models.chat("executor", ask("two"));
     try {
@@ -117,8 +121,9 @@ TEST(ModelSet, BudgetStopsTheRunAndNamesTheCap) {
   }
   int calls_before = server.calls();
   // Each call costs 0.007 USD: the first passes, after it 0.007 + estimate > 0.01.
-  ModelSet models(parse_llm_config(config_text(server.url(), "[budget]\nusd = 0.01\n"), "t.toml"),
-                  {nullptr, "run", test_hooks(), nullptr});
+  ModelSet models(
+      parse_llm_config(config_text(server.url(), "[budget]\nusd = 0.01\n"), "t.toml", kRoles),
+      {nullptr, "run", test_hooks(), nullptr});
   ChatRequest request = ask("one");
   request.options.max_tokens = 500;
   models.chat("executor", request);
@@ -133,7 +138,7 @@ TEST(ModelSet, BudgetStopsTheRunAndNamesTheCap) {
   EXPECT_EQ(server.calls(), calls_before + 1);  // the refused call never reached the server
 
   ModelSet tokens(
-      parse_llm_config(config_text(server.url(), "[budget]\ntokens = 1000\n"), "t.toml"),
+      parse_llm_config(config_text(server.url(), "[budget]\ntokens = 1000\n"), "t.toml", kRoles),
       {nullptr, "run", test_hooks(), nullptr});
   tokens.chat("executor", ask("x"));  // 1500 tokens: over the cap after the call
   try {
@@ -157,7 +162,7 @@ TEST(ModelSet, RecordThenReplayExactlyWithNoServer) {
                                                  "[replay]\nmode = \"record\"\n"
                                                  "dir = \"" +
                                                      dir.path().string() + "\"\n"),
-                                     "t.toml"),
+                                     "t.toml", kRoles),
                     {nullptr, "rec", test_hooks(), nullptr});
     recorded.push_back(models.chat("executor", request));
     recorded.push_back(models.chat("planner", ask("plan it")));
@@ -168,7 +173,7 @@ TEST(ModelSet, RecordThenReplayExactlyWithNoServer) {
                                                "[replay]\nmode = \"replay\"\n"
                                                "dir = \"" +
                                                    dir.path().string() + "\"\n"),
-                                   "t.toml"),
+                                   "t.toml", kRoles),
                   {&ledger, "rep", test_hooks(), nullptr});
   ChatResponse again = replay.chat("executor", request);
   EXPECT_TRUE(again.replayed);
@@ -211,16 +216,16 @@ TEST(ModelSet, ReplayFindsCallsByTheirReplayKey) {
   {
     TestServer server(echo_handler());
     url = server.url();
-    ModelSet models(
-        parse_llm_config(config_text(url, "[replay]\nmode = \"record\"\n" + replay), "t.toml"),
-        {nullptr, "rec", test_hooks(), nullptr});
+    ModelSet models(parse_llm_config(config_text(url, "[replay]\nmode = \"record\"\n" + replay),
+                                     "t.toml", kRoles),
+                    {nullptr, "rec", test_hooks(), nullptr});
     recorded.push_back(models.chat("executor", measured("1.25", "i1/b0/p0")).content);
     recorded.push_back(models.chat("executor", measured("1.31", "i1/b0/p1")).content);
   }
   MemoryLedger ledger;
-  ModelSet models(
-      parse_llm_config(config_text(url, "[replay]\nmode = \"replay\"\n" + replay), "t.toml"),
-      {&ledger, "rep", test_hooks(), nullptr});
+  ModelSet models(parse_llm_config(config_text(url, "[replay]\nmode = \"replay\"\n" + replay),
+                                   "t.toml", kRoles),
+                  {&ledger, "rep", test_hooks(), nullptr});
   EXPECT_EQ(models.chat("executor", measured("1.40", "i1/b0/p0")).content, recorded[0]);
   EXPECT_EQ(models.chat("executor", measured("0.97", "i1/b0/p1")).content, recorded[1]);
   EXPECT_THROW(models.chat("executor", measured("1.25", "i1/b0/p2")), LlmError);
@@ -235,7 +240,7 @@ TEST(ModelSet, ReplayFindsCallsByTheirReplayKey) {
 TEST(ModelSet, DeterministicAnswersAreNotPaidTwice) {
   TestServer server(echo_handler());
   MemoryLedger ledger;
-  ModelSet models(parse_llm_config(config_text(server.url()), "t.toml"),
+  ModelSet models(parse_llm_config(config_text(server.url()), "t.toml", kRoles),
                   {&ledger, "run", test_hooks(), nullptr});
   ChatRequest cold = ask("make it fast");
   cold.options.temperature = 0;
@@ -271,7 +276,7 @@ TEST(ModelSet, AutoModeRecordsMissesAndReplaysHits) {
                                                "[replay]\nmode = \"auto\"\n"
                                                "dir = \"" +
                                                    dir.path().string() + "\"\n"),
-                                   "t.toml"),
+                                   "t.toml", kRoles),
                   {nullptr, "auto", test_hooks(), nullptr});
   ChatResponse first = models.chat("executor", ask("q"));
   ChatResponse second = models.chat("executor", ask("q"));
@@ -286,7 +291,7 @@ TEST(ModelSet, TornCassetteIsDetected) {
   TestServer server(echo_handler());
   std::string replay_config =
       "[replay]\nmode = \"record\"\ndir = \"" + dir.path().string() + "\"\n";
-  ModelSet recorder(parse_llm_config(config_text(server.url(), replay_config), "t.toml"),
+  ModelSet recorder(parse_llm_config(config_text(server.url(), replay_config), "t.toml", kRoles),
                     {nullptr, "r", test_hooks(), nullptr});
   recorder.chat("executor", ask("q"));
   auto cassette = std::filesystem::directory_iterator(dir.path())->path();
@@ -298,7 +303,7 @@ TEST(ModelSet, TornCassetteIsDetected) {
     ModelSet replay(
         parse_llm_config(config_text(server.url(), "[replay]\nmode = \"replay\"\ndir = \"" +
                                                        dir.path().string() + "\"\n"),
-                         "t.toml"),
+                         "t.toml", kRoles),
         {nullptr, "r", test_hooks(), nullptr});
     try {
       replay.chat("executor", ask("q"));
@@ -327,7 +332,7 @@ TEST(ModelSet, KeysNeverReachLedgerCassettesOrHash) {
   ModelSet models(
       parse_llm_config(config_text(server.url(), "[replay]\nmode = \"record\"\ndir = \"" +
                                                      cassettes.string() + "\"\n"),
-                       "t.toml"),
+                       "t.toml", kRoles),
       {&ledger, "run", test_hooks(), nullptr});
   EXPECT_THROW(models.chat("executor", ask("q")), LlmError);
   models.chat("executor", ask("q"));
@@ -346,7 +351,7 @@ TEST(Commands, PingPrintsLatencyAnswerUsageAndCost) {
   auto path = dir.path() / "accelopt.toml";
   write_file_atomic(path, config_text(server.url()));
   std::ostringstream out;
-  EXPECT_EQ(run_llm_ping(path, "local", out, test_hooks()), 0);
+  EXPECT_EQ(run_llm_ping(path, kRoles, "local", out, test_hooks()), 0);
   std::string text = out.str();
   EXPECT_NE(text.find("latency"), std::string::npos) << text;
   EXPECT_NE(text.find("echo: Reply with the single word: pong"), std::string::npos) << text;
@@ -355,9 +360,9 @@ TEST(Commands, PingPrintsLatencyAnswerUsageAndCost) {
 
   std::ostringstream failed;
   server.stop();
-  EXPECT_EQ(run_llm_ping(path, "local", failed, test_hooks()), 1);
+  EXPECT_EQ(run_llm_ping(path, kRoles, "local", failed, test_hooks()), 1);
   EXPECT_NE(failed.str().find("cannot connect"), std::string::npos) << failed.str();
-  EXPECT_THROW(run_llm_ping(path, "locl", failed, test_hooks()), UserError);
+  EXPECT_THROW(run_llm_ping(path, kRoles, "locl", failed, test_hooks()), UserError);
 }
 
 // A server that accepts the connection and never answers: the ping gives up after its own
@@ -374,7 +379,7 @@ TEST(Commands, PingGivesUpAfterItsTimeout) {
   write_file_atomic(path, config_text(server.url()));
   std::ostringstream out;
   auto start = std::chrono::steady_clock::now();
-  EXPECT_EQ(run_llm_ping(path, "local", out, test_hooks(), 0.5), 1);
+  EXPECT_EQ(run_llm_ping(path, kRoles, "local", out, test_hooks(), 0.5), 1);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_LT(seconds, 10);
   EXPECT_NE(out.str().find("ping failed (timeout)"), std::string::npos) << out.str();
@@ -399,7 +404,8 @@ TEST(Commands, CheckModelsNamesEachUnreachableModel) {
                      "/v1\"\nmodel = \"unused-model\"\n"
                      "[roles]\nplanner = \"gone\"\nexecutor = \"local\"\nfixer = \"local\"\n"
                      "summarizer = \"local\"\n";
-  std::vector<ModelCheck> checks = check_models(parse_llm_config(text, "t.toml"), 5, test_hooks());
+  std::vector<ModelCheck> checks =
+      check_models(parse_llm_config(text, "t.toml", kRoles), 5, test_hooks());
   ASSERT_EQ(checks.size(), 2u);
   EXPECT_EQ(checks[0].model, "gone");
   EXPECT_FALSE(checks[0].reachable);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "common/json.h"
 #include "kernel/verdict.h"
 #include "task/task.h"
 
@@ -25,6 +26,11 @@ struct TimingOptions {
   int max_pairs = 400;
   int warmup_turns = 2;
   double min_turn_seconds = 0.02;  // calls per turn are chosen so a turn lasts at least this
+
+  // The one JSON form (run records, the evaluation queue), every field by its name above. A field
+  // the JSON lacks keeps its default, so what was written before a field existed still reads.
+  Json to_json() const;
+  static TimingOptions from_json(const Json& json);
 };
 
 struct EvalRequest {

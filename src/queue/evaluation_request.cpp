@@ -8,7 +8,6 @@ namespace accelopt::queue {
 
 Json request_to_json(const platform::EvalRequest& request) {
   if (request.task == nullptr) throw InternalError("an evaluation request without a task");
-  const platform::TimingOptions& timing = request.timing;
   return Json{{"task_directory", std::filesystem::absolute(request.task->directory).string()},
               {"kernel_extension", request.task->kernel_extension},
               {"workload", request.workload},
@@ -16,13 +15,7 @@ Json request_to_json(const platform::EvalRequest& request) {
               {"anchor_source", request.anchor_source},
               {"anchor_name", request.anchor_name},
               {"measure_time", request.measure_time},
-              {"timing",
-               {{"target_half_width", timing.target_half_width},
-                {"budget_seconds", timing.budget_seconds},
-                {"min_pairs", timing.min_pairs},
-                {"max_pairs", timing.max_pairs},
-                {"warmup_turns", timing.warmup_turns},
-                {"min_turn_seconds", timing.min_turn_seconds}}}};
+              {"timing", request.timing.to_json()}};
 }
 
 LoadedRequest request_from_json(const Json& json) {
@@ -38,13 +31,7 @@ LoadedRequest request_from_json(const Json& json) {
     request.anchor_source = json.value("anchor_source", "");
     request.anchor_name = json.value("anchor_name", "baseline");
     request.measure_time = json.value("measure_time", true);
-    const Json& timing = json.at("timing");
-    request.timing.target_half_width = timing.at("target_half_width").get<double>();
-    request.timing.budget_seconds = timing.at("budget_seconds").get<double>();
-    request.timing.min_pairs = timing.at("min_pairs").get<int>();
-    request.timing.max_pairs = timing.at("max_pairs").get<int>();
-    request.timing.warmup_turns = timing.at("warmup_turns").get<int>();
-    request.timing.min_turn_seconds = timing.at("min_turn_seconds").get<double>();
+    request.timing = platform::TimingOptions::from_json(json.at("timing"));
   } catch (const Json::exception& error) {
     throw UserError(fmt::format("a malformed evaluation request: {}", error.what()));
   }

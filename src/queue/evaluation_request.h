@@ -5,6 +5,8 @@
 //    "anchor_source": "", "anchor_name": "baseline", "measure_time": true,
 //    "timing": {"target_half_width": 0.02, "budget_seconds": 20, "min_pairs": 10, …}}
 //
+// (the timing in TimingOptions' one JSON form, platform.h)
+//
 // `trusted` and `extra_flags` never travel: a queued kernel is always checked as agent-written
 // code.
 #pragma once

@@ -102,7 +102,7 @@ std::string flashinfer_status(kernel::Status status) {
 
 Json definition_record(const RunView& view) {
   std::filesystem::path file =
-      std::filesystem::path(view.run.config.value("task_directory", "")) / "definition.json";
+      std::filesystem::path(view.settings.task_directory) / "definition.json";
   try {
     Json definition = Json::parse(read_file(file));
     definition["name"] = view.task();
@@ -134,7 +134,7 @@ Json solution_record(const RunView& view, const store::CandidateRecord& candidat
 Json trace_record(const RunView& view, const store::CandidateRecord& candidate,
                   const Json& definition, double baseline_ms) {
   const kernel::Verdict* verdict = view.verdict(candidate.id);
-  std::string workload = view.run.config.value("workload", "");
+  const std::string& workload = view.settings.workload;
   Json axes = Json::object();
   if (definition.contains("workloads") && definition["workloads"].contains(workload))
     axes = definition["workloads"][workload].value("axes", Json::object());

@@ -419,7 +419,7 @@ Json runs_report_data(const std::vector<RunView>& runs) {
         Json{{"id", view.run.id},
              {"label", view.label()},
              {"task", view.task()},
-             {"workload", view.run.config.value("workload", "?")},
+             {"workload", or_unknown(view.settings.workload)},
              {"state", view.run.state},
              {"baseline_percent", view.scale.baseline_percent()},
              {"best", best},

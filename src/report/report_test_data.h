@@ -8,6 +8,7 @@
 
 #include "common/call_record.h"
 #include "search/config.h"
+#include "search/run_settings.h"
 #include "store/store.h"
 
 namespace accelopt::report::testing {
@@ -69,10 +70,14 @@ inline int64_t write_sample_run(store::Store& store, const std::filesystem::path
       Json{{"title", "## Vectorize\nthe inner loop"}, {"detail", {{"imported_from", "old.json"}}}};
   store.add_memory_entry(seen);
 
-  Json config{{"task", "silu"},      {"workload", "small"},
-              {"agents", "llm"},     {"task_directory", task_directory.string()},
-              {"memory_horizon", 1}, {"search", search::preset("quick").to_json()}};
-  int64_t run = store.create_run(config);
+  search::RunSettings settings;
+  settings.task = "silu";
+  settings.workload = "small";
+  settings.agents = "llm";
+  settings.task_directory = task_directory.string();
+  settings.memory_horizon = 1;
+  settings.search = search::preset("quick");
+  int64_t run = store.create_run(settings.to_json());
   using Kind = store::CandidateKind;
   std::string base = "void kernel() {\n  for (int i = 0; i < n; ++i) out[i] = f(x[i]);\n}\n";
   std::string fast =

@@ -131,27 +131,27 @@ void print_runs(std::ostream& out, const store::Store& store, const std::string&
              "workload", "agents", "preset", "iter", "best", "updated", "state");
   for (const auto& run : runs) {
     auto checkpoint = store.last_checkpoint(run.id);
+    search::RunSettings settings = search::RunSettings::from_json(run.config);
     fmt::print(out, "{:>4}  {:<16} {:<8} {:<7} {:<7} {:>5} {:>9} {:<24} {}\n", run.id,
-               run.config.value("task", "?"), run.config.value("workload", "?"),
-               run.config.value("agents", "?"), run.config["search"].value("preset", "?"),
+               or_unknown(settings.task), or_unknown(settings.workload),
+               or_unknown(settings.agents), settings.search.preset,
                checkpoint ? checkpoint->iteration : 0,
                checkpoint ? best_figure(store, *checkpoint) : "-", run.updated_at, run.state);
   }
 }
 
 void print_show(std::ostream& out, const RunView& view) {
-  const Json& config = view.run.config;
+  const search::RunSettings& settings = view.settings;
   fmt::print(out, "run {}  task {} (workload {})  agents {}  preset {}  strategy {}\n", view.run.id,
-             config.value("task", "?"), config.value("workload", "?"), config.value("agents", "?"),
-             config["search"].value("preset", "?"), config["search"].value("strategy", "?"));
+             view.task(), or_unknown(settings.workload), or_unknown(settings.agents),
+             settings.search.preset, search::strategy_name(settings.search.strategy));
   fmt::print(out, "state {}  created {}  updated {}\n", view.run.state, view.run.created_at,
              view.run.updated_at);
   std::string careful;
-  if (config.contains("baseline_timing")) {
-    const Json& timing = config["baseline_timing"];
+  if (settings.baseline_timing) {
     careful = fmt::format(" (timed once, up to {:.0f} s to ±{:.0f} %)",
-                          timing.value("budget_seconds", 0.0),
-                          100 * timing.value("target_half_width", 0.0));
+                          settings.baseline_timing->budget_seconds,
+                          100 * settings.baseline_timing->target_half_width);
   }
   fmt::print(out,
              "baseline {:.4g} ms, {:.1f}% of peak{}; every % of peak below is the baseline's "
@@ -227,10 +227,10 @@ int print_cost(std::ostream& out, const std::string& run_id,
 
 void print_compare(std::ostream& out, const RunView& left, const RunView& right) {
   auto column = [](const RunView& view, const std::string& what) -> std::string {
-    const Json& config = view.run.config;
-    if (what == "task") return fmt::format("{} / {}", view.task(), config.value("workload", "?"));
-    if (what == "agents") return config.value("agents", "?");
-    if (what == "preset") return config["search"].value("preset", "?");
+    const search::RunSettings& settings = view.settings;
+    if (what == "task") return fmt::format("{} / {}", view.task(), or_unknown(settings.workload));
+    if (what == "agents") return or_unknown(settings.agents);
+    if (what == "preset") return settings.search.preset;
     if (what == "state") return view.run.state;
     if (what == "iterations")
       return std::to_string(view.checkpoints.empty() ? 0 : view.checkpoints.back().iteration);

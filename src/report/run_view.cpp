@@ -7,7 +7,6 @@
 
 #include "common/error.h"
 #include "memory/memory.h"
-#include "search/config.h"
 #include "task/task.h"
 
 namespace accelopt::report {
@@ -66,7 +65,7 @@ std::vector<search::Scored> RunView::beam_of(const store::Checkpoint& checkpoint
 }
 
 std::string RunView::label() const {
-  return fmt::format("run {} ({}, {})", run.id, task(), run.config.value("agents", "?"));
+  return fmt::format("run {} ({}, {})", run.id, task(), or_unknown(settings.agents));
 }
 
 namespace {
@@ -74,22 +73,23 @@ namespace {
 // The entries the run's planner could see: those visible at its start for its task (the memory's
 // own retrieval when the task can still be loaded, else the entries of the same task).
 std::vector<store::MemoryEntryRecord> memory_seen(const std::vector<store::MemoryEntryRecord>& all,
-                                                  const store::RunRecord& run) {
-  int64_t horizon = run.config.value("memory_horizon", int64_t{0});
+                                                  int64_t run_id,
+                                                  const search::RunSettings& settings) {
+  int64_t horizon = settings.memory_horizon;
   std::vector<store::MemoryEntryRecord> seen;
   try {
-    task::Task task = task::load_task(run.config.value("task_directory", ""));
-    memory::MemoryOptions options = search::SearchConfig::from_json(run.config.at("search")).memory;
+    task::Task task = task::load_task(settings.task_directory);
+    memory::MemoryOptions options = settings.search.memory;
     options.retrieve_limit = std::max<int>(options.retrieve_limit, 1);
-    for (auto& entry : memory::retrieve(all, task, options, run.id, horizon)) {
-      if (entry.run_id != run.id) seen.push_back(std::move(entry));
+    for (auto& entry : memory::retrieve(all, task, options, run_id, horizon)) {
+      if (entry.run_id != run_id) seen.push_back(std::move(entry));
     }
     return seen;
   } catch (const std::exception&) {
-    // The task folder moved or the settings are of another version: fall back to the task's name.
+    // The task folder moved: fall back to the task's name.
   }
   for (const auto& entry : all) {
-    if (entry.id <= horizon && entry.run_id != run.id && entry.task == run.config.value("task", ""))
+    if (entry.id <= horizon && entry.run_id != run_id && entry.task == settings.task)
       seen.push_back(entry);
   }
   return seen;
@@ -105,6 +105,7 @@ RunView load_run_view(const store::Store& store, int64_t run_id) {
         fmt::format("there is no run {} in this workspace (see `accelopt runs`)", run_id));
   }
   view.run = *run;
+  view.settings = search::RunSettings::from_json(run->config);
   view.candidates = store.candidates(run_id);
   for (size_t index = 0; index < view.candidates.size(); ++index)
     view.index_[view.candidates[index].id] = index;
@@ -122,7 +123,7 @@ RunView load_run_view(const store::Store& store, int64_t run_id) {
   for (const auto& entry : entries) {
     if (entry.run_id == run_id) view.memory_written.push_back(entry);
   }
-  view.memory_used = memory_seen(entries, view.run);
+  view.memory_used = memory_seen(entries, run_id, view.settings);
   view.calls = store.calls(std::to_string(run_id));
   return view;
 }

@@ -12,13 +12,20 @@
 #include "llm/ledger.h"
 #include "search/confirmation.h"
 #include "search/figures.h"
+#include "search/run_settings.h"
 #include "search/selection.h"
 #include "store/store.h"
 
 namespace accelopt::report {
 
+// A setting as tables show it: "?" when the run did not record it.
+inline std::string or_unknown(const std::string& value) {
+  return value.empty() ? "?" : value;
+}
+
 struct RunView {
   store::RunRecord run;
+  search::RunSettings settings;                    // run.config, read
   std::vector<store::CandidateRecord> candidates;  // oldest first
   std::map<int64_t, store::TraceRecord> traces;    // by candidate id
   std::vector<store::Checkpoint> checkpoints;
@@ -50,7 +57,7 @@ struct RunView {
   int64_t baseline_id() const;  // 0 when there is none
   // The beam recorded by `checkpoint`, fastest first.
   std::vector<search::Scored> beam_of(const store::Checkpoint& checkpoint) const;
-  std::string task() const { return run.config.value("task", "?"); }
+  std::string task() const { return or_unknown(settings.task); }
   std::string label() const;  // "run 3 (silu, tuner)"
 
  private:

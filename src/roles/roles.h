@@ -3,10 +3,12 @@
 // which edits a kernel's declared knobs without a model. The search talks only to these interfaces.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/json.h"
@@ -14,6 +16,18 @@
 #include "task/task.h"
 
 namespace accelopt::roles {
+
+// The roles' names, declared here only: the keys of the configuration's [roles] table, the `role`
+// of a model call in the ledger, the names of the prompt templates (<name>.system.mustache). A new
+// role is a name here and its interface below, its LLM agent (src/agents) and templates (prompts/),
+// and its slot in the search's AgentSet. The llm part sits below this one, so it receives the names
+// from its caller (llm::parse_llm_config) instead of including them.
+inline constexpr std::string_view kPlanner = "planner";
+inline constexpr std::string_view kExecutor = "executor";
+inline constexpr std::string_view kFixer = "fixer";
+inline constexpr std::string_view kSummarizer = "summarizer";
+inline constexpr std::array<std::string_view, 4> kRoleNames = {kPlanner, kExecutor, kFixer,
+                                                               kSummarizer};
 
 // A kernel with what is known of it: the planner's and the fixer's view.
 struct KernelView {

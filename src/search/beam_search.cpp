@@ -488,37 +488,26 @@ RunSummary run_stored(int64_t run_id, SearchContext& context, bool resuming, int
         "N iterations)",
         run_id, run_id));
   }
-  SearchConfig config = SearchConfig::from_json(record->config.at("search"));
+  RunSettings settings = RunSettings::from_json(record->config);
   if (resuming) context.store->set_run_state(run_id, "running");
-  Run run(config, record->config.at("workload").get<std::string>(),
-          record->config.value("start_kernel", ""), context, run_id,
-          record->config.value("memory_horizon", int64_t{0}));
+  Run run(settings.search, settings.workload, settings.start_kernel, context, run_id,
+          settings.memory_horizon);
   return run.go(resuming, more_iterations);
 }
 
 }  // namespace
 
-int64_t create_run(const SearchConfig& config, const std::string& workload, SearchContext& context,
-                   const Json& extra, const std::string& start_kernel) {
+int64_t create_run(RunSettings settings, SearchContext& context) {
   if (context.task == nullptr || context.store == nullptr) {
     throw InternalError("search: create_run needs a task and a store");
   }
-  const task::Workload& chosen = context.task->workload_or_default(workload);
+  settings.workload = context.task->workload_or_default(settings.workload).name;
   context.store->upsert_task(*context.task);
-  Json record = extra;
-  record["search"] = config.to_json();
-  record["task"] = context.task->name;
-  record["task_directory"] = std::filesystem::absolute(context.task->directory).string();
-  record["workload"] = chosen.name;
-  record["memory_horizon"] = context.store->max_memory_id();
-  platform::TimingOptions careful = careful_timing(config.timing);
-  record["baseline_timing"] =
-      Json{{"target_half_width", careful.target_half_width},
-           {"budget_seconds", careful.budget_seconds},
-           {"min_pairs", careful.min_pairs},
-           {"used_for", "the baseline, the memory's re-timing and the final confirmation"}};
-  if (!start_kernel.empty()) record["start_kernel"] = start_kernel;
-  return context.store->create_run(record);
+  settings.task = context.task->name;
+  settings.task_directory = std::filesystem::absolute(context.task->directory).string();
+  settings.memory_horizon = context.store->max_memory_id();
+  settings.baseline_timing = careful_timing(settings.search.timing);
+  return context.store->create_run(settings.to_json());
 }
 
 bool worth_resuming(const std::string& state) {
@@ -529,9 +518,17 @@ RunSummary run_created(int64_t run_id, SearchContext& context) {
   return run_stored(run_id, context, false, 0);
 }
 
+RunSummary start_run(RunSettings settings, SearchContext& context) {
+  return run_created(create_run(std::move(settings), context), context);
+}
+
 RunSummary start_run(const SearchConfig& config, const std::string& workload,
-                     SearchContext& context, const Json& extra, const std::string& start_kernel) {
-  return run_created(create_run(config, workload, context, extra, start_kernel), context);
+                     SearchContext& context, const std::string& start_kernel) {
+  RunSettings settings;
+  settings.search = config;
+  settings.workload = workload;
+  settings.start_kernel = start_kernel;
+  return start_run(std::move(settings), context);
 }
 
 RunSummary resume_run(int64_t run_id, SearchContext& context, int more_iterations) {

@@ -57,6 +57,7 @@
 #include "roles/roles.h"
 #include "search/config.h"
 #include "search/events.h"
+#include "search/run_settings.h"
 #include "store/store.h"
 #include "task/task.h"
 
@@ -104,12 +105,15 @@ struct RunSummary {
   std::string outcome;  // the confirmation's line ("no significant improvement: ..."); or empty
 };
 
-// Records a new run (settings, task, workload, the memory horizon, `extra` for the caller: e.g. the
-// agents mode) and runs it to its end. `start_kernel` (a source; empty: none) is the user's own
-// kernel: evaluated after the baseline, timed against it, it is the beam's first kernel instead.
+// Records a new run and runs it to its end. `settings` (run_settings.h) gives the search's
+// configuration, the workload (empty: the task's default), the caller's fields (the agents mode,
+// say) and the user's own kernel to start from (empty: none): evaluated after the baseline, timed
+// against it, it is the beam's first kernel instead. The search fills in the task, the workload
+// chosen, the memory horizon and the baseline's timing.
+RunSummary start_run(RunSettings settings, SearchContext& context);
+// The same with a configuration, a workload and a start kernel only.
 RunSummary start_run(const SearchConfig& config, const std::string& workload,
-                     SearchContext& context, const Json& extra = Json::object(),
-                     const std::string& start_kernel = {});
+                     SearchContext& context, const std::string& start_kernel = {});
 
 // True for an end state that resuming is for: "interrupted", or failed because the agents could not
 // be reached (a budget stop or a failing baseline ends the same way again).
@@ -117,8 +121,7 @@ bool worth_resuming(const std::string& state);
 
 // The two halves of start_run, for callers that need the run's id before it runs (the LLM ledger
 // records calls under it): create_run records the run, run_created runs it.
-int64_t create_run(const SearchConfig& config, const std::string& workload, SearchContext& context,
-                   const Json& extra = Json::object(), const std::string& start_kernel = {});
+int64_t create_run(RunSettings settings, SearchContext& context);
 RunSummary run_created(int64_t run_id, SearchContext& context);
 
 // Continues `run_id` from its last checkpoint with the settings it was started with. With

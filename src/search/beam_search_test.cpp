@@ -657,7 +657,7 @@ TEST_F(SearchTest, StartsFromTheUsersKernelTimedAgainstTheBaseline) {
   SearchContext context = tuner_context(*store, platform);
   config_.iterations = 1;
   std::string mine = std::regex_replace(kBaseline, std::regex("A = 1"), "A = 4");
-  RunSummary summary = start_run(config_, "", context, Json::object(), mine);
+  RunSummary summary = start_run(config_, "", context, mine);
   EXPECT_EQ(summary.state, "finished");
   auto start = store->candidate_by_key(summary.run_id, "i0/start");
   ASSERT_TRUE(start.has_value());
@@ -667,7 +667,7 @@ TEST_F(SearchTest, StartsFromTheUsersKernelTimedAgainstTheBaseline) {
   EXPECT_EQ(store->checkpoints(summary.run_id)[0].state["beam"], Json::array({start->id}));
   EXPECT_GE(summary.best_speedup, 1.45);
 
-  RunSummary broken = start_run(config_, "", context, Json::object(), mine + "BROKEN\n");
+  RunSummary broken = start_run(config_, "", context, mine + "BROKEN\n");
   EXPECT_EQ(broken.state.rfind("failed: your kernel does not pass (COMPILE_ERROR", 0), 0u)
       << broken.state;
 }

@@ -21,13 +21,6 @@ Strategy parse_strategy(std::string_view text) {
   throw UserError(fmt::format("search.strategy: '{}' is not one of beam, repeated-sampling", text));
 }
 
-Json timing_json(const platform::TimingOptions& timing) {
-  return Json{{"target_half_width", timing.target_half_width},
-              {"budget_seconds", timing.budget_seconds},
-              {"min_pairs", timing.min_pairs},
-              {"max_pairs", timing.max_pairs}};
-}
-
 }  // namespace
 
 Json SearchConfig::to_json() const {
@@ -42,7 +35,7 @@ Json SearchConfig::to_json() const {
             {"agent_concurrency", agent_concurrency},
             {"eval_concurrency", eval_concurrency},
             {"hybrid_tuner_evals", hybrid_tuner_evals},
-            {"timing", timing_json(timing)},
+            {"timing", timing.to_json()},
             {"memory",
              {{"top_k", memory.top_k},
               {"exp_n", memory.exp_n},
@@ -68,14 +61,7 @@ SearchConfig SearchConfig::from_json(const Json& json) {
   config.agent_concurrency = json.value("agent_concurrency", config.agent_concurrency);
   config.eval_concurrency = json.value("eval_concurrency", config.eval_concurrency);
   config.hybrid_tuner_evals = json.value("hybrid_tuner_evals", config.hybrid_tuner_evals);
-  if (json.contains("timing")) {
-    const Json& timing = json["timing"];
-    config.timing.target_half_width =
-        timing.value("target_half_width", config.timing.target_half_width);
-    config.timing.budget_seconds = timing.value("budget_seconds", config.timing.budget_seconds);
-    config.timing.min_pairs = timing.value("min_pairs", config.timing.min_pairs);
-    config.timing.max_pairs = timing.value("max_pairs", config.timing.max_pairs);
-  }
+  if (json.contains("timing")) config.timing = platform::TimingOptions::from_json(json["timing"]);
   if (json.contains("memory")) {
     const Json& memory = json["memory"];
     config.memory.top_k = memory.value("top_k", config.memory.top_k);

@@ -3,6 +3,7 @@
 // settings as JSON, so `accelopt resume` continues with exactly the settings it started with.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -42,6 +43,9 @@ struct SearchConfig {
 // "paper" (B=6, N=12, K=2, T=16, TopK=8, ExpN=16, 2 % timing target) or "quick" (B=2, N=4, K=1,
 // T=3, looser timing: a few minutes on a small workload). UserError for another name.
 SearchConfig preset(std::string_view name);
+
+// The top-level tables of the configuration file this part reads.
+inline constexpr std::array<std::string_view, 2> kConfigTables = {"search", "memory"};
 
 // Overrides `config` with the keys of the [search] and [memory] tables of `path`; unknown keys in
 // them are UserErrors "FILE: search.KEY: ...". Other tables are left to their parts.

@@ -8,6 +8,7 @@
 #include "common/files.h"
 #include "llm/config.h"
 #include "llm/models.h"
+#include "roles/roles.h"
 #include "task/task.h"
 
 namespace accelopt::testing {
@@ -24,7 +25,8 @@ class ScriptedServer : public ::testing::Test {
     llm::ModelSetOptions options;
     options.hooks.sleep = [](double, const llm::CancelToken&) {};
     models_ = std::make_unique<llm::ModelSet>(
-        llm::parse_llm_config(server_.config_toml(), "scripted.toml"), std::move(options));
+        llm::parse_llm_config(server_.config_toml(), "scripted.toml", roles::kRoleNames),
+        std::move(options));
     options_.builtin_prompts_dir = kSourceDir / "prompts";
     options_.machine = {{"isa", "AVX2"}};
   }

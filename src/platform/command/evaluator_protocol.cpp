@@ -135,13 +135,7 @@ Json request_to_json(const EvaluatorRequest& request) {
   }
   json["cases"] = std::move(cases);
   if (request.measure_time) {
-    const TimingOptions& timing = request.timing;
-    json["timing"] = {{"target_half_width", timing.target_half_width},
-                      {"budget_seconds", timing.budget_seconds},
-                      {"min_pairs", timing.min_pairs},
-                      {"max_pairs", timing.max_pairs},
-                      {"warmup_turns", timing.warmup_turns},
-                      {"min_turn_seconds", timing.min_turn_seconds}};
+    json["timing"] = request.timing.to_json();
   } else {
     json["timing"] = nullptr;
   }
