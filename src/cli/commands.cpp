@@ -35,7 +35,7 @@ int run_eval(const EvalArguments& arguments) {
   platform::PlatformChoice choice = platform::parse_platform_choice(arguments.platform);
   task::Task task = task::load_task(arguments.task_directory, choice.kernel_extension);
   platform::BuiltPlatform chosen =
-      platform::make_platform(choice, {.compiler = arguments.compiler, .progress = &std::cerr});
+      platform::make_platform(choice, {.progress = &std::cerr, .compiler = arguments.compiler});
   platform::EvalRequest request;
   request.task = &task;
   request.workload = arguments.workload;

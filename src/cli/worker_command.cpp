@@ -35,7 +35,7 @@ int run_worker_command(const WorkerArguments& arguments) {
   // The same platforms as optimize's --platform; the jobs claimed are those queued for this value.
   platform::PlatformChoice choice = platform::parse_platform_choice(arguments.platform);
   platform::BuiltPlatform platform =
-      platform::make_platform(choice, {.compiler = arguments.compiler, .progress = &std::cerr});
+      platform::make_platform(choice, {.progress = &std::cerr, .compiler = arguments.compiler});
   queue::WorkerOptions options;
   options.url = arguments.db;
   options.platform = choice.value;

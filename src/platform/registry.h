@@ -24,8 +24,8 @@ namespace accelopt::platform {
 
 // What the command line hands every platform it builds.
 struct PlatformSettings {
-  std::string compiler;              // C++ compiler for CPU kernels and references; empty: g++
   std::ostream* progress = nullptr;  // where a probe says what it does; null: silent
+  std::string compiler{};            // C++ compiler for CPU kernels and references; empty: g++
   bool probe_again = false;          // measure the ceilings afresh instead of the cached figures
 };
 

@@ -237,6 +237,7 @@ CompileResult Compiler::compile(const std::string& source, const std::string& he
         "the compiler ran past its {} s limit and was stopped (runaway templates or constexpr "
         "evaluation?)",
         options_.timeout.count());
+    return result;  // never kept: a busy machine may finish next time (compile_cache.h)
   }
   if (result.rejection) {
     result.diagnostics = *result.rejection;
@@ -257,7 +258,7 @@ CompileResult Compiler::compile(const std::string& source, const std::string& he
     result.remarks = read_file(work.path() / "remarks.txt");
   }
 
-  if (!keepable(run.status)) return result;  // the next try may finish (compile_cache.h)
+  if (!keepable(run.status)) return result;  // ended by a signal: the next try may finish
 
   std::filesystem::path staging = cache_.staging(result.key);
   std::filesystem::copy_file(work.path() / "kernel.cpp", staging / "kernel.cpp");
