@@ -284,4 +284,13 @@ std::unique_ptr<roles::Summarizer> make_llm_summarizer(llm::ModelSet& models,
   return std::make_unique<LlmSummarizer>(models, std::move(options));
 }
 
+LlmAgents make_llm_agents(llm::ModelSet& models, const LlmAgentOptions& options) {
+  LlmAgents agents;
+  agents.planner = make_llm_planner(models, options);
+  agents.executor = make_llm_executor(models, options);
+  agents.fixer = make_llm_fixer(models, options);
+  agents.summarizer = make_llm_summarizer(models, options);
+  return agents;
+}
+
 }  // namespace accelopt::agents

@@ -40,6 +40,19 @@ struct LlmAgentOptions {
   size_t max_log_chars = 6000;     // the fixer's log is cut to this (head and tail kept)
 };
 
+// The LLM family: one agent per role, owned here; `roles()` lends them to the search.
+struct LlmAgents {
+  std::unique_ptr<roles::Planner> planner;
+  std::unique_ptr<roles::Executor> executor;
+  std::unique_ptr<roles::Fixer> fixer;
+  std::unique_ptr<roles::Summarizer> summarizer;
+
+  roles::RoleAgents roles() const {
+    return {planner.get(), executor.get(), fixer.get(), summarizer.get()};
+  }
+};
+LlmAgents make_llm_agents(llm::ModelSet& models, const LlmAgentOptions& options);
+
 std::unique_ptr<roles::Planner> make_llm_planner(llm::ModelSet& models,
                                                  LlmAgentOptions options = {});
 std::unique_ptr<roles::Executor> make_llm_executor(llm::ModelSet& models,

@@ -89,15 +89,10 @@ void check_mode(const std::string& mode) {
 
 // The agents of a run, owned here; the search borrows them.
 struct Agents {
-  tuner::TunerPlanner tuner_planner;
-  tuner::TunerExecutor tuner_executor;
-  tuner::TunerSummarizer tuner_summarizer;
+  tuner::TunerAgents tuner;
   std::unique_ptr<store::StoreLedger> ledger;
   std::unique_ptr<llm::ModelSet> models;
-  std::unique_ptr<roles::Planner> llm_planner;
-  std::unique_ptr<roles::Executor> llm_executor;
-  std::unique_ptr<roles::Fixer> llm_fixer;
-  std::unique_ptr<roles::Summarizer> llm_summarizer;
+  agents::LlmAgents llm;
   search::AgentSet set;
 };
 
@@ -109,9 +104,7 @@ std::unique_ptr<Agents> make_agents(const std::string& mode, const ConfigFile& c
   check_mode(mode);
   auto agents = std::make_unique<Agents>();
   if (mode == "tuner") {
-    agents->set.planner = &agents->tuner_planner;
-    agents->set.executor = &agents->tuner_executor;
-    agents->set.summarizer = &agents->tuner_summarizer;
+    static_cast<roles::RoleAgents&>(agents->set) = agents->tuner.roles();
     agents->set.proposes = store::CandidateKind::kTuner;
     return agents;
   }
@@ -136,18 +129,12 @@ std::unique_ptr<Agents> make_agents(const std::string& mode, const ConfigFile& c
   options.platform = platform.prompt_fragment;
   options.machine = platform.description.prompt_variables;
   options.structural_only = mode == "hybrid";
-  agents->llm_planner = agents::make_llm_planner(*agents->models, options);
-  agents->llm_executor = agents::make_llm_executor(*agents->models, options);
-  agents->llm_fixer = agents::make_llm_fixer(*agents->models, options);
-  agents->llm_summarizer = agents::make_llm_summarizer(*agents->models, options);
-  agents->set.planner = agents->llm_planner.get();
-  agents->set.executor = agents->llm_executor.get();
-  agents->set.fixer = agents->llm_fixer.get();
-  agents->set.summarizer = agents->llm_summarizer.get();
+  agents->llm = agents::make_llm_agents(*agents->models, options);
+  static_cast<roles::RoleAgents&>(agents->set) = agents->llm.roles();
   if (mode == "hybrid") {
-    agents->set.refine_planner = &agents->tuner_planner;
-    agents->set.refine_executor = &agents->tuner_executor;
-    agents->set.refine_summarizer = &agents->tuner_summarizer;
+    agents->set.refine_planner = &agents->tuner.planner;
+    agents->set.refine_executor = &agents->tuner.executor;
+    agents->set.refine_summarizer = &agents->tuner.summarizer;
   }
   return agents;
 }

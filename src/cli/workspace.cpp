@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "store/sqlite_file.h"
 
 namespace accelopt::cli {
 
@@ -15,6 +16,8 @@ std::unique_ptr<store::Store> open_workspace(const std::string& workspace, Acces
                     "--workspace; the default is {})",
                     database.string(), kDefaultWorkspace));
   }
+  // Before this process opens the file: the check reads it with a descriptor of its own.
+  store::check_sqlite_file(database);
   return store::Store::open(
       database);  // store::DamagedDatabase says what is wrong, and the way out
 }

@@ -19,8 +19,8 @@ namespace accelopt::roles {
 
 // The roles' names, declared here only: the keys of the configuration's [roles] table, the `role`
 // of a model call in the ledger, the names of the prompt templates (<name>.system.mustache). A new
-// role is a name here and its interface below, its LLM agent (src/agents) and templates (prompts/),
-// and its slot in the search's AgentSet. The llm part sits below this one, so it receives the names
+// role is a name here, its interface and its slot in RoleAgents below, its LLM agent (src/agents:
+// made in make_llm_agents) and templates (prompts/), and where the search calls it. The llm part sits below this one, so it receives the names
 // from its caller (llm::parse_llm_config) instead of including them.
 inline constexpr std::string_view kPlanner = "planner";
 inline constexpr std::string_view kExecutor = "executor";
@@ -119,6 +119,15 @@ class Summarizer {
   virtual ~Summarizer() = default;
   // nullopt when there is nothing generalizable to keep ("no optimization found").
   virtual std::optional<Insight> summarize(const RewritePair& pair) = 0;
+};
+
+// One agent for each role, as a family of agents offers them (the LLM agents, the tuner) and the
+// search uses them; null where a family has none for a role (the tuner repairs nothing).
+struct RoleAgents {
+  Planner* planner = nullptr;
+  Executor* executor = nullptr;
+  Fixer* fixer = nullptr;
+  Summarizer* summarizer = nullptr;
 };
 
 }  // namespace accelopt::roles

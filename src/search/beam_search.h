@@ -63,11 +63,9 @@
 
 namespace accelopt::search {
 
-struct AgentSet {
-  roles::Planner* planner = nullptr;
-  roles::Executor* executor = nullptr;
-  roles::Fixer* fixer = nullptr;            // null: failures are not repaired
-  roles::Summarizer* summarizer = nullptr;  // null: no memory entries
+// The run's agents, one per role (roles::RoleAgents: a null fixer repairs no failure, a null
+// summarizer makes no memory entries), and the tuner's for hybrid refinement.
+struct AgentSet : roles::RoleAgents {
   // Hybrid mode: the tuner refines each LLM kernel entering the beam and summarizes its own moves.
   roles::Planner* refine_planner = nullptr;
   roles::Executor* refine_executor = nullptr;

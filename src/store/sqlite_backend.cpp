@@ -10,7 +10,6 @@
 
 #include "common/error.h"
 #include "store/backend.h"
-#include "store/sqlite_file.h"
 #include "store/store.h"
 
 namespace accelopt::store {
@@ -154,9 +153,6 @@ class SqliteBackend : public Backend {
 
 void SqliteBackend::connect() {
   bool in_memory = path_ == ":memory:";
-  if (!in_memory) {
-    if (auto damage = sqlite_file_damage(path_)) throw DamagedDatabase(path_, *damage);
-  }
   if (!in_memory && path_.has_parent_path()) {
     std::error_code error;
     std::filesystem::create_directories(path_.parent_path(), error);

@@ -68,4 +68,8 @@ std::optional<std::string> sqlite_file_damage(const std::filesystem::path& path)
   return std::nullopt;
 }
 
+void check_sqlite_file(const std::filesystem::path& path) {
+  if (auto damage = sqlite_file_damage(path)) throw DamagedDatabase(path, *damage);
+}
+
 }  // namespace accelopt::store

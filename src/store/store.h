@@ -97,9 +97,9 @@ class DamagedDatabase : public UserError {
 class Store {
  public:
   // Opens or creates the database at `path` (parents created) or at a "postgresql://…" URL,
-  // applying pending migrations. Throws DamagedDatabase for a SQLite file that is cut short or is
-  // not SQLite's, and UserError for a database that is not accelopt's, was written by a newer
-  // accelopt, or cannot be reached.
+  // applying pending migrations. Throws DamagedDatabase for a SQLite file SQLite cannot read, and
+  // UserError for a database that is not accelopt's, was written by a newer accelopt, or cannot be
+  // reached. A file cut short is told apart by check_sqlite_file (sqlite_file.h), before opening.
   static std::unique_ptr<Store> open(const std::filesystem::path& path);
   ~Store();
   Store(const Store&) = delete;

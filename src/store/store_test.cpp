@@ -293,9 +293,11 @@ std::filesystem::path written_database(const TempDir& dir) {
   return path;
 }
 
-// The damage Store::open reports for the file at `path`; empty when it opens.
+// The damage a workspace's opening reports for the file at `path` (the file's check, then
+// Store::open); empty when it opens.
 std::string damage_on_open(const std::filesystem::path& path) {
   try {
+    check_sqlite_file(path);
     Store::open(path);
   } catch (const DamagedDatabase& error) {
     EXPECT_EQ(error.path(), path);

@@ -37,6 +37,16 @@ class TunerSummarizer : public roles::Summarizer {
   std::optional<roles::Insight> summarize(const roles::RewritePair& pair) override;
 };
 
+// The tuner family: a planner, an executor and a summarizer (it repairs nothing); `roles()` lends
+// them to the search.
+struct TunerAgents {
+  TunerPlanner planner;
+  TunerExecutor executor;
+  TunerSummarizer summarizer;
+
+  roles::RoleAgents roles() { return {&planner, &executor, nullptr, &summarizer}; }
+};
+
 // "TILE_N 64 → 128" or "TILE_N 64 → 128, K_UNROLL 2 → 4".
 std::string describe_moves(const Json& moves);
 
