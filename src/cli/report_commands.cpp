@@ -28,6 +28,7 @@ struct ExportArguments {
   std::string workspace = kDefaultWorkspace;
   std::string out;
   std::string format = "accelopt";
+  bool force = false;
 };
 
 struct ReportArguments {
@@ -51,8 +52,10 @@ int run_show(const RunArguments& arguments) {
 int run_export(const ExportArguments& arguments) {
   report::ExportFormat format = report::parse_export_format(arguments.format);
   auto store = open_workspace(arguments.workspace, Access::kRead);
+  report::ExportOverwrite overwrite =
+      arguments.force ? report::ExportOverwrite::kForce : report::ExportOverwrite::kRefuse;
   std::cout << report::export_run(report::load_run_view(*store, arguments.run_id), arguments.out,
-                                  format)
+                                  format, overwrite)
             << "\n";
   return 0;
 }
@@ -72,6 +75,17 @@ int run_compare(const std::vector<int64_t>& run_ids, const std::string& workspac
   report::print_compare(std::cout, report::load_run_view(*store, run_ids[0]),
                         report::load_run_view(*store, run_ids[1]));
   return 0;
+}
+
+void create_parent_folder(const std::filesystem::path& file) {
+  std::filesystem::path parent = file.parent_path();
+  if (parent.empty()) return;
+  std::error_code error;
+  std::filesystem::create_directories(parent, error);
+  if (error) {
+    throw UserError(fmt::format("--out {}: cannot create {}: {}", file.string(), parent.string(),
+                                error.message()));
+  }
 }
 
 int run_report(const ReportArguments& arguments) {
@@ -103,6 +117,7 @@ int run_report(const ReportArguments& arguments) {
     for (int64_t id : arguments.run_ids) views.push_back(report::load_run_view(*store, id));
     html = report::runs_html(views);
   }
+  create_parent_folder(arguments.out);
   write_file_atomic(arguments.out, html);
   std::cout << fmt::format("wrote {} ({} KiB): open it in a browser; it needs no network\n",
                            arguments.out, html.size() / 1024);
@@ -141,6 +156,8 @@ void register_report_commands(CLI::App& app, CommandTable& table) {
   export_command->add_option("--format", export_arguments->format, "accelopt or flashinfer-trace")
       ->capture_default_str()
       ->check(CLI::IsMember({"accelopt", "flashinfer-trace"}));
+  export_command->add_flag("--force", export_arguments->force,
+                           "write into a folder that holds another run's export");
   add_workspace(*export_command, export_arguments->workspace);
   export_command->callback([&table, export_arguments] {
     table.select([export_arguments] { return run_export(*export_arguments); });

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "common/json.h"
@@ -10,13 +11,32 @@
 namespace accelopt::report {
 namespace {
 
-constexpr const char* kTableRow = "{:<24} {:<16} {:<20} {:>28} {:>8} {:>7} {:>9}\n";
+// 100 columns with the suite's longest task name and status.
+constexpr const char* kTableRow = "{:<22} {:<12} {:<19} {:>22} {:>6} {:>6} {:>7}\n";
 
+// Three significant digits without an exponent: 0.00123 -> 0.00123, 999.6 -> 1000.
+std::string significant(double value) {
+  if (value <= 0) return "0";
+  int decimals = std::max(0, 2 - static_cast<int>(std::floor(std::log10(value))));
+  return fmt::format("{:.{}f}", value, decimals);
+}
+
+// "1.93 [1.85, 2.00] us": the unit follows the latency, so that a tiny workload's row fits too.
 std::string latency_cell(const kernel::Verdict& verdict) {
   if (!verdict.timing) return "-";
   const kernel::Timing& timing = *verdict.timing;
-  return fmt::format("{:.4g} [{:.4g}, {:.4g}]", timing.latency_seconds * 1e3,
-                     timing.latency_low * 1e3, timing.latency_high * 1e3);
+  double scale = 1e9;
+  const char* unit = "ns";
+  if (timing.latency_seconds >= 1e-3) {
+    scale = 1e3;
+    unit = "ms";
+  } else if (timing.latency_seconds >= 1e-6) {
+    scale = 1e6;
+    unit = "us";
+  }
+  return fmt::format("{} [{}, {}] {}", significant(timing.latency_seconds * scale),
+                     significant(timing.latency_low * scale),
+                     significant(timing.latency_high * scale), unit);
 }
 
 void print_table_row(std::ostream& out, const BenchRow& row) {
@@ -33,7 +53,7 @@ void print_table_row(std::ostream& out, const BenchRow& row) {
 }  // namespace
 
 void print_bench_table(std::ostream& out, const std::vector<BenchRow>& rows) {
-  fmt::print(out, kTableRow, "task", "kernel", "status", "latency ms [95% CI]", "% peak", "bound",
+  fmt::print(out, kTableRow, "task", "kernel", "status", "latency [95% CI]", "% peak", "bound",
              "speedup");
   double log_sum = 0;
   int passed = 0, tasks = 0;  // task kernels; passed: with a % of peak for the mean

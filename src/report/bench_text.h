@@ -17,8 +17,9 @@ struct BenchRow {
   kernel::Verdict verdict;
 };
 
-// The table: status, latency with its interval, % of peak, bound and speedup per row, a failed
-// row's message under it; then how many task kernels passed and their geometric mean % of peak.
+// The table, 100 columns: status, latency with its interval (ms, us or ns), % of peak, bound and
+// speedup per row, a failed row's message under it; then how many task kernels passed and their
+// geometric mean % of peak.
 void print_bench_table(std::ostream& out, const std::vector<BenchRow>& rows);
 
 // One line per row, a header first; a figure the verdict lacks is 0.

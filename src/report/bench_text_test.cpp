@@ -26,19 +26,33 @@ TEST(BenchText, TableRowsFailuresAndTotalsOfTheTaskKernels) {
   std::ostringstream out;
   print_bench_table(out, rows());
   // The library's 80 % is for comparison only: not in the count, not in the mean.
-  EXPECT_EQ(
-      out.str(),
-      "task                     kernel           status                        latency ms "
-      "[95% CI]   % peak   bound   speedup\n"
-      "silu                     baseline         PASSED                             0.5 [0.4, "
-      "0.6]     20.0  memory     2.00x\n"
-      "gemm                     baseline         COMPILE_ERROR                                "
-      "   -        -       -         -\n"
-      "    error: expected ';'\n"
-      "silu                     onednn           PASSED                               0.125 "
-      "[0, 0]     80.0  memory     8.00x\n"
-      "\n"
-      "1 of 2 task kernels passed; geometric mean of % of peak: 20.0 %\n");
+  EXPECT_EQ(out.str(),
+            "task                   kernel       status                    latency "
+            "[95% CI] % peak  bound speedup\n"
+            "silu                   baseline     PASSED                   500 [400,"
+            " 600] us   20.0 memory   2.00x\n"
+            "gemm                   baseline     COMPILE_ERROR                     "
+            "       -      -      -       -\n"
+            "    error: expected ';'\n"
+            "silu                   onednn       PASSED                       125 ["
+            "0, 0] us   80.0 memory   8.00x\n"
+            "\n"
+            "1 of 2 task kernels passed; geometric mean of % of peak: 20.0 %\n");
+}
+
+TEST(BenchText, TableFitsOneHundredColumns) {
+  kernel::Verdict slow = testing::passed(3.25, 1.0);
+  slow.timing->latency_seconds = 0.012345;
+  slow.timing->latency_low = 0.012301;
+  slow.timing->latency_high = 0.012399;
+  std::vector<BenchRow> wide = rows();
+  wide.push_back({"rope_single_freq_apply", "baseline", false, slow});
+  wide.push_back({"matmul_add_rmsnorm", "baseline", false,
+                  testing::failed(kernel::Status::kIncorrectNumerical, "rel_l2 too large")});
+  std::ostringstream out;
+  print_bench_table(out, wide);
+  std::istringstream lines(out.str());
+  for (std::string line; std::getline(lines, line);) EXPECT_LE(line.size(), 100u) << line;
 }
 
 TEST(BenchText, NoMeanWhenNoTaskKernelPassed) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <fstream>
+#include <optional>
 
 #include "common/error.h"
 #include "common/files.h"
@@ -230,12 +231,42 @@ std::string export_flashinfer(const RunView& view, const std::filesystem::path& 
       view.run.id, view.candidates.size(), view.candidates.size(), directory.string());
 }
 
+constexpr const char* kExportMarker = ".accelopt-export.json";
+
+// The run whose export `directory` holds: its marker's, or an older accelopt export's run.json.
+std::optional<int64_t> exported_run(const std::filesystem::path& directory) {
+  for (const char* file : {kExportMarker, "run.json"}) {
+    std::filesystem::path path = directory / file;
+    if (!std::filesystem::is_regular_file(path)) continue;
+    try {
+      Json json = Json::parse(read_file(path));
+      if (json.contains("run") && json["run"].is_number_integer())
+        return json["run"].get<int64_t>();
+    } catch (const Json::exception&) {
+      // not one of ours: no run to name
+    }
+  }
+  return std::nullopt;
+}
+
+void check_not_another_runs_export(const RunView& view, const std::filesystem::path& directory) {
+  std::optional<int64_t> there = exported_run(directory);
+  if (!there || *there == view.run.id) return;
+  throw UserError(fmt::format(
+      "{} holds the export of run {}: run {}'s files would mix with it; choose another --out, "
+      "or pass --force to write over it",
+      directory.string(), *there, view.run.id));
+}
+
 }  // namespace
 
 std::string export_run(const RunView& view, const std::filesystem::path& directory,
-                       ExportFormat format) {
-  return format == ExportFormat::kAccelopt ? export_accelopt(view, directory)
-                                           : export_flashinfer(view, directory);
+                       ExportFormat format, ExportOverwrite overwrite) {
+  if (overwrite == ExportOverwrite::kRefuse) check_not_another_runs_export(view, directory);
+  std::string line = format == ExportFormat::kAccelopt ? export_accelopt(view, directory)
+                                                       : export_flashinfer(view, directory);
+  write_file_atomic(directory / kExportMarker, Json{{"run", view.run.id}}.dump() + "\n");
+  return line;
 }
 
 }  // namespace accelopt::report

@@ -20,8 +20,13 @@ enum class ExportFormat : uint8_t { kAccelopt = 0, kFlashinferTrace = 1 };
 // "accelopt" or "flashinfer-trace"; UserError naming both otherwise.
 ExportFormat parse_export_format(const std::string& name);
 
-// Writes the files into `directory` (created if needed); returns a line saying what was written.
+// Whether an export may write over another run's export in the same folder.
+enum class ExportOverwrite : uint8_t { kRefuse = 0, kForce = 1 };
+
+// Writes the files into `directory` (created if needed) with a marker naming the run
+// (.accelopt-export.json); returns a line saying what was written. A folder that holds another
+// run's export is a UserError unless `overwrite` is kForce: two runs' files would mix.
 std::string export_run(const RunView& view, const std::filesystem::path& directory,
-                       ExportFormat format);
+                       ExportFormat format, ExportOverwrite overwrite = ExportOverwrite::kRefuse);
 
 }  // namespace accelopt::report

@@ -233,6 +233,8 @@ constexpr const char* kScript = R"js(
   const chart = (parent, option, cls) => { const div = el('div', { class: cls || 'chart' });
     parent.appendChild(div); const c = echarts.init(div); c.setOption(option); charts.push(c); return c; };
   const fmt = (x, d) => (x === null || x === undefined) ? '-' : Number(x).toFixed(d);
+  // 0.01234 and 1234, not 0.0123 and 1234.0000: a latency's digits are significant ones.
+  const significant = (x, digits) => (x === null || x === undefined) ? '-' : String(Number(Number(x).toPrecision(digits)));
   function table(parent, columns, rows) {
     const t = el('table'); const head = el('tr');
     columns.forEach((c) => head.appendChild(el('th', {}, c[0]))); t.appendChild(head);
@@ -364,7 +366,8 @@ constexpr const char* kScript = R"js(
         const r = rows.find((x) => x.task === t && x.series === k); return r ? r.percent : null; }) })) },
       'chart tall');
     table(s, [['task', (r) => r.task], ['kernel', (r) => r.series], ['file', (r) => r.file], ['status', (r) => r.status],
-      ['latency ms', (r) => fmt(r.latency_ms, 4)], ['% of peak', (r) => fmt(r.percent, 1)], ['bound', (r) => r.bound]], rows);
+      ['latency ms', (r) => significant(r.latency_ms, 4)], ['% of peak', (r) => fmt(r.percent, 1)],
+      ['bound', (r) => r.bound || '-']], rows);
   }
 
   try {
@@ -461,8 +464,9 @@ std::string bench_html(const std::vector<std::pair<std::string, Json>>& results)
           {"series", series},
           {"file", name},
           {"status", kernel::status_name(verdict.status)},
-          {"latency_ms", verdict.timing ? verdict.timing->latency_seconds * 1e3 : 0},
-          {"percent", verdict.passed() && verdict.roofline ? verdict.roofline->percent_of_peak : 0},
+          {"latency_ms", verdict.timing ? Json(verdict.timing->latency_seconds * 1e3) : Json()},
+          {"percent",
+           verdict.passed() && verdict.roofline ? Json(verdict.roofline->percent_of_peak) : Json()},
           {"bound", verdict.roofline ? verdict.roofline->bound : ""}});
     }
     files.push_back(Json{{"name", name}, {"rows", rows}});

@@ -40,7 +40,7 @@ void print_run_summary(std::ostream& out, const search::RunSummary& summary) {
 void print_run_summaries(std::ostream& out,
                          const std::vector<std::pair<std::string, search::RunSummary>>& summaries) {
   fmt::print(out, "\n{:<24} {:>5} {:>10} {:>10} {:>22}  {}\n", "task", "run", "baseline %",
-             "best %", "speedup (confirmed)", "state");
+             "best %", "speedup [95% CI]", "state");
   double log_before = 0, log_after = 0;
   int counted = 0;
   for (const auto& [name, summary] : summaries) {

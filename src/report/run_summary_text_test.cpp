@@ -63,7 +63,7 @@ TEST(RunSummaryText, SeveralRunsGetARowEachAndTheGeometricMeans) {
   // The means: (10 · 40 · 10)^(1/3) = 15.9 % before, (40 · 40 · 10)^(1/3) = 25.2 % after.
   EXPECT_EQ(out.str(),
             "\n"
-            "task                       run baseline %     best %    speedup (confirmed)  state\n"
+            "task                       run baseline %     best %       speedup [95% CI]  state\n"
             "silu                         1      10.0%      40.0%     4.00x [3.96, 4.04]  "
             "finished\n"
             "axpy                         2      40.0%      40.0%     1.00x [0.96, 1.04]  "
@@ -73,6 +73,16 @@ TEST(RunSummaryText, SeveralRunsGetARowEachAndTheGeometricMeans) {
             "gemm                         4       0.0%       0.0%     1.00x [0.96, 1.04]  "
             "failed: the baseline did not pass\n"
             "geometric mean                      15.9%      25.2%                  1.59x\n");
+}
+
+TEST(RunSummaryText, TheHeaderCallsNoRowConfirmed) {
+  search::RunSummary unconfirmed = summary(2, 40, 1.0);
+  unconfirmed.confirmed = false;
+  std::ostringstream out;
+  print_run_summaries(out, {{"axpy", unconfirmed}});
+  std::string header = out.str().substr(1, out.str().find('\n', 1));
+  EXPECT_EQ(header.find("confirmed"), std::string::npos) << header;
+  EXPECT_NE(out.str().find("not confirmed"), std::string::npos) << out.str();
 }
 
 TEST(RunSummaryText, NoMeansWithoutAPercentOfPeak) {

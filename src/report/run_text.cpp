@@ -35,26 +35,50 @@ std::string candidate_figures(const RunView& view, int64_t id) {
 
 namespace {
 
-// The run's best speedup as `runs` lists it: the confirmed winner's, else the final beam's fastest
-// (1x when that is the baseline); a "?" marks a best that nothing beyond noise confirmed.
-std::string best_figure(const store::Store& store, const store::Checkpoint& checkpoint) {
+constexpr size_t kWidth = 100;  // what every table fits
+
+// The run's best as `runs` lists it: the confirmed winner's speedup, else the final beam's fastest
+// (1x when that is the baseline), a "?" marking a best that nothing beyond noise confirmed; and
+// its % of peak, the baseline's times that speedup (search/figures.h).
+struct BestFigures {
+  std::string speedup = "-";
+  std::string percent = "-";
+};
+
+BestFigures best_figures(const store::Store& store, const store::Checkpoint& checkpoint) {
   const Json& state = checkpoint.state;
+  int64_t baseline = state.value("baseline", int64_t{0});
+  std::optional<double> speedup;
+  bool significant = true;
   if (state.contains("confirmation")) {
     auto confirmation = search::Confirmation::from_json(state["confirmation"]);
     if (confirmation.done) {
-      return fmt::format("{:.2f}x{}", confirmation.speedup, confirmation.significant ? "" : "?");
+      speedup = confirmation.speedup;
+      significant = confirmation.significant;
     }
   }
-  int64_t baseline = state.value("baseline", int64_t{0});
-  std::vector<search::Scored> beam;
-  for (const Json& id : state.value("beam", Json::array())) {
-    if (auto trace = store.trace(id.get<int64_t>()))
-      beam.push_back({id.get<int64_t>(), trace->verdict});
+  if (!speedup) {
+    std::vector<search::Scored> beam;
+    for (const Json& id : state.value("beam", Json::array())) {
+      if (auto trace = store.trace(id.get<int64_t>()))
+        beam.push_back({id.get<int64_t>(), trace->verdict});
+    }
+    if (beam.empty()) return {};
+    const search::Scored& best = search::fastest(beam);
+    speedup = best.candidate == baseline ? 1.0 : search::rank_value(best.verdict);
   }
-  if (beam.empty()) return "-";
-  const search::Scored& best = search::fastest(beam);
-  return fmt::format("{:.2f}x",
-                     best.candidate == baseline ? 1.0 : search::rank_value(best.verdict));
+  BestFigures figures{fmt::format("{:.2f}x{}", *speedup, significant ? "" : "?"), "-"};
+  if (auto trace = store.trace(baseline); trace && trace->verdict.passed()) {
+    search::RunScale scale(trace->verdict);
+    figures.percent = fmt::format("{:.1f}", scale.of(*speedup, *speedup, *speedup).percent_of_peak);
+  }
+  return figures;
+}
+
+// 2026-01-01T12:34:56.789Z as 2026-01-01 12:34.
+std::string short_timestamp(const std::string& timestamp) {
+  if (timestamp.size() < 16 || timestamp[10] != 'T') return timestamp;
+  return timestamp.substr(0, 10) + " " + timestamp.substr(11, 5);
 }
 
 std::string confirmation_text(const RunView& view) {
@@ -62,11 +86,14 @@ std::string confirmation_text(const RunView& view) {
   return view.confirmation->outcome();
 }
 
-std::string describe_candidate(const RunView& view, int64_t id) {
+// "#5 executor (llm:tiny: Unroll the loop)", its plan cut to keep it within `width`.
+std::string describe_candidate(const RunView& view, int64_t id, size_t width = 80) {
   const store::CandidateRecord* candidate = view.candidate(id);
   if (candidate == nullptr) return fmt::format("#{}", id);
-  return fmt::format("#{} {} ({}: {})", id, store::kind_name(candidate->kind), candidate->author,
-                     one_line(candidate->plan.value("text", ""), 60));
+  std::string head =
+      fmt::format("#{} {} ({}: ", id, store::kind_name(candidate->kind), candidate->author);
+  size_t room = width > head.size() + 11 ? width - head.size() - 1 : 10;
+  return head + one_line(candidate->plan.value("text", ""), room) + ")";
 }
 
 void print_iterations(std::ostream& out, const RunView& view) {
@@ -127,16 +154,21 @@ void print_runs(std::ostream& out, const store::Store& store, const std::string&
     out << "no runs in " << workspace << "\n";
     return;
   }
-  fmt::print(out, "{:>4}  {:<16} {:<8} {:<7} {:<7} {:>5} {:>9} {:<24} {}\n", "run", "task",
-             "workload", "agents", "preset", "iter", "best", "updated", "state");
+  // A state too long for the row's end ("failed: why") goes on a line of its own under it.
+  constexpr const char* kRow = "{:>4}  {:<18} {:<8} {:<6} {:<7} {:>4} {:>8} {:>6}  {:<16} {}\n";
+  constexpr size_t kStateColumn = 88;
+  fmt::print(out, kRow, "run", "task", "workload", "agents", "preset", "iter", "speedup", "% peak",
+             "updated", "state");
   for (const auto& run : runs) {
     auto checkpoint = store.last_checkpoint(run.id);
     search::RunSettings settings = search::RunSettings::from_json(run.config);
-    fmt::print(out, "{:>4}  {:<16} {:<8} {:<7} {:<7} {:>5} {:>9} {:<24} {}\n", run.id,
-               or_unknown(settings.task), or_unknown(settings.workload),
+    BestFigures best = checkpoint ? best_figures(store, *checkpoint) : BestFigures{};
+    bool state_fits = run.state.size() <= kWidth - kStateColumn;
+    fmt::print(out, kRow, run.id, or_unknown(settings.task), or_unknown(settings.workload),
                or_unknown(settings.agents), settings.search.preset,
-               checkpoint ? checkpoint->iteration : 0,
-               checkpoint ? best_figure(store, *checkpoint) : "-", run.updated_at, run.state);
+               checkpoint ? checkpoint->iteration : 0, best.speedup, best.percent,
+               short_timestamp(run.updated_at), state_fits ? run.state : "(below)");
+    if (!state_fits) fmt::print(out, "      {}\n", one_line(run.state, kWidth - 6));
   }
 }
 
@@ -154,15 +186,18 @@ void print_show(std::ostream& out, const RunView& view) {
                           100 * settings.baseline_timing->target_half_width);
   }
   fmt::print(out,
-             "baseline {:.4g} ms, {:.1f}% of peak{}; every % of peak below is the baseline's "
+             "baseline {:.4g} ms, {:.1f}% of peak{};\nevery % of peak below is the baseline's "
              "times the speedup\n\n",
              view.scale.baseline_latency() * 1e3, view.scale.baseline_percent(), careful);
   print_iterations(out, view);
 
   out << "\nbest kernels (the final beam, as the search measured them)\n";
+  fmt::print(out, "  {:<34} {}\n", "speedup [95% CI], % of peak", "kernel");
   for (const auto& kernel : view.final_beam) {
-    fmt::print(out, "  {}  {}\n", candidate_figures(view, kernel.candidate),
-               describe_candidate(view, kernel.candidate));
+    std::string figures = candidate_figures(view, kernel.candidate);
+    fmt::print(out, "  {:<34} {}\n", figures,
+               describe_candidate(view, kernel.candidate,
+                                  kWidth - 3 - std::max<size_t>(34, figures.size())));
   }
   out << "\nconfirmation (the final beam re-timed head to head)\n";
   if (view.confirmation) {
@@ -187,8 +222,10 @@ void print_show(std::ostream& out, const RunView& view) {
       const store::CandidateRecord* candidate = view.candidate(*id);
       if (candidate == nullptr) break;
       const kernel::Verdict* verdict = view.verdict(*id);
-      fmt::print(out, "{}{}  {}\n", indent, describe_candidate(view, *id),
-                 verdict ? candidate_figures(view, *id) : "");
+      std::string figures = verdict ? candidate_figures(view, *id) : "";
+      fmt::print(out, "{}{}  {}\n", indent,
+                 describe_candidate(view, *id, kWidth - indent.size() - 2 - figures.size()),
+                 figures);
       id = candidate->parent;
       indent = "  <- ";
     }
@@ -196,9 +233,12 @@ void print_show(std::ostream& out, const RunView& view) {
 
   out << "\nmemory entries made\n";
   for (const auto& entry : view.memory_written) {
-    fmt::print(out, "  #{} it {} {} {}  (#{} -> #{})\n", entry.id, entry.iteration,
-               entry.positive ? "+" : "-", one_line(entry.insight.value("title", ""), 80),
-               entry.slow_candidate, entry.fast_candidate);
+    std::string head =
+        fmt::format("  #{} it {} {} ", entry.id, entry.iteration, entry.positive ? "+" : "-");
+    std::string tail = fmt::format("  (#{} -> #{})", entry.slow_candidate, entry.fast_candidate);
+    fmt::print(out, "{}{}{}\n", head,
+               one_line(entry.insight.value("title", ""), kWidth - head.size() - tail.size()),
+               tail);
   }
   if (view.memory_written.empty()) out << "  none\n";
 
@@ -260,13 +300,24 @@ void print_compare(std::ostream& out, const RunView& left, const RunView& right)
     if (what == "cost") return fmt::format("${:.4f}", llm::total(view.calls).cost_usd);
     return "?";
   };
-  fmt::print(out, "{:<20} {:<28} {:<28}\n", "", fmt::format("run {}", left.run.id),
+  constexpr size_t kCell = 39;  // 20 + 2 * (1 + 39): 100 columns
+  auto cell = [&](const RunView& view, const std::string& what) {
+    return one_line(column(view, what), kCell);
+  };
+  fmt::print(out, "{:<20} {:<39} {}\n", "", fmt::format("run {}", left.run.id),
              fmt::format("run {}", right.run.id));
   for (const char* what :
        {"task", "agents", "preset", "state", "iterations", "candidates", "failed",
         "baseline % of peak", "best % of peak", "best speedup", "confirmation", "memory used",
         "memory written", "model calls", "cost"}) {
-    fmt::print(out, "{:<20} {:<28} {:<28}\n", what, column(left, what), column(right, what));
+    fmt::print(out, "{:<20} {:<39} {}\n", what, cell(left, what), cell(right, what));
+  }
+  if (left.task() != right.task()) {
+    fmt::print(out,
+               "\nruns {} and {} are of different tasks ({} and {}): their best kernels are not "
+               "diffed\n",
+               left.run.id, right.run.id, left.task(), right.task());
+    return;
   }
   if (left.final_beam.empty() || right.final_beam.empty()) {
     out << "\none of the runs has no best kernel yet: nothing to diff\n";

@@ -50,7 +50,7 @@ TEST(RunText, ShowPrintsOneLineExcerptsAndTheLineage) {
   print_show(out, view);
   std::string text = out.str();
   EXPECT_NE(text.find("lineage of the best"), std::string::npos) << text;
-  EXPECT_NE(text.find("#2 executor (llm:tiny: Plan: Vectorize the loop with omp simd. keep"),
+  EXPECT_NE(text.find("#2 executor (llm:tiny: Plan: Vectorize the loop with omp"),
             std::string::npos)
       << text;
   EXPECT_EQ(text.find("##"), std::string::npos) << text;  // no Markdown heading leaks through
@@ -77,6 +77,102 @@ TEST(RunText, CompareDiffsTheBestKernels) {
   print_compare(out, load_run_view(*store, first), load_run_view(*store, second));
   EXPECT_NE(out.str().find("best % of peak"), std::string::npos) << out.str();
   EXPECT_NE(out.str().find("best kernels: identical"), std::string::npos) << out.str();
+}
+
+void expect_at_most_100_columns(const std::string& text) {
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) EXPECT_LE(line.size(), 100u) << line;
+}
+
+std::string first_line(const std::string& text, const std::string& containing) {
+  size_t at = text.find(containing);
+  if (at == std::string::npos) return "";
+  size_t start = text.rfind('\n', at);
+  start = start == std::string::npos ? 0 : start + 1;
+  return text.substr(start, text.find('\n', at) - start);
+}
+
+// A run of another task: one baseline, checkpointed, finished.
+int64_t write_matmul_run(store::Store& store) {
+  search::RunSettings settings;
+  settings.task = "matmul";
+  settings.workload = "small";
+  settings.agents = "tuner";
+  settings.search = search::preset("quick");
+  int64_t run = store.create_run(settings.to_json());
+  store::CandidateRecord baseline = testing::candidate(
+      run, "baseline", 0, std::nullopt, store::CandidateKind::kBaseline, "void kernel() {}\n", "");
+  baseline.task = "matmul";
+  int64_t id = store.record_evaluation(baseline, testing::passed(30, 1.0));
+  std::vector<store::MemoryEntryRecord> none;
+  store.commit_iteration({run, 0, Json{{"beam", {id}}, {"baseline", id}}, ""}, none);
+  store.set_run_state(run, "finished");
+  return run;
+}
+
+TEST(RunText, RunsShowAndCompareNamePercentOfPeakAndFitOneHundredColumns) {
+  auto store = store::Store::open(":memory:");
+  int64_t first = testing::write_sample_run(*store, silu());
+  int64_t second = testing::write_sample_run(*store, silu());
+  store->set_run_state(second, "failed: the planner's server answered 503 three times running");
+  write_matmul_run(*store);
+  std::ostringstream runs, show, compare;
+  print_runs(runs, *store, ":memory:");
+  print_show(show, load_run_view(*store, first));
+  print_compare(compare, load_run_view(*store, first), load_run_view(*store, second));
+  EXPECT_NE(first_line(runs.str(), "run").find("% peak"), std::string::npos) << runs.str();
+  EXPECT_NE(runs.str().find("1.00x   30.0"), std::string::npos) << runs.str();  // matmul's
+  EXPECT_NE(runs.str().find("answered 503"), std::string::npos) << runs.str();
+  EXPECT_NE(first_line(show.str(), "iteration").find("% of peak"), std::string::npos);
+  EXPECT_NE(first_line(show.str(), "speedup [95% CI]").find("% of peak"), std::string::npos)
+      << show.str();
+  EXPECT_NE(compare.str().find("best % of peak"), std::string::npos) << compare.str();
+  expect_at_most_100_columns(runs.str());
+  expect_at_most_100_columns(show.str());
+  expect_at_most_100_columns(compare.str());
+}
+
+TEST(RunText, CompareOfDifferentTasksSaysSoAndDoesNotDiff) {
+  auto store = store::Store::open(":memory:");
+  int64_t silu_run = testing::write_sample_run(*store, silu());
+  int64_t matmul_run = write_matmul_run(*store);
+  std::ostringstream out;
+  print_compare(out, load_run_view(*store, silu_run), load_run_view(*store, matmul_run));
+  EXPECT_NE(out.str().find("different tasks (silu and matmul)"), std::string::npos) << out.str();
+  EXPECT_EQ(out.str().find("best kernels: diff"), std::string::npos) << out.str();
+  EXPECT_EQ(out.str().find("@@"), std::string::npos) << out.str();
+}
+
+TEST(Export, RefusesAFolderHoldingAnotherRunsExportUnlessForced) {
+  auto store = store::Store::open(":memory:");
+  int64_t first = testing::write_sample_run(*store, silu());
+  int64_t second = testing::write_sample_run(*store, silu());
+  TempDir out("accelopt-export-test");
+  export_run(load_run_view(*store, first), out.path(), ExportFormat::kAccelopt);
+  // The same run again: its own export, rewritten.
+  EXPECT_NO_THROW(export_run(load_run_view(*store, first), out.path(), ExportFormat::kAccelopt));
+  try {
+    export_run(load_run_view(*store, second), out.path(), ExportFormat::kFlashinferTrace);
+    ADD_FAILURE() << "exported run 2 over run 1's export";
+  } catch (const UserError& error) {
+    EXPECT_NE(std::string(error.what()).find("run 1"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("--force"), std::string::npos) << error.what();
+  }
+  EXPECT_NO_THROW(export_run(load_run_view(*store, second), out.path(),
+                             ExportFormat::kFlashinferTrace, ExportOverwrite::kForce));
+}
+
+TEST(HtmlReport, BenchRowsWithoutAFigureHaveNone) {
+  kernel::Verdict rejected =
+      testing::failed(kernel::Status::kRejectedSource, "#include <dnnl.h> is not allowed");
+  Json rows = Json::array({{{"task", "matmul"},
+                            {"kernel", "onednn"},
+                            {"library", true},
+                            {"verdict", rejected.to_json()}}});
+  std::string html = bench_html({{"bench.json", rows}});
+  EXPECT_NE(html.find("\"latency_ms\":null"), std::string::npos);
+  EXPECT_NE(html.find("\"percent\":null"), std::string::npos);
+  EXPECT_EQ(html.find("fmt(r.latency_ms, 4)"), std::string::npos);  // significant digits instead
 }
 
 TEST(Export, FlashinferTraceRecordsAndCsv) {

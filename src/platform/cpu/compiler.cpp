@@ -75,6 +75,23 @@ bool succeeded(const CommandResult& run) {
   return run.status.exited && run.status.exit_code == 0;
 }
 
+// What the -E stage says about a kernel: a header it may not see, or what check_preprocessed
+// refuses in kernel.ii (checked even when -E failed: a refused construct says more than the error
+// it caused).
+std::optional<std::string> check_preprocess_stage(
+    const CommandResult& run, const std::filesystem::path& work,
+    const std::vector<std::filesystem::path>& include_directories) {
+  static const std::regex missing_header(R"(fatal error: ([^\n]*): No such file or directory)");
+  std::smatch missing;
+  if (!succeeded(run) && std::regex_search(run.output, missing, missing_header)) {
+    return "#include of " + missing[1].str().substr(0, 200) +
+           ": not a header a kernel may include (the compiler sees only the system headers and \"" +
+           task::kKernelHeaderName + "\")";
+  }
+  if (!std::filesystem::exists(work / "kernel.ii")) return std::nullopt;
+  return check_preprocessed(read_file(work / "kernel.ii"), include_directories);
+}
+
 // Libraries (-l...) go after the inputs, where the linker looks for what it still needs.
 bool is_library(const std::string& flag) {
   return flag.rfind("-l", 0) == 0;
@@ -146,12 +163,14 @@ CommandResult Compiler::run_stage(const std::vector<std::string>& arguments,
 }
 
 CompileResult Compiler::compile(const std::string& source, const std::string& header,
-                                const std::vector<std::string>& extra_flags) {
+                                const std::vector<std::string>& extra_flags, SourceTrust trust) {
   std::vector<std::string> flags = options_.flags;
   flags.insert(flags.end(), extra_flags.begin(), extra_flags.end());
+  bool checked = trust == SourceTrust::kAgentKernel;
+  std::string pipeline = std::string(kPipelineVersion) + "\n" + version_;
+  if (!checked) pipeline += "\ntrusted library code, unchecked";
   CompileResult result;
-  result.key =
-      CompileCache::key(std::string(kPipelineVersion) + "\n" + version_, flags, header, source);
+  result.key = CompileCache::key(pipeline, flags, header, source);
   result.directory = cache_.entry(result.key);
 
   auto load_cached = [&]() -> bool {
@@ -195,18 +214,8 @@ CompileResult Compiler::compile(const std::string& source, const std::string& he
   std::vector<std::string> preprocess = compile_flags;
   preprocess.insert(preprocess.end(), {"-E", "-I.", "kernel.cpp", "-o", "kernel.ii"});
   CommandResult run = stage(preprocess);
-  static const std::regex missing_header(R"(fatal error: ([^\n]*): No such file or directory)");
-  std::smatch missing;
-  if (!run.status.timed_out && !succeeded(run) &&
-      std::regex_search(run.output, missing, missing_header)) {
-    result.rejection = "#include of " + missing[1].str().substr(0, 200) +
-                       ": not a header a kernel may include (the compiler sees only the system "
-                       "headers and \"" +
-                       task::kKernelHeaderName + "\")";
-  } else if (!run.status.timed_out && std::filesystem::exists(work.path() / "kernel.ii")) {
-    // Checked even when -E failed: a refused construct says more than the error it caused.
-    result.rejection =
-        check_preprocessed(read_file(work.path() / "kernel.ii"), include_directories_);
+  if (checked && !run.status.timed_out) {
+    result.rejection = check_preprocess_stage(run, work.path(), include_directories_);
   }
   if (!result.rejection && succeeded(run)) {
     std::vector<std::string> to_assembly = compile_flags;
@@ -220,7 +229,9 @@ CompileResult Compiler::compile(const std::string& source, const std::string& he
     }
     run = stage(to_assembly);
     if (is_clang_) result.remarks = run.output;
-    if (succeeded(run)) result.rejection = check_assembly(read_file(work.path() / "kernel.s"));
+    if (checked && succeeded(run)) {
+      result.rejection = check_assembly(read_file(work.path() / "kernel.s"));
+    }
   }
   if (!result.rejection && succeeded(run)) {
     std::vector<std::string> link = compile_flags;
@@ -268,11 +279,8 @@ CompileResult Compiler::compile(const std::string& source, const std::string& he
   write_file_atomic(staging / "diagnostics.txt", result.diagnostics);
   write_file_atomic(staging / "remarks.txt", result.remarks);
   write_file_atomic(staging / "log.txt", log);
-  Json record = {{"ok", result.ok},
-                 {"seconds", result.seconds},
-                 {"compiler", version_},
-                 {"flags", flags},
-                 {"isolated", isolated()}};
+  Json record = {{"ok", result.ok}, {"seconds", result.seconds}, {"compiler", version_},
+                 {"flags", flags},  {"isolated", isolated()},    {"checked", checked}};
   if (result.rejection) record["rejection"] = *result.rejection;
   CompileResult fresh = result;
   if (!cache_.keep(result.key, staging, record) && load_cached()) return result;

@@ -6,7 +6,9 @@
 //   kernel.cpp --(-E)--> kernel.ii   check_preprocessed: which files, which directives
 //   kernel.ii  --(-S)--> kernel.s    check_assembly: no directive that reads a file
 //   kernel.s   --(link)-> kernel.so
-// A kernel refused by a check gets a `rejection` instead of a library.
+// A kernel refused by a check gets a `rejection` instead of a library. Library code the harness
+// ships (SourceTrust::kTrustedLibrary) skips the checks, so that it may include its library's
+// headers (<dnnl.h>) and link it.
 //
 // Results live in the content-addressed cache every platform shares (platform/compile_cache.h):
 // libraries, errors and refusals are kept; deadlines and compilers ended by a signal are not.
@@ -37,6 +39,11 @@ struct CompilerOptions {
   bool isolate = true;  // run the compiler in its sandbox (off only where namespaces are refused)
 };
 
+// Whose source a compile reads. Only `accelopt bench` compiles a task's library/ files (oneDNN) as
+// kTrustedLibrary, through EvalRequest::trusted; anything an agent wrote is kAgentKernel, every
+// check applied. The two never share a cache entry.
+enum class SourceTrust { kAgentKernel, kTrustedLibrary };
+
 struct CompileResult {
   bool ok = false;
   bool timed_out = false;
@@ -56,7 +63,8 @@ class Compiler {
 
   // Thread-safe; concurrent compiles of the same key do the work once.
   CompileResult compile(const std::string& source, const std::string& header,
-                        const std::vector<std::string>& extra_flags = {});
+                        const std::vector<std::string>& extra_flags = {},
+                        SourceTrust trust = SourceTrust::kAgentKernel);
 
   const std::string& version() const { return version_; }
   const std::vector<std::string>& flags() const { return options_.flags; }

@@ -62,5 +62,21 @@ TEST_F(CompilerTest, StopsARunawayCompileAtItsDeadline) {
   EXPECT_NE(result.diagnostics.find("2 s limit"), std::string::npos) << result.diagnostics;
 }
 
+TEST_F(CompilerTest, OnlyTrustedLibraryCodeMayIncludeALibraryHeader) {
+  if (!std::filesystem::exists("/usr/include/dnnl.h")) GTEST_SKIP() << "no oneDNN headers";
+  Compiler compiler(options());
+  std::string source =
+      "#include <dnnl.h>\n#include \"accelopt_task.h\"\nextern \"C\" void kernel(float* out) {\n"
+      "  out[0] = static_cast<float>(dnnl_version()->major);\n}\n";
+  CompileResult untrusted = compiler.compile(source, kHeader, {"-ldnnl"});
+  ASSERT_TRUE(untrusted.rejection);
+  EXPECT_NE(untrusted.rejection->find("#include <dnnl.h> is not allowed"), std::string::npos);
+  CompileResult trusted =
+      compiler.compile(source, kHeader, {"-ldnnl"}, SourceTrust::kTrustedLibrary);
+  EXPECT_TRUE(trusted.ok) << trusted.diagnostics;
+  EXPECT_NE(trusted.key, untrusted.key);  // a refusal is never served as the library, or back
+  EXPECT_TRUE(compiler.compile(source, kHeader, {"-ldnnl"}).rejection);
+}
+
 }  // namespace
 }  // namespace accelopt::platform::cpu

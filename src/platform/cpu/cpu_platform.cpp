@@ -165,10 +165,12 @@ std::optional<CompileResult> CpuPlatform::compile_candidate(const EvalRequest& r
                                                             const std::string& header,
                                                             Verdict& verdict) {
   std::vector<std::string> flags = request.task->compile_flags;
+  SourceTrust trust = SourceTrust::kAgentKernel;
   if (request.trusted) {
     flags.insert(flags.end(), request.extra_flags.begin(), request.extra_flags.end());
+    trust = SourceTrust::kTrustedLibrary;
   }
-  CompileResult compiled = compiler_.compile(request.source, header, flags);
+  CompileResult compiled = compiler_.compile(request.source, header, flags, trust);
   verdict.compile_seconds = compiled.seconds;
   verdict.compile_cached = compiled.cached;
   verdict.sandbox["compiler_isolated"] = compiler_.isolated();
