@@ -193,7 +193,8 @@ RenderCheck read_render_check(const std::string& dom) {
   return check;
 }
 
-// Opens `html` in headless Chromium; saves a screenshot under the build tree's test-artifacts.
+// Opens `html` in headless Chromium; saves it and a screenshot under the build tree's
+// test-artifacts.
 RenderCheck render(const std::filesystem::path& html, const std::string& screenshot,
                    const std::filesystem::path& scratch) {
   std::string chromium = find_chromium();
@@ -202,6 +203,9 @@ RenderCheck render(const std::filesystem::path& html, const std::string& screens
   Result dom = run_command(base + "--dump-dom file://" + html.string() + " 2>/dev/null", scratch);
   std::filesystem::path artifacts = std::filesystem::path(ACCELOPT_BINARY_DIR) / "test-artifacts";
   std::filesystem::create_directories(artifacts);
+  std::filesystem::copy_file(
+      html, artifacts / std::filesystem::path(screenshot).replace_extension(".html"),
+      std::filesystem::copy_options::overwrite_existing);
   run_command(base + "--window-size=1400,2600 --screenshot=" + (artifacts / screenshot).string() +
                   " file://" + html.string(),
               scratch);

@@ -352,13 +352,14 @@ constexpr const char* kScript = R"js(
     const ratio = c.getDevicePixelRatio();
     const isGold = (x, y) => { const [r, g, b] = context.getImageData(Math.round(x * ratio), Math.round(y * ratio), 1, 1).data;
       return Math.abs(r - 240) < 40 && Math.abs(g - 180) < 40 && b < 90; };
-    let drawn = 0, final = 0, goldStroke = 0, goldPixels = 0; const labels = [];
+    let drawn = 0, final = 0, goldStroke = 0, goldPixels = 0; const labels = [], symbols = [];
     for (let i = 0; i < data.count(); ++i) {
       const group = data.getItemGraphicEl(i); const symbol = group && group.childAt(0);
       if (!symbol || group.ignore || group.invisible) continue;
       ++drawn;
       const text = symbol.getTextContent();
-      if (text && !text.ignore && !text.invisible) { const rect = text.getBoundingRect().clone(); rect.applyTransform(text.getComputedTransform()); labels.push(rect); }
+      if (text && !text.ignore && !text.invisible) { const rect = text.getBoundingRect().clone(); rect.applyTransform(text.getComputedTransform()); labels.push([i, rect]); }
+      const area = symbol.getBoundingRect().clone(); area.applyTransform(symbol.getComputedTransform()); symbols.push([i, area]);
       const item = data.getRawDataItem(i);
       if (!item || !item.beam) continue;
       ++final;
@@ -369,7 +370,11 @@ constexpr const char* kScript = R"js(
       if (around.length >= 3) ++goldPixels;
     }
     let overlaps = 0;
-    labels.forEach((a, i) => labels.slice(i + 1).forEach((b) => { if (a.intersect(b)) ++overlaps; }));
+    // A label over another label, or over another candidate's node.
+    labels.forEach(([i, a], k) => {
+      labels.slice(k + 1).forEach(([, b]) => { if (a.intersect(b)) ++overlaps; });
+      symbols.forEach(([j, b]) => { if (i !== j && a.intersect(b)) ++overlaps; });
+    });
     let check = document.querySelector('#render-check .lineage[data-run="' + run.id + '"]');
     if (!check) { check = el('div', { class: 'lineage', 'data-run': run.id }); document.getElementById('render-check').appendChild(check); }
     Object.entries({ nodes: run.nodes.length, drawn: drawn, final: final, 'gold-stroke': goldStroke, 'gold-pixels': goldPixels,
@@ -391,7 +396,7 @@ constexpr const char* kScript = R"js(
     const draw = () => {
       const root = treeData(run, model, opened);
       div.style.height = Math.min(8000, Math.max(360, leafCount(root) * 24 + 32)) + 'px'; c.resize();
-      c.setOption({ tooltip: { trigger: 'item', formatter: (p) => p.name + '<br>' + (p.value || '') },
+      c.setOption({ animation: false, tooltip: { trigger: 'item', formatter: (p) => p.name + '<br>' + (p.value || '') },
         series: [{ type: 'tree', data: [root], orient: 'LR', top: 16, bottom: 16, left: 64, right: 120,
           initialTreeDepth: -1, expandAndCollapse: false, roam: true,
           label: { fontSize: 11, position: 'left', verticalAlign: 'middle', align: 'right' },
@@ -403,9 +408,10 @@ constexpr const char* kScript = R"js(
       if (!p.data) return;
       if (p.data.group !== undefined) { opened.add(p.data.group); draw(); } else if (p.data.id !== undefined) showNode(run, p.data.id, box);
     });
-    c.on('finished', () => { try { checkLineage(run, c, div); } catch (e) { errors.push('lineage check: ' + e);
-      document.getElementById('render-check').setAttribute('data-errors', errors.join(' | ')); } });
-    draw();
+    const check = () => { try { checkLineage(run, c, div); } catch (e) { errors.push('lineage check: ' + e);
+      document.getElementById('render-check').setAttribute('data-errors', errors.join(' | ')); } };
+    c.on('finished', check);
+    draw(); check();
     const best = run.final.length ? run.final[0].id : (run.nodes.length ? run.nodes[0].id : null);
     showNode(run, best, box);
   }
