@@ -1,7 +1,8 @@
 // The real `accelopt` binary on a workspace whose run was written straight into its database (no
 // search: these tests are quick): runs, show, export (both formats), cost, compare and report;
 // the papercuts of read-only commands on a mistyped or damaged workspace; and the HTML report
-// opened in a real headless Chromium, which must draw its plots without a script error.
+// opened in a real headless Chromium, which must draw its plots without a script error, ring the
+// final beam in gold, keep lineage labels apart and fold a large tree.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -9,9 +10,13 @@
 #include <fstream>
 #include <regex>
 
+#include <fmt/format.h>
+
 #include "common/files.h"
 #include "common/json.h"
 #include "report/report_test_data.h"
+#include "search/config.h"
+#include "search/run_settings.h"
 #include "store/store.h"
 
 namespace accelopt::cli {
@@ -185,6 +190,7 @@ struct RenderCheck {
   bool done = false;
   int charts = 0, canvases = 0;
   std::string errors;
+  std::string dom;
 };
 
 RenderCheck read_render_check(const std::string& dom) {
@@ -204,7 +210,8 @@ RenderCheck read_render_check(const std::string& dom) {
   return check;
 }
 
-// Opens `html` in headless Chromium; saves a screenshot under the build tree's test-artifacts.
+// Opens `html` in headless Chromium; saves it and a screenshot under the build tree's
+// test-artifacts.
 RenderCheck render(const std::filesystem::path& html, const std::string& screenshot,
                    const std::filesystem::path& scratch) {
   std::string chromium = find_chromium();
@@ -213,10 +220,93 @@ RenderCheck render(const std::filesystem::path& html, const std::string& screens
   Result dom = run_command(base + "--dump-dom file://" + html.string() + " 2>/dev/null", scratch);
   std::filesystem::path artifacts = std::filesystem::path(ACCELOPT_BINARY_DIR) / "test-artifacts";
   std::filesystem::create_directories(artifacts);
+  std::filesystem::copy_file(
+      html, artifacts / std::filesystem::path(screenshot).replace_extension(".html"),
+      std::filesystem::copy_options::overwrite_existing);
   run_command(base + "--window-size=1400,2600 --screenshot=" + (artifacts / screenshot).string() +
                   " file://" + html.string(),
               scratch);
-  return read_render_check(dom.output);
+  RenderCheck check = read_render_check(dom.output);
+  check.dom = dom.output;
+  return check;
+}
+
+// What a lineage chart drew, as the page read it back from ECharts' elements and canvas.
+struct LineageCheck {
+  bool found = false;
+  int nodes = 0, drawn = 0, final = 0, gold_stroke = 0, gold_pixels = 0, labels = 0;
+  int label_overlaps = -1;
+};
+
+LineageCheck read_lineage_check(const std::string& dom, int64_t run) {
+  LineageCheck check;
+  std::smatch match;
+  std::regex tag(R"(<div class="lineage" data-run=")" + std::to_string(run) + R"("[^>]*>)");
+  if (!std::regex_search(dom, match, tag)) return check;
+  std::string found = match[0];
+  auto number = [&](const std::string& name) {
+    std::smatch value;
+    bool has = std::regex_search(found, value, std::regex("data-" + name + R"re(="(-?\d+)")re"));
+    return has ? std::atoi(value[1].str().c_str()) : -1;
+  };
+  check.found = true;
+  check.nodes = number("nodes");
+  check.drawn = number("drawn");
+  check.final = number("final");
+  check.gold_stroke = number("gold-stroke");
+  check.gold_pixels = number("gold-pixels");
+  check.labels = number("labels");
+  check.label_overlaps = number("label-overlaps");
+  return check;
+}
+
+// A run written straight into `store`, with no model calls (a tuner's): a chain of `depth`
+// iterations, each adding `children` to the chain's head, the first of which passes faster and
+// heads the chain from then on; the others fail in every way there is, or pass slower. The final
+// beam is the last head and its parent.
+int64_t write_tuner_run(store::Store& store, int depth, int children) {
+  using Kind = store::CandidateKind;
+  namespace testing = report::testing;
+  search::RunSettings settings;
+  settings.task = "silu";
+  settings.workload = "small";
+  settings.agents = "tuner";
+  settings.task_directory =
+      (std::filesystem::path(ACCELOPT_SOURCE_DIR) / "bench/cpu/silu").string();
+  settings.search = search::preset("quick");
+  int64_t run = store.create_run(settings.to_json());
+  std::vector<store::MemoryEntryRecord> none;
+  int64_t head = store.record_evaluation(
+      testing::candidate(run, "baseline", 0, std::nullopt, Kind::kBaseline, "// 0\n", ""),
+      testing::passed(10, 1.0));
+  store.commit_iteration({run, 0, Json{{"beam", {head}}}, ""}, none);
+  const std::vector<kernel::Status> failures{kernel::Status::kCompileError,
+                                             kernel::Status::kRuntimeError,
+                                             kernel::Status::kTimeout,
+                                             kernel::Status::kIncorrectShape,
+                                             kernel::Status::kIncorrectNumerical,
+                                             kernel::Status::kRejectedSource,
+                                             kernel::Status::kRejectedPhysics};
+  int64_t previous = head;
+  for (int iteration = 1; iteration <= depth; ++iteration) {
+    int64_t next = 0;
+    for (int child = 0; child < children; ++child) {
+      std::string key = fmt::format("i{}/k{}", iteration, child);
+      double speedup = child == 0 ? 1.0 + 0.1 * iteration : 1.0;
+      kernel::Verdict verdict = child % 2 == 0
+                                    ? testing::passed(10 * speedup, speedup)
+                                    : testing::failed(failures[child % failures.size()], "failed");
+      int64_t id = store.record_evaluation(
+          testing::candidate(run, key, iteration, head, Kind::kExecutor, "// " + key + "\n", key),
+          verdict);
+      if (child == 0) next = id;
+    }
+    previous = head;
+    head = next;
+    store.commit_iteration({run, iteration, Json{{"beam", {head, previous}}}, ""}, none);
+  }
+  store.set_run_state(run, "finished");
+  return run;
 }
 
 TEST_F(ReportCommands, HtmlReportRendersInHeadlessChromium) {
@@ -265,6 +355,92 @@ TEST_F(ReportCommands, BenchReportRendersInHeadlessChromium) {
   EXPECT_EQ(check.errors, "");
   EXPECT_EQ(check.charts, 1);
   EXPECT_GE(check.canvases, 1);
+}
+
+// ReportCommands with a report opened in headless Chromium.
+class RenderedReport : public ReportCommands {
+ protected:
+  // Writes the report of `runs` in `workspace` and opens it; skips the test without Chromium.
+  void render_report(const std::string& runs, const std::filesystem::path& workspace,
+                     const std::string& name) {
+    std::filesystem::path html = dir_.path() / (name + ".html");
+    Result report = accelopt(
+        "report " + runs + " --out " + html.string() + " --workspace " + workspace.string(),
+        dir_.path());
+    ASSERT_EQ(report.code, 0) << report.output;
+    if (find_chromium().empty()) GTEST_SKIP() << "no chromium (scripts/setup.sh installs it)";
+    check_ = render(html, name + ".png", dir_.path());
+    if (!check_.done && check_.charts == 0) GTEST_SKIP() << "chromium did not start or render here";
+    EXPECT_EQ(check_.errors, "");
+  }
+  bool rendered() const { return !IsSkipped() && !HasFatalFailure(); }
+
+  RenderCheck check_;
+};
+
+// The final beam's nodes are drawn with a gold ring: the stroke ECharts drew and the canvas pixels
+// on the ring both say so (ECharts' default emptyCircle would stroke with the status colour).
+TEST_F(RenderedReport, LineageRingsTheFinalBeamInGold) {
+  render_report("1", workspace_, "lineage_gold");
+  if (!rendered()) return;
+  LineageCheck lineage = read_lineage_check(check_.dom, 1);
+  ASSERT_TRUE(lineage.found);
+  EXPECT_EQ(lineage.final, 2);  // #5 and #2
+  EXPECT_EQ(lineage.gold_stroke, 2);
+  EXPECT_EQ(lineage.gold_pixels, 2);
+}
+
+// The side panel gives the candidate's % of peak once: the run's derived figure and its interval.
+TEST_F(RenderedReport, SidePanelShowsOnePercentOfPeak) {
+  render_report("1", workspace_, "side_panel");
+  if (!rendered()) return;
+  size_t start = check_.dom.find("<div class=\"details\">");
+  ASSERT_NE(start, std::string::npos);
+  std::string panel = check_.dom.substr(start, check_.dom.find("<h3>plan</h3>", start) - start);
+  size_t count = 0;
+  for (size_t at = panel.find("% of peak"); at != std::string::npos;
+       at = panel.find("% of peak", at + 1))
+    ++count;
+  EXPECT_EQ(count, 1u) << panel;
+  EXPECT_NE(panel.find("1.60x [1.55, 1.65],  16.0% of peak [15.5, 16.5]"), std::string::npos)
+      << panel;  // #5
+}
+
+// Twelve siblings: every label drawn, none over another.
+TEST_F(RenderedReport, SiblingLabelsDoNotOverlap) {
+  std::filesystem::path workspace = dir_.path() / "wide";
+  int64_t run = write_tuner_run(*store::Store::open(store::database_path(workspace)), 1, 12);
+  render_report(std::to_string(run), workspace, "lineage_siblings");
+  if (!rendered()) return;
+  LineageCheck lineage = read_lineage_check(check_.dom, run);
+  ASSERT_TRUE(lineage.found);
+  EXPECT_EQ(lineage.drawn, 13);
+  EXPECT_EQ(lineage.labels, 13);
+  EXPECT_EQ(lineage.label_overlaps, 0);
+}
+
+// Hundreds of leaves: the tree opens on the final beam's ancestry, the rest folded.
+TEST_F(RenderedReport, ALargeTreeOpensOnTheFinalBeamsAncestry) {
+  std::filesystem::path workspace = dir_.path() / "large";
+  int64_t run = write_tuner_run(*store::Store::open(store::database_path(workspace)), 10, 30);
+  render_report(std::to_string(run), workspace, "lineage_large");
+  if (!rendered()) return;
+  LineageCheck lineage = read_lineage_check(check_.dom, run);
+  ASSERT_TRUE(lineage.found);
+  EXPECT_EQ(lineage.nodes, 301);
+  EXPECT_LE(lineage.drawn, 30);  // the ancestry (11) and a folded "+N more" per step
+  EXPECT_EQ(lineage.gold_stroke, 2);
+  EXPECT_EQ(lineage.label_overlaps, 0);
+}
+
+// A tuner makes no model calls: no plots against model spend, and the page says why.
+TEST_F(RenderedReport, ATunerRunHasNoModelSpendPlots) {
+  std::filesystem::path workspace = dir_.path() / "tuner";
+  int64_t run = write_tuner_run(*store::Store::open(store::database_path(workspace)), 2, 3);
+  render_report(std::to_string(run), workspace, "tuner");
+  if (!rendered()) return;
+  EXPECT_EQ(check_.charts, 4 + 1);  // % of peak and speedup against evaluations and time; lineage
+  EXPECT_NE(check_.dom.find("No model calls (the built-in tuner)"), std::string::npos);
 }
 
 }  // namespace

@@ -59,19 +59,13 @@ Json progress_points(const RunView& view) {
     auto beam = view.beam_of(checkpoint);
     if (beam.empty()) continue;
     search::Figures best = view.figures(search::fastest(beam).candidate);
-    int64_t evaluations = 0;
-    for (const auto& candidate : view.candidates) {
-      if (candidate.iteration > checkpoint.iteration) continue;
-      auto trace = view.traces.find(candidate.id);
-      if (trace != view.traces.end() && !trace->second.reused_from) ++evaluations;
-    }
     std::optional<double> at = parse_utc(checkpoint.created_at);
     double spent = 0;
     for (const auto& [time, total] : spend) {
       if (!at || time <= *at) spent = total;
     }
     points.push_back(Json{{"iteration", checkpoint.iteration},
-                          {"evaluations", evaluations},
+                          {"evaluations", view.evaluations(checkpoint.iteration)},
                           {"seconds", start && at ? std::max(0.0, *at - *start) : 0.0},
                           {"usd", spent},
                           {"percent", best.percent_of_peak},
@@ -90,6 +84,7 @@ Json lineage_nodes(const RunView& view) {
     const store::CandidateRecord* parent =
         candidate.parent ? view.candidate(*candidate.parent) : nullptr;
     auto trace = view.traces.find(candidate.id);
+    search::Figures figures = view.figures(candidate.id);
     Json node{{"id", candidate.id},
               {"parent", parent ? Json(parent->id) : Json(nullptr)},
               {"iteration", candidate.iteration},
@@ -97,10 +92,11 @@ Json lineage_nodes(const RunView& view) {
               {"author", candidate.author},
               {"plan", candidate.plan.value("text", "")},
               {"status", verdict ? std::string(kernel::status_name(verdict->status)) : "?"},
+              {"passed", verdict && verdict->passed()},
               {"figures", candidate_figures(view, candidate.id)},
-              {"measured", verdict ? verdict_figures(*verdict) : ""},
+              {"speedup", {figures.speedup, figures.speedup_low, figures.speedup_high}},
+              {"percent", {figures.percent_of_peak, figures.percent_low, figures.percent_high}},
               {"message", verdict ? verdict->message : ""},
-              {"percent", view.figures(candidate.id).percent_of_peak},
               {"beam", final_rank.count(candidate.id) ? final_rank[candidate.id] : 0},
               {"reused_from", trace != view.traces.end() && trace->second.reused_from
                                   ? Json(*trace->second.reused_from)
@@ -212,6 +208,9 @@ pre { background: #f4f5f8; padding: 8px; overflow: auto; font-size: 12px; white-
 .hunk { color: #6a737d; display: block; }
 .muted { color: #6a737d; }
 .badge { display: inline-block; padding: 0 6px; border-radius: 4px; font-size: 12px; color: #fff; }
+.key { font-size: 12px; color: #475066; }
+.swatch { display: inline-block; width: 10px; height: 10px; border-radius: 50%; border: 3px solid;
+          vertical-align: middle; margin-right: 4px; }
 )css";
 
 // Draws every chart from the JSON in <script id="report-data">, then writes its findings into
@@ -224,9 +223,13 @@ constexpr const char* kScript = R"js(
   console.error = function () { errors.push(Array.from(arguments).join(' ')); consoleError.apply(console, arguments); };
   const data = JSON.parse(document.getElementById('report-data').textContent);
   const charts = [];
-  const colors = { PASSED: '#2da44e', COMPILE_ERROR: '#cf222e', RUNTIME_ERROR: '#bc4c00',
-    TIMEOUT: '#8250df', INCORRECT_SHAPE: '#d4a72c', INCORRECT_NUMERICAL: '#e16f24',
-    REJECTED_SOURCE: '#6e7781', REJECTED_PHYSICS: '#a40e26' };
+  // Okabe and Ito's palette: told apart with any colour vision. Gold rings only the final beam.
+  const colors = { PASSED: '#009E73', COMPILE_ERROR: '#D55E00', RUNTIME_ERROR: '#CC79A7',
+    TIMEOUT: '#0072B2', INCORRECT_SHAPE: '#56B4E9', INCORRECT_NUMERICAL: '#E69F00',
+    REJECTED_SOURCE: '#555555', REJECTED_PHYSICS: '#000000' };
+  const unknownColor = '#DDDDDD';
+  const gold = '#F0B400';
+  const largeTree = 60;  // candidates beyond which a lineage opens on the final beam's ancestry
   const el = (tag, attrs, text) => { const e = document.createElement(tag);
     Object.entries(attrs || {}).forEach(([k, v]) => e.setAttribute(k, v));
     if (text !== undefined) e.textContent = text; return e; };
@@ -252,7 +255,9 @@ constexpr const char* kScript = R"js(
     const s = section('Best kernel over the search');
     s.appendChild(el('p', { class: 'muted' }, 'The beam\'s best after each iteration (it had to beat its parent beyond noise). One line per run.'));
     const grid = el('div', { class: 'grid' }); s.appendChild(grid);
-    const axes = [['evaluations', 'evaluations'], ['seconds', 'wall time (s)'], ['usd', 'model spend ($)']];
+    const spenders = runs.filter((r) => r.model_calls > 0);
+    const axes = [['evaluations', 'evaluations'], ['seconds', 'wall time (s)']];
+    if (spenders.length) axes.push(['usd', 'model spend ($)']);
     [['percent', '% of peak'], ['speedup', 'speedup over the baseline']].forEach(([y, yname]) => {
       axes.forEach(([x, xname]) => chart(grid, {
         title: { text: yname + ' vs ' + xname, textStyle: { fontSize: 13 } },
@@ -260,30 +265,68 @@ constexpr const char* kScript = R"js(
         grid: { left: 48, right: 16, top: 36, bottom: 56 },
         xAxis: { type: 'value', name: xname, nameLocation: 'middle', nameGap: 24, scale: x !== 'usd' },
         yAxis: { type: 'value', scale: true },
-        series: runs.map((r) => ({ name: r.label, type: 'line', step: 'end', symbolSize: 6,
+        series: (x === 'usd' ? spenders : runs).map((r) => ({ name: r.label, type: 'line', step: 'end', symbolSize: 6,
           data: r.progress.map((p) => [p[x], p[y]]) })) }));
     });
+    const tuners = runs.filter((r) => !r.model_calls).map((r) => r.label);
+    if (tuners.length === runs.length) {
+      s.appendChild(el('p', { class: 'muted no-model-calls' }, 'No model calls (the built-in tuner): nothing to plot against model spend.'));
+    } else if (tuners.length) {
+      s.appendChild(el('p', { class: 'muted no-model-calls' }, 'Not plotted against model spend, having made no model calls: ' + tuners.join(', ') + '.'));
+    }
   }
 
-  function buildTree(run) {
-    const byId = new Map(run.nodes.map((n) => [n.id, Object.assign({ children: [] }, n)]));
+  // The run's candidates as a tree, and the ancestry of its final beam.
+  function lineageModel(run) {
+    const byId = new Map(run.nodes.map((n) => [n.id, { node: n, children: [] }]));
     const roots = [];
-    byId.forEach((n) => { const p = n.parent !== null && byId.get(n.parent); (p ? p.children : roots).push(n); });
-    const shape = (n) => ({ name: '#' + n.id, id: n.id, value: n.figures,
-      itemStyle: { color: colors[n.status] || '#888', borderColor: n.beam ? '#f0b400' : '#fff', borderWidth: n.beam ? 3 : 1 },
-      symbolSize: n.beam ? 14 : 9, children: n.children.map(shape) });
-    const tops = roots.map(shape);
-    return tops.length === 1 ? tops[0] : { name: run.label, children: tops, itemStyle: { color: '#444' } };
+    byId.forEach((t) => { const p = t.node.parent !== null && byId.get(t.node.parent); (p ? p.children : roots).push(t); });
+    const ancestry = new Set();
+    run.nodes.filter((n) => n.beam).forEach((n) => {
+      for (let t = byId.get(n.id); t && !ancestry.has(t.node.id); t = byId.get(t.node.parent)) ancestry.add(t.node.id);
+    });
+    const size = (t) => t.children.reduce((sum, c) => sum + size(c), 1);
+    return { roots, ancestry, size, large: run.nodes.length > largeTree };
+  }
+
+  // A large tree shows the final beam's ancestry; a node's other children fold into one "+N more"
+  // node until it is clicked (`opened`).
+  function treeData(run, model, opened) {
+    const shape = (t) => { const n = t.node;
+      return { name: '#' + n.id, id: n.id, beam: n.beam, value: n.figures || n.status,
+        symbol: 'circle', symbolSize: n.beam ? 16 : 10,
+        itemStyle: { color: colors[n.status] || unknownColor, borderColor: n.beam ? gold : '#FFFFFF', borderWidth: n.beam ? 3 : 1 },
+        children: childrenOf(t) }; };
+    const childrenOf = (t) => {
+      if (!model.large || opened.has(t.node.id)) return t.children.map(shape);
+      const shown = t.children.filter((c) => model.ancestry.has(c.node.id));
+      const folded = t.children.filter((c) => !model.ancestry.has(c.node.id));
+      const nodes = shown.map(shape);
+      if (folded.length) {
+        const all = folded.reduce((sum, c) => sum + model.size(c), 0);
+        nodes.push({ name: '+' + folded.length + ' more', group: t.node.id, symbol: 'roundRect', symbolSize: [14, 10],
+          value: all + ' candidates; click to show', itemStyle: { color: '#FFFFFF', borderColor: '#6A737D', borderWidth: 1 } });
+      }
+      return nodes;
+    };
+    const tops = (model.large ? model.roots.filter((t) => !model.ancestry.size || model.ancestry.has(t.node.id)) : model.roots).map(shape);
+    return tops.length === 1 ? tops[0] : { name: run.label, symbol: 'circle', children: tops, itemStyle: { color: '#444444' } };
+  }
+
+  function leafCount(item) {
+    return item.children && item.children.length ? item.children.reduce((sum, c) => sum + leafCount(c), 0) : 1;
   }
 
   function showNode(run, id, box) {
     const n = run.nodes.find((m) => m.id === id); box.innerHTML = '';
     if (!n) { box.appendChild(el('p', { class: 'muted' }, 'Click a candidate.')); return; }
     box.appendChild(el('h3', {}, '#' + n.id + ' ' + n.kind + ' by ' + n.author + ', iteration ' + n.iteration));
-    const badge = el('span', { class: 'badge' }, n.status); badge.style.background = colors[n.status] || '#888';
-    const verdict = el('p'); verdict.appendChild(badge); verdict.appendChild(document.createTextNode('  ' + n.figures));
+    const badge = el('span', { class: 'badge' }, n.status); badge.style.background = colors[n.status] || unknownColor;
+    const verdict = el('p', { class: 'figures' }); verdict.appendChild(badge);
+    const interval = (f, d, unit) => fmt(f[0], d) + unit + ' [' + fmt(f[1], d) + ', ' + fmt(f[2], d) + ']';
+    if (n.passed) verdict.appendChild(document.createTextNode('  ' + interval(n.speedup, 2, 'x') + ',  ' + interval(n.percent, 1, '% of peak')));
     box.appendChild(verdict);
-    if (n.measured && n.measured !== n.figures) box.appendChild(el('p', { class: 'muted' }, 'as its own moment measured it: ' + n.measured));
+    if (n.passed) box.appendChild(el('p', { class: 'muted' }, 'The run\'s figure: the baseline\'s, timed once carefully, times the speedup.'));
     if (n.message) box.appendChild(el('p', { class: 'muted' }, n.message));
     if (n.reused_from !== null) box.appendChild(el('p', { class: 'muted' }, 'same source as #' + n.reused_from + ': its evaluation reused'));
     box.appendChild(el('h3', {}, 'plan')); box.appendChild(el('pre', {}, n.plan || '(none)'));
@@ -295,21 +338,82 @@ constexpr const char* kScript = R"js(
     box.appendChild(pre);
   }
 
+  function statusKey(run) {
+    const key = el('p', { class: 'key' });
+    const swatch = (color, border, text) => { const span = el('span', { class: 'swatch' }); span.style.background = color;
+      span.style.borderColor = border; key.appendChild(span); key.appendChild(document.createTextNode(text + '  ')); };
+    Object.keys(colors).filter((status) => run.nodes.some((n) => n.status === status)).forEach((status) => swatch(colors[status], '#FFFFFF', status));
+    swatch(colors.PASSED, gold, 'gold ring: in the final beam');
+    return key;
+  }
+
+  // What the lineage chart drew, read from its graphic elements and canvas pixels, for the tests.
+  function checkLineage(run, c, div) {
+    const data = c.getModel().getSeriesByIndex(0).getData();
+    const canvas = div.querySelector('canvas'); const context = canvas.getContext('2d');
+    const ratio = c.getDevicePixelRatio();
+    const isGold = (x, y) => { const [r, g, b] = context.getImageData(Math.round(x * ratio), Math.round(y * ratio), 1, 1).data;
+      return Math.abs(r - 240) < 40 && Math.abs(g - 180) < 40 && b < 90; };
+    let drawn = 0, final = 0, goldStroke = 0, goldPixels = 0; const labels = [], symbols = [];
+    for (let i = 0; i < data.count(); ++i) {
+      const group = data.getItemGraphicEl(i); const symbol = group && group.childAt(0);
+      if (!symbol || group.ignore || group.invisible) continue;
+      ++drawn;
+      const text = symbol.getTextContent();
+      if (text && !text.ignore && !text.invisible) { const rect = text.getBoundingRect().clone(); rect.applyTransform(text.getComputedTransform()); labels.push([i, rect]); }
+      const area = symbol.getBoundingRect().clone(); area.applyTransform(symbol.getComputedTransform()); symbols.push([i, area]);
+      const item = data.getRawDataItem(i);
+      if (!item || !item.beam) continue;
+      ++final;
+      if (String(symbol.style.stroke).toUpperCase() === gold && symbol.style.lineWidth >= 2) ++goldStroke;
+      const box = symbol.getBoundingRect().clone(); box.applyTransform(symbol.getComputedTransform());
+      const cx = box.x + box.width / 2, cy = box.y + box.height / 2, radius = item.symbolSize / 2;
+      const around = [45, 135, 225, 315].filter((deg) => isGold(cx + radius * Math.cos(deg * Math.PI / 180), cy + radius * Math.sin(deg * Math.PI / 180)));
+      if (around.length >= 3) ++goldPixels;
+    }
+    let overlaps = 0;
+    // A label over another label, or over another candidate's node.
+    labels.forEach(([i, a], k) => {
+      labels.slice(k + 1).forEach(([, b]) => { if (a.intersect(b)) ++overlaps; });
+      symbols.forEach(([j, b]) => { if (i !== j && a.intersect(b)) ++overlaps; });
+    });
+    let check = document.querySelector('#render-check .lineage[data-run="' + run.id + '"]');
+    if (!check) { check = el('div', { class: 'lineage', 'data-run': run.id }); document.getElementById('render-check').appendChild(check); }
+    Object.entries({ nodes: run.nodes.length, drawn: drawn, final: final, 'gold-stroke': goldStroke, 'gold-pixels': goldPixels,
+      labels: labels.length, 'label-overlaps': overlaps }).forEach(([k, v]) => check.setAttribute('data-' + k, String(v)));
+  }
+
   function drawLineage(run) {
     const s = section('Lineage of ' + run.label);
-    s.appendChild(el('p', { class: 'muted' }, 'Colour: status (green passed, red/orange failed). Gold ring: in the final beam. Click a candidate for its plan, verdict and diff.'));
+    const model = lineageModel(run);
+    s.appendChild(el('p', { class: 'muted' }, 'Colour: status. Gold ring: in the final beam. Click a candidate for its plan, verdict and diff; drag to pan, scroll to zoom.' +
+      (model.large ? ' ' + run.nodes.length + ' candidates: the tree opens on the final beam\'s ancestry; click "+N more" to show a node\'s other children.' : '')));
+    s.appendChild(statusKey(run));
     const row = el('div', { class: 'tree-row' }); s.appendChild(row);
     const holder = el('div'); row.appendChild(holder);
     const box = el('div', { class: 'details' }); row.appendChild(box);
-    const leaves = Math.max(1, run.nodes.filter((n) => !run.nodes.some((m) => m.parent === n.id)).length);
-    const height = Math.min(4000, Math.max(360, leaves * 18));
-    const div = el('div', { class: 'chart' }); div.style.height = height + 'px'; holder.appendChild(div);
+    const div = el('div', { class: 'chart' }); holder.appendChild(div);
     const c = echarts.init(div); charts.push(c);
-    c.setOption({ tooltip: { trigger: 'item', formatter: (p) => p.name + '<br>' + (p.value || '') },
-      series: [{ type: 'tree', data: [buildTree(run)], orient: 'LR', top: 12, bottom: 12, left: 48, right: 96,
-        initialTreeDepth: -1, expandAndCollapse: false, roam: true, label: { fontSize: 11, position: 'top' },
-        lineStyle: { color: '#c7ccd6' } }] });
-    c.on('click', (p) => { if (p.data && p.data.id !== undefined) showNode(run, p.data.id, box); });
+    const opened = new Set();
+    const draw = () => {
+      const root = treeData(run, model, opened);
+      div.style.height = Math.min(8000, Math.max(360, leafCount(root) * 24 + 32)) + 'px'; c.resize();
+      c.setOption({ animation: false, tooltip: { trigger: 'item', formatter: (p) => p.name + '<br>' + (p.value || '') },
+        series: [{ type: 'tree', data: [root], orient: 'LR', top: 16, bottom: 16, left: 64, right: 120,
+          initialTreeDepth: -1, expandAndCollapse: false, roam: true,
+          label: { fontSize: 11, position: 'left', verticalAlign: 'middle', align: 'right' },
+          leaves: { label: { position: 'right', verticalAlign: 'middle', align: 'left' } },
+          labelLayout: { hideOverlap: true }, emphasis: { focus: 'ancestor' },
+          lineStyle: { color: '#C7CCD6' } }] });
+    };
+    c.on('click', (p) => {
+      if (!p.data) return;
+      if (p.data.group !== undefined) { opened.add(p.data.group); draw(); } else if (p.data.id !== undefined) showNode(run, p.data.id, box);
+    });
+    const check = () => { try { checkLineage(run, c, div); } catch (e) { errors.push('lineage check: ' + e);
+      document.getElementById('render-check').setAttribute('data-errors', errors.join(' | ')); } };
+    c.on('finished', check);
+    draw(); check();
     const best = run.final.length ? run.final[0].id : (run.nodes.length ? run.nodes[0].id : null);
     showNode(run, best, box);
   }
@@ -428,7 +532,8 @@ Json runs_report_data(const std::vector<RunView>& runs) {
              {"best", best},
              {"outcome", view.confirmation ? view.confirmation->outcome()
                                            : std::string("not confirmed (the run has not ended)")},
-             {"evaluations", progress.empty() ? 0 : progress.back().value("evaluations", 0)},
+             {"evaluations", view.evaluations()},
+             {"model_calls", view.calls.size()},
              {"usd", llm::total(view.calls).cost_usd},
              {"progress", progress},
              {"nodes", lineage_nodes(view)},

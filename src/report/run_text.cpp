@@ -177,8 +177,8 @@ void print_show(std::ostream& out, const RunView& view) {
   fmt::print(out, "run {}  task {} (workload {})  agents {}  preset {}  strategy {}\n", view.run.id,
              view.task(), or_unknown(settings.workload), or_unknown(settings.agents),
              settings.search.preset, search::strategy_name(settings.search.strategy));
-  fmt::print(out, "state {}  created {}  updated {}\n", view.run.state, view.run.created_at,
-             view.run.updated_at);
+  fmt::print(out, "state {}  evaluations {}  created {}  updated {}\n", view.run.state,
+             view.evaluations(), view.run.created_at, view.run.updated_at);
   std::string careful;
   if (settings.baseline_timing) {
     careful = fmt::format(" (timed once, up to {:.0f} s to ±{:.0f} %)",

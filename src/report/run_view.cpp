@@ -64,6 +64,17 @@ std::vector<search::Scored> RunView::beam_of(const store::Checkpoint& checkpoint
   return beam;
 }
 
+int64_t RunView::evaluations(int iteration) const {
+  int64_t count = 0;
+  for (const auto& candidate : candidates) {
+    if (candidate.iteration > iteration || candidate.kind == store::CandidateKind::kBaseline)
+      continue;
+    auto trace = traces.find(candidate.id);
+    if (trace != traces.end() && !trace->second.reused_from) ++count;
+  }
+  return count;
+}
+
 std::string RunView::label() const {
   return fmt::format("run {} ({}, {})", run.id, task(), or_unknown(settings.agents));
 }

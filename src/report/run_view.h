@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -57,6 +58,9 @@ struct RunView {
   int64_t baseline_id() const;  // 0 when there is none
   // The beam recorded by `checkpoint`, fastest first.
   std::vector<search::Scored> beam_of(const store::Checkpoint& checkpoint) const;
+  // Evaluations the run spent up to `iteration`, as its budget and Store::evaluation_count count
+  // them: candidates other than the baseline whose evaluation was not reused.
+  int64_t evaluations(int iteration = std::numeric_limits<int>::max()) const;
   std::string task() const { return or_unknown(settings.task); }
   std::string label() const;  // "run 3 (silu, tuner)"
 

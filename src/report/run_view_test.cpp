@@ -4,6 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <map>
+#include <regex>
 #include <sstream>
 
 #include "common/error.h"
@@ -309,6 +314,102 @@ TEST(RunText, FiguresFollowTheSpeedupAndTheConfirmationIsShown) {
   std::ostringstream runs;
   print_runs(runs, *store, "ws");
   EXPECT_NE(runs.str().find("1.02x?"), std::string::npos) << runs.str();
+}
+
+// The report, `show` and the run's budget count the same evaluations: not the baseline's, not a
+// reused one (Store::evaluation_count).
+TEST(HtmlReport, EvaluationsAreCountedAsShowAndTheBudgetCountThem) {
+  auto store = store::Store::open(":memory:");
+  int64_t id = testing::write_sample_run(*store, silu());
+  RunView view = load_run_view(*store, id);
+  Json run = runs_report_data({view})["runs"][0];
+  EXPECT_EQ(run["evaluations"].get<int64_t>(), store->evaluation_count(id));
+  EXPECT_EQ(run["evaluations"].get<int64_t>(), 4);
+  EXPECT_EQ(run["progress"][0]["evaluations"].get<int64_t>(), 0);  // the baseline alone
+  EXPECT_EQ(run["progress"].back()["evaluations"].get<int64_t>(), 4);
+  std::ostringstream show;
+  print_show(show, view);
+  EXPECT_NE(show.str().find("evaluations 4"), std::string::npos) << show.str();
+}
+
+using Rgb = std::array<double, 3>;
+
+Rgb linear_rgb(const std::string& hex) {
+  Rgb rgb;
+  for (int channel = 0; channel < 3; ++channel) {
+    double value = std::stoi(hex.substr(1 + 2 * channel, 2), nullptr, 16) / 255.0;
+    rgb[channel] = value <= 0.04045 ? value / 12.92 : std::pow((value + 0.055) / 1.055, 2.4);
+  }
+  return rgb;
+}
+
+Rgb lab(const Rgb& rgb) {
+  auto f = [](double t) { return t > 0.008856 ? std::cbrt(t) : 7.787 * t + 16.0 / 116; };
+  double x = (0.4124 * rgb[0] + 0.3576 * rgb[1] + 0.1805 * rgb[2]) / 0.95047;
+  double y = 0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2];
+  double z = (0.0193 * rgb[0] + 0.1192 * rgb[1] + 0.9505 * rgb[2]) / 1.08883;
+  return {116 * f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z))};
+}
+
+// CIELAB of `hex` as seen through `vision` (a linear-RGB matrix).
+Rgb seen(const std::string& hex, const std::array<Rgb, 3>& vision) {
+  Rgb rgb = linear_rgb(hex), out;
+  for (int row = 0; row < 3; ++row) {
+    double value = vision[row][0] * rgb[0] + vision[row][1] * rgb[1] + vision[row][2] * rgb[2];
+    out[row] = std::clamp(value, 0.0, 1.0);
+  }
+  return lab(out);
+}
+
+// Each pair of status colours stays clearly apart (CIE76 distance of 15 or more) in normal vision
+// and in simulated protanopia, deuteranopia and tritanopia (Machado et al. 2009, severity 1).
+TEST(HtmlReport, StatusColoursAreToldApartWithAnyColourVision) {
+  auto store = store::Store::open(":memory:");
+  std::string html = runs_html({load_run_view(*store, testing::write_sample_run(*store, silu()))});
+  size_t start = html.find("const colors = {");
+  ASSERT_NE(start, std::string::npos);
+  std::string block = html.substr(start, html.find("};", start) - start);
+  std::map<std::string, std::string> colours;
+  std::regex entry(R"(([A-Z_]+): '(#[0-9A-Fa-f]{6})')");
+  for (std::sregex_iterator it(block.begin(), block.end(), entry), end; it != end; ++it)
+    colours[(*it)[1]] = (*it)[2];
+  ASSERT_EQ(colours.size(), 8u) << block;
+  const std::map<std::string, std::array<Rgb, 3>> visions{
+      {"normal", {{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}}},
+      {"protanopia",
+       {{{0.152286, 1.052583, -0.204868},
+         {0.114503, 0.786281, 0.099216},
+         {-0.003882, -0.048116, 1.051998}}}},
+      {"deuteranopia",
+       {{{0.367322, 0.860646, -0.227968},
+         {0.280085, 0.672501, 0.047413},
+         {-0.011820, 0.042940, 0.968881}}}},
+      {"tritanopia",
+       {{{1.255528, -0.076749, -0.178779},
+         {-0.078411, 0.930809, 0.147602},
+         {0.004733, 0.691367, 0.303900}}}}};
+  for (const auto& [vision, matrix] : visions) {
+    for (auto a = colours.begin(); a != colours.end(); ++a) {
+      for (auto b = std::next(a); b != colours.end(); ++b) {
+        Rgb x = seen(a->second, matrix), y = seen(b->second, matrix);
+        double distance = std::hypot(x[0] - y[0], x[1] - y[1], x[2] - y[2]);
+        EXPECT_GE(distance, 15) << a->first << " and " << b->first << " in " << vision;
+      }
+    }
+  }
+}
+
+// The side panel's figures: the run's derived % of peak with its interval, one per candidate.
+TEST(HtmlReport, NodesCarryTheRunsPercentOfPeakWithItsInterval) {
+  auto store = store::Store::open(":memory:");
+  Json run = runs_report_data(
+      {load_run_view(*store, testing::write_sample_run(*store, silu()))})["runs"][0];
+  const Json& best = run["nodes"][4];  // #5: 1.6x [1.552, 1.648] over a 10 % baseline
+  ASSERT_EQ(best["percent"].size(), 3u) << best.dump();
+  EXPECT_DOUBLE_EQ(best["percent"][0].get<double>(), 16);
+  EXPECT_NEAR(best["percent"][1].get<double>(), 15.52, 1e-9);
+  EXPECT_NEAR(best["percent"][2].get<double>(), 16.48, 1e-9);
+  EXPECT_FALSE(best.contains("measured"));  // the moment's own % of peak stays in the trace
 }
 
 }  // namespace
