@@ -51,8 +51,11 @@ int run_show(const RunArguments& arguments) {
 int run_export(const ExportArguments& arguments) {
   report::ExportFormat format = report::parse_export_format(arguments.format);
   auto store = open_workspace(arguments.workspace, Access::kRead);
+  std::string workspace = store::is_postgres_url(arguments.workspace)
+                              ? arguments.workspace
+                              : std::filesystem::absolute(arguments.workspace).string();
   std::cout << report::export_run(report::load_run_view(*store, arguments.run_id), arguments.out,
-                                  format)
+                                  format, workspace)
             << "\n";
   return 0;
 }

@@ -2,10 +2,12 @@
 //   accelopt (default): best.cpp and <task>.cpp (the best kernel; `bench --kernels OUT` finds the
 //     latter), kernels/<rank>_c<id>.cpp for the final beam, traces.json (every candidate with its
 //     lineage and verdict) and run.json (settings, state, the best kernels).
-//   flashinfer-trace: the FlashInfer Trace shape, so that kernels and results move to tools that
-//     read it: definitions.jsonl (the task), solutions.jsonl (one per candidate), traces.jsonl (one
-//     evaluation per candidate), plus candidates.csv for a spreadsheet. docs/report.md maps the
-//     fields.
+//   flashinfer-trace: a FlashInfer Trace data set, as FlashInfer-Bench's TraceSet.from_path loads
+//     it: definitions/<op_type>/<task>.json, workloads/<op_type>/<task>.jsonl (the run's workload),
+//     solutions/<author>/<op_type>/<task>/<name>.json (one per candidate) and
+//     traces/<author>/<op_type>/<task>.jsonl (one evaluation per evaluated candidate), plus
+//     candidates.csv for a spreadsheet. docs/report.md maps the fields;
+//     flashinfer_trace_check.py checks a folder against FlashInfer-Bench's rules.
 #pragma once
 
 #include <filesystem>
@@ -21,7 +23,9 @@ enum class ExportFormat : uint8_t { kAccelopt = 0, kFlashinferTrace = 1 };
 ExportFormat parse_export_format(const std::string& name);
 
 // Writes the files into `directory` (created if needed); returns a line saying what was written.
+// `workspace` (the database's path or URL) names where the run lives: with the run's id, origin
+// and creation time it makes FlashInfer solution names that no other workspace's run shares.
 std::string export_run(const RunView& view, const std::filesystem::path& directory,
-                       ExportFormat format);
+                       ExportFormat format, const std::string& workspace);
 
 }  // namespace accelopt::report
