@@ -195,6 +195,15 @@ void use_platform(Workbench& bench, const platform::PlatformChoice& platform) {
   bench.platform = platform::make_platform(platform, {.progress = &std::cerr});
 }
 
+// What a run records of the machine that evaluates it (RunSettings::machine): the platform's facts
+// by label. Remote workers' machines are not known here.
+Json machine_facts(const Workbench& bench, bool remote_workers) {
+  Json facts = Json::object();
+  if (remote_workers) return facts;
+  for (const auto& [label, value] : bench.platform.description.facts) facts[label] = value;
+  return facts;
+}
+
 // The one place a search's context is built, for optimize and resume alike.
 search::SearchContext make_context(const task::Task& task, Workbench& bench, const Agents& agents,
                                    const StopOnSignals& signals) {
@@ -299,6 +308,7 @@ int run_optimize(const OptimizeArguments& arguments) {
     settings.search = config;
     settings.workload = arguments.workload;
     settings.start_kernel = start_kernel;
+    settings.machine = machine_facts(*bench, arguments.remote_workers);
     int64_t run_id = search::create_run(std::move(settings), creating);
     std::unique_ptr<Agents> agents;
     try {

@@ -54,8 +54,11 @@ int run_export(const ExportArguments& arguments) {
   auto store = open_workspace(arguments.workspace, Access::kRead);
   report::ExportOverwrite overwrite =
       arguments.force ? report::ExportOverwrite::kForce : report::ExportOverwrite::kRefuse;
+  std::string workspace = store::is_postgres_url(arguments.workspace)
+                              ? arguments.workspace
+                              : std::filesystem::absolute(arguments.workspace).string();
   std::cout << report::export_run(report::load_run_view(*store, arguments.run_id), arguments.out,
-                                  format, overwrite)
+                                  format, workspace, overwrite)
             << "\n";
   return 0;
 }

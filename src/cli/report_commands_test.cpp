@@ -100,8 +100,8 @@ TEST_F(ReportCommands, ExportWritesWhatBenchLooksFor) {
   Result flashinfer =
       accelopt("export 1 --format flashinfer-trace --out " + trace.string() + ws(), dir_.path());
   ASSERT_EQ(flashinfer.code, 0) << flashinfer.output;
-  for (const char* file :
-       {"definitions.jsonl", "solutions.jsonl", "traces.jsonl", "candidates.csv"})
+  for (const char* file : {"definitions/activation/silu.json", "workloads/activation/silu.jsonl",
+                           "traces/baseline/activation/silu.jsonl", "candidates.csv"})
     EXPECT_TRUE(std::filesystem::exists(trace / file)) << file;
   Result wrong = accelopt("export 1 --format csv --out " + trace.string() + ws(), dir_.path());
   EXPECT_NE(wrong.code, 0) << wrong.output;

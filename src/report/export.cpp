@@ -2,11 +2,16 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
+#include <cmath>
 #include <fstream>
+#include <map>
 #include <optional>
+#include <sstream>
 
 #include "common/error.h"
 #include "common/files.h"
+#include "common/hash.h"
 
 namespace accelopt::report {
 
@@ -88,8 +93,38 @@ std::string export_accelopt(const RunView& view, const std::filesystem::path& di
   return line;
 }
 
-// FlashInfer Trace's evaluation statuses are ours, less the two REJECTED_ ones: a source that
-// breaks a rule never built, and a kernel faster than physics computed something else.
+// FlashInfer-Bench's "FlashInfer Trace" (github.com/flashinfer-ai/flashinfer-bench,
+// flashinfer_bench/data/): every record carries the schema's fields and no others, in the folders
+// its TraceSet.from_path reads. flashinfer_trace_check.py states the rules with their sources.
+constexpr const char* kAcceloptVersion = "0.1.0";
+
+// FlashInfer's validator wants each folder level to equal its record's field (author, op_type,
+// definition, name), so these are names that make one path component.
+std::string path_component(std::string_view text) {
+  std::string safe;
+  for (char c : text) {
+    bool plain = std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+    safe += plain ? c : '-';
+  }
+  return safe.empty() || safe == "." || safe == ".." ? "unknown" : safe;
+}
+
+// One JSON line; text that is not UTF-8 (a kernel's bytes) is replaced rather than refused.
+std::string json_line(const Json& record) {
+  return record.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+std::string json_file(const Json& record) {
+  return record.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+void write_under(const std::filesystem::path& file, const std::string& text) {
+  make_directory(file.parent_path());
+  write_file_atomic(file, text);
+}
+
+// FlashInfer's statuses are ours less the two REJECTED_ ones: a source that breaks a rule never
+// built, and a kernel faster than physics computed something else.
 std::string flashinfer_status(kernel::Status status) {
   switch (status) {
     case kernel::Status::kRejectedSource:
@@ -101,76 +136,210 @@ std::string flashinfer_status(kernel::Status status) {
   }
 }
 
-Json definition_record(const RunView& view) {
-  std::filesystem::path file =
-      std::filesystem::path(view.settings.task_directory) / "definition.json";
+// What the whole export shares: the task's names, its definition.json and the run's machine.
+struct FlashinferRun {
+  const RunView& view;
+  Json task = Json::object();  // the task's definition.json; empty when it was not found
+  std::string definition, op_type, run_tag;
+  std::string language, source_path;  // "cpp" and kernel.cpp, or "cuda" and kernel.cu
+};
+
+Json read_task_definition(const RunView& view) {
   try {
-    Json definition = Json::parse(read_file(file));
-    definition["name"] = view.task();
-    return definition;
+    return Json::parse(
+        read_file(std::filesystem::path(view.settings.task_directory) / "definition.json"));
   } catch (const std::exception&) {
-    return Json{{"name", view.task()}, {"description", "definition.json not found at export"}};
+    return Json::object();
   }
 }
 
-std::string solution_name(const RunView& view, const store::CandidateRecord& candidate) {
-  return fmt::format("{}_run{}_c{}", view.task(), view.run.id, candidate.id);
+// Distinguishes this run from the same-numbered run of another workspace or machine.
+std::string run_tag(const RunView& view, const std::string& workspace) {
+  std::string identity =
+      fmt::format("{}\n{}\n{}\n{}", workspace, view.run.origin, view.run.created_at, view.run.id);
+  return fmt::format("run{}-{}", view.run.id, sha256_hex(identity).substr(0, 8));
 }
 
-Json solution_record(const RunView& view, const store::CandidateRecord& candidate,
-                     const std::string& entry_point) {
-  return Json{{"name", solution_name(view, candidate)},
-              {"definition", view.task()},
-              {"description", candidate.plan.value("text", "")},
-              {"author", candidate.author},
-              {"spec",
-               {{"language", "C++"},
-                {"target_hardware", Json::array({"CPU"})},
-                {"dependencies", Json::array()},
-                {"entry_point", "kernel.cpp::" + entry_point},
-                {"build_commands", Json::array()}}},
-              {"sources", Json::array({{{"path", "kernel.cpp"}, {"content", candidate.source}}})}};
+std::string op_type_of(const Json& task) {
+  auto found = task.find("op_type");
+  return path_component(found != task.end() && found->is_string() ? found->get<std::string>()
+                                                                  : "unknown");
 }
 
-Json trace_record(const RunView& view, const store::CandidateRecord& candidate,
-                  const Json& definition, double baseline_ms) {
-  const kernel::Verdict* verdict = view.verdict(candidate.id);
-  const std::string& workload = view.settings.workload;
+FlashinferRun flashinfer_run(const RunView& view, const std::string& workspace) {
+  Json task = read_task_definition(view);
+  bool cuda = view.settings.platform == "cuda";
+  return FlashinferRun{.view = view,
+                       .task = task,
+                       .definition = path_component(view.task()),
+                       .op_type = op_type_of(task),
+                       .run_tag = run_tag(view, workspace),
+                       .language = cuda ? "cuda" : "cpp",
+                       .source_path = cuda ? "kernel.cu" : "kernel.cpp"};
+}
+
+std::string text_field(const Json& object, const char* key, const std::string& otherwise) {
+  auto found = object.find(key);
+  return found != object.end() && found->is_string() && !found->get<std::string>().empty()
+             ? found->get<std::string>()
+             : otherwise;
+}
+
+// FlashInfer's reference is Python with a `run`; ours is C++, quoted for a reader, and its `run`
+// says so rather than computing anything.
+std::string python_reference(const FlashinferRun& run) {
+  std::filesystem::path file =
+      std::filesystem::path(run.view.settings.task_directory) / "reference.cpp";
+  std::string reference;
+  try {
+    reference = read_file(file);
+  } catch (const std::exception&) {
+    reference = "(not found at export)";
+  }
+  std::string python = fmt::format(
+      "# accelopt's reference for {} is C++ ({}), quoted here; accelopt checks kernels against "
+      "it.\n#\n",
+      run.definition, file.string());
+  std::istringstream lines(reference);
+  for (std::string line; std::getline(lines, line);) python += "# " + line + "\n";
+  return python +
+         "\n\ndef run(*args, **kwargs):\n"
+         "    raise NotImplementedError(\"accelopt's reference is C++: see the comment above\")\n";
+}
+
+Json tensor_specs(const Json& tensors) {
+  Json specs = Json::object();
+  if (!tensors.is_object()) return specs;
+  for (const auto& [name, tensor] : tensors.items()) {
+    Json spec{{"shape", tensor.contains("shape") ? tensor["shape"] : Json(nullptr)},
+              {"dtype", tensor.value("dtype", "float32")}};
+    if (tensor.contains("description")) spec["description"] = tensor["description"];
+    specs[name] = spec;
+  }
+  return specs;
+}
+
+Json axis_specs(const Json& axes) {
+  Json specs = Json::object();
+  if (!axes.is_object()) return specs;
+  for (const auto& [name, axis] : axes.items()) {
+    Json spec{{"type", axis.value("type", "var")}};
+    if (axis.contains("value")) spec["value"] = axis["value"];
+    if (axis.contains("description")) spec["description"] = axis["description"];
+    specs[name] = spec;
+  }
+  return specs;
+}
+
+Json definition_record(const FlashinferRun& run) {
+  const Json& task = run.task;
+  Json definition{{"name", run.definition},
+                  {"op_type", run.op_type},
+                  {"axes", axis_specs(task.value("axes", Json::object()))},
+                  {"inputs", tensor_specs(task.value("inputs", Json::object()))},
+                  {"outputs", tensor_specs(task.value("outputs", Json::object()))},
+                  {"reference", python_reference(run)}};
+  if (task.contains("tags")) definition["tags"] = task["tags"];
+  if (task.contains("constraints")) definition["constraints"] = task["constraints"];
+  definition["description"] = task.empty()
+                                  ? fmt::format("definition.json was not found in {} at export",
+                                                run.view.settings.task_directory)
+                                  : text_field(task, "description", "");
+  return definition;
+}
+
+// The run's workload: its variable axes (FlashInfer binds only those) and random inputs.
+Json workload_record(const FlashinferRun& run) {
+  const std::string& name = run.view.settings.workload;
+  Json workload_axes = Json::object();
+  if (run.task.contains("workloads") && run.task["workloads"].contains(name))
+    workload_axes = run.task["workloads"][name].value("axes", Json::object());
+  Json task_axes = run.task.value("axes", Json::object());
+  Json task_inputs = run.task.value("inputs", Json::object());
   Json axes = Json::object();
-  if (definition.contains("workloads") && definition["workloads"].contains(workload))
-    axes = definition["workloads"][workload].value("axes", Json::object());
+  for (const auto& [axis, spec] : task_axes.items()) {
+    if (spec.value("type", "var") == "var" && workload_axes.contains(axis))
+      axes[axis] = workload_axes[axis];
+  }
   Json inputs = Json::object();
-  if (definition.contains("inputs")) {
-    for (const auto& [name, input] : definition["inputs"].items())
-      inputs[name] = {{"type", "random"}};
+  for (const auto& [input, spec] : task_inputs.items()) inputs[input] = {{"type", "random"}};
+  return Json{{"uuid", fmt::format("{}-{}", run.definition, path_component(name))},
+              {"axes", axes},
+              {"inputs", inputs}};
+}
+
+std::string solution_name(const FlashinferRun& run, const store::CandidateRecord& candidate) {
+  return fmt::format("{}_{}_c{}", run.definition, run.run_tag, candidate.id);
+}
+
+Json solution_record(const FlashinferRun& run, const store::CandidateRecord& candidate) {
+  std::string entry_point = text_field(run.task, "entry_point", "kernel");
+  std::string source =
+      candidate.source.empty() ? "// the candidate's source was empty\n" : candidate.source;
+  return Json{{"name", solution_name(run, candidate)},
+              {"definition", run.definition},
+              {"author", path_component(candidate.author)},
+              {"description", candidate.plan.value("text", "")},
+              {"spec",
+               {{"language", run.language},
+                {"target_hardware", Json::array({or_unknown(run.view.settings.platform)})},
+                {"entry_point", run.source_path + "::" + entry_point},
+                {"dependencies", Json::array()},
+                {"destination_passing_style", true}}},
+              {"sources", Json::array({{{"path", run.source_path}, {"content", source}}})}};
+}
+
+// The machine the run recorded (RunSettings::machine); runs without one say so.
+Json environment_record(const RunView& view) {
+  const Json& machine = view.settings.machine;
+  std::string hardware = text_field(
+      machine, "gpu",
+      text_field(machine, "cpu", or_unknown(view.settings.platform) + " (machine not recorded)"));
+  return Json{{"hardware", hardware},
+              {"libs",
+               {{"accelopt", kAcceloptVersion},
+                {"compiler", text_field(machine, "compiler", "not recorded")}}}};
+}
+
+// FlashInfer's errors are numbers >= 0 or NaN; JSON has no NaN, so non-finite ones are the strings
+// its own serializer writes.
+Json error_value(double error) {
+  if (std::isnan(error)) return "NaN";
+  if (std::isinf(error)) return "Infinity";
+  return error;
+}
+
+std::string evaluation_log(const kernel::Verdict& verdict) {
+  std::string log(kernel::status_name(verdict.status));
+  if (!verdict.message.empty()) log += ": " + verdict.message;
+  if (!verdict.log.empty()) log += "\n" + verdict.log;
+  return log;
+}
+
+// FlashInfer's rule: PASSED carries correctness and performance, INCORRECT_NUMERICAL correctness
+// only, every other status neither.
+Json evaluation_record(const FlashinferRun& run, const store::TraceRecord& trace,
+                       double baseline_ms) {
+  const kernel::Verdict& verdict = trace.verdict;
+  std::string status = flashinfer_status(verdict.status);
+  Json evaluation{
+      {"status", status},
+      {"environment", environment_record(run.view)},
+      {"timestamp", trace.created_at.empty() ? run.view.run.updated_at : trace.created_at},
+      {"log", evaluation_log(verdict)}};
+  if (status == "PASSED" || status == "INCORRECT_NUMERICAL") {
+    evaluation["correctness"] = {
+        {"max_relative_error", error_value(verdict.correctness.max_rel_error)},
+        {"max_absolute_error", error_value(verdict.correctness.max_abs_error)}};
   }
-  Json evaluation = nullptr;
-  if (verdict != nullptr) {
+  if (status == "PASSED") {
     // The run's figures (one % of peak per run), as every table shows them.
-    search::Figures figures = view.figures(candidate.id);
-    double latency_ms = figures.latency_seconds * 1e3;
-    evaluation = Json{{"status", flashinfer_status(verdict->status)},
-                      {"log_file", ""},
-                      {"correctness",
-                       {{"max_relative_error", verdict->correctness.max_rel_error},
-                        {"max_absolute_error", verdict->correctness.max_abs_error}}},
-                      {"performance",
-                       {{"latency_ms", latency_ms},
-                        {"reference_latency_ms", baseline_ms},
-                        {"speedup_factor", figures.speedup}}},
-                      {"environment", {{"device", "CPU"}, {"libs", {{"accelopt", "0.1.0"}}}}},
-                      {"timestamp", view.run.updated_at},
-                      {"accelopt",
-                       {{"status", kernel::status_name(verdict->status)},
-                        {"percent_of_peak", figures.percent_of_peak},
-                        {"message", verdict->message}}}};
+    search::Figures figures = run.view.figures(trace.candidate_id);
+    evaluation["performance"] = {{"latency_ms", figures.latency_seconds * 1e3},
+                                 {"reference_latency_ms", baseline_ms},
+                                 {"speedup_factor", figures.speedup}};
   }
-  return Json{
-      {"definition", view.task()},
-      {"solution", solution_name(view, candidate)},
-      {"workload",
-       {{"uuid", fmt::format("{}-{}", view.task(), workload)}, {"axes", axes}, {"inputs", inputs}}},
-      {"evaluation", evaluation}};
+  return evaluation;
 }
 
 std::string csv_field(const std::string& text) {
@@ -211,24 +380,43 @@ std::string candidates_csv(const RunView& view) {
   return csv;
 }
 
-std::string export_flashinfer(const RunView& view, const std::filesystem::path& directory) {
+std::string export_flashinfer(const RunView& view, const std::filesystem::path& directory,
+                              const std::string& workspace) {
   make_directory(directory);
-  Json definition = definition_record(view);
-  std::string entry_point = "kernel";
+  FlashinferRun run = flashinfer_run(view, workspace);
+  Json workload = workload_record(run);
+  std::string task_file = run.definition + ".json";
+  write_under(directory / "definitions" / run.op_type / task_file,
+              json_file(definition_record(run)));
+  write_under(directory / "workloads" / run.op_type / (run.definition + ".jsonl"),
+              json_line({{"definition", run.definition},
+                         {"workload", workload},
+                         {"solution", nullptr},
+                         {"evaluation", nullptr}}));
   double baseline_ms = view.scale.baseline_latency() * 1e3;
-  std::string solutions, traces;
+  std::map<std::string, std::string> traces_by_author;
+  size_t traces = 0;
   for (const auto& candidate : view.candidates) {
-    solutions += solution_record(view, candidate, entry_point).dump() + "\n";
-    traces += trace_record(view, candidate, definition, baseline_ms).dump() + "\n";
+    std::string author = path_component(candidate.author);
+    std::string name = solution_name(run, candidate);
+    write_under(directory / "solutions" / author / run.op_type / run.definition / (name + ".json"),
+                json_file(solution_record(run, candidate)));
+    auto trace = view.traces.find(candidate.id);
+    if (trace == view.traces.end()) continue;  // not evaluated: FlashInfer has no such trace
+    traces_by_author[author] +=
+        json_line({{"definition", run.definition},
+                   {"workload", workload},
+                   {"solution", name},
+                   {"evaluation", evaluation_record(run, trace->second, baseline_ms)}});
+    ++traces;
   }
-  write_file_atomic(directory / "definitions.jsonl", definition.dump() + "\n");
-  write_file_atomic(directory / "solutions.jsonl", solutions);
-  write_file_atomic(directory / "traces.jsonl", traces);
+  for (const auto& [author, lines] : traces_by_author)
+    write_under(directory / "traces" / author / run.op_type / (run.definition + ".jsonl"), lines);
   write_file_atomic(directory / "candidates.csv", candidates_csv(view));
   return fmt::format(
-      "exported run {} as FlashInfer Trace: 1 definition, {} solutions, {} traces, "
-      "candidates.csv to {}",
-      view.run.id, view.candidates.size(), view.candidates.size(), directory.string());
+      "exported run {} as FlashInfer Trace: 1 definition, 1 workload, {} solutions, {} traces, "
+      "candidates.csv to {} (FlashInfer-Bench: TraceSet.from_path(\"{}\"))",
+      view.run.id, view.candidates.size(), traces, directory.string(), directory.string());
 }
 
 constexpr const char* kExportMarker = ".accelopt-export.json";
@@ -261,10 +449,12 @@ void check_not_another_runs_export(const RunView& view, const std::filesystem::p
 }  // namespace
 
 std::string export_run(const RunView& view, const std::filesystem::path& directory,
-                       ExportFormat format, ExportOverwrite overwrite) {
+                       ExportFormat format, const std::string& workspace,
+                       ExportOverwrite overwrite) {
   if (overwrite == ExportOverwrite::kRefuse) check_not_another_runs_export(view, directory);
-  std::string line = format == ExportFormat::kAccelopt ? export_accelopt(view, directory)
-                                                       : export_flashinfer(view, directory);
+  std::string line = format == ExportFormat::kAccelopt
+                         ? export_accelopt(view, directory)
+                         : export_flashinfer(view, directory, workspace);
   write_file_atomic(directory / kExportMarker, Json{{"run", view.run.id}}.dump() + "\n");
   return line;
 }

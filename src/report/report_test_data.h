@@ -76,6 +76,7 @@ inline int64_t write_sample_run(store::Store& store, const std::filesystem::path
   settings.agents = "llm";
   settings.task_directory = task_directory.string();
   settings.memory_horizon = 1;
+  settings.machine = {{"cpu", "Test CPU 9000"}, {"compiler", "g++ (Debian 12.2.0-14) 12.2.0 -O3"}};
   settings.search = search::preset("quick");
   int64_t run = store.create_run(settings.to_json());
   using Kind = store::CandidateKind;

@@ -153,18 +153,19 @@ TEST(Export, RefusesAFolderHoldingAnotherRunsExportUnlessForced) {
   int64_t first = testing::write_sample_run(*store, silu());
   int64_t second = testing::write_sample_run(*store, silu());
   TempDir out("accelopt-export-test");
-  export_run(load_run_view(*store, first), out.path(), ExportFormat::kAccelopt);
+  export_run(load_run_view(*store, first), out.path(), ExportFormat::kAccelopt, "ws");
   // The same run again: its own export, rewritten.
-  EXPECT_NO_THROW(export_run(load_run_view(*store, first), out.path(), ExportFormat::kAccelopt));
+  EXPECT_NO_THROW(
+      export_run(load_run_view(*store, first), out.path(), ExportFormat::kAccelopt, "ws"));
   try {
-    export_run(load_run_view(*store, second), out.path(), ExportFormat::kFlashinferTrace);
+    export_run(load_run_view(*store, second), out.path(), ExportFormat::kFlashinferTrace, "ws");
     ADD_FAILURE() << "exported run 2 over run 1's export";
   } catch (const UserError& error) {
     EXPECT_NE(std::string(error.what()).find("run 1"), std::string::npos) << error.what();
     EXPECT_NE(std::string(error.what()).find("--force"), std::string::npos) << error.what();
   }
   EXPECT_NO_THROW(export_run(load_run_view(*store, second), out.path(),
-                             ExportFormat::kFlashinferTrace, ExportOverwrite::kForce));
+                             ExportFormat::kFlashinferTrace, "ws", ExportOverwrite::kForce));
 }
 
 TEST(HtmlReport, BenchRowsWithoutAFigureHaveNone) {
@@ -180,68 +181,11 @@ TEST(HtmlReport, BenchRowsWithoutAFigureHaveNone) {
   EXPECT_EQ(html.find("fmt(r.latency_ms, 4)"), std::string::npos);  // significant digits instead
 }
 
-TEST(Export, FlashinferTraceRecordsAndCsv) {
-  auto store = store::Store::open(":memory:");
-  int64_t run = testing::write_sample_run(*store, silu());
-  // Measured 2x in a moment when the machine ran slower: its own latency and % of peak (40 %,
-  // not 2 × the baseline's 10 %) are not the run's.
-  store->record_evaluation(testing::candidate(run, "i3/b0/p0/k0", 3, std::nullopt,
-                                              store::CandidateKind::kExecutor, "// moment\n", "p"),
-                           testing::passed(40, 2.0));
-  RunView view = load_run_view(*store, run);
-  TempDir dir;
-  export_run(view, dir.path(), ExportFormat::kFlashinferTrace);
-  Json definition = Json::parse(read_file(dir.path() / "definitions.jsonl"));
-  EXPECT_EQ(definition["name"], "silu");
-  EXPECT_TRUE(definition.contains("axes"));
-  std::istringstream solutions(read_file(dir.path() / "solutions.jsonl"));
-  std::istringstream traces(read_file(dir.path() / "traces.jsonl"));
-  std::string line;
-  int count = 0;
-  double baseline_percent = 0;
-  int timed = 0;
-  while (std::getline(traces, line)) {
-    Json trace = Json::parse(line);
-    for (const char* field : {"definition", "solution", "workload", "evaluation"})
-      EXPECT_TRUE(trace.contains(field)) << field;
-    EXPECT_EQ(trace["workload"]["axes"]["M"], 32);
-    // The run's figures, as its tables show them: latency and % of peak follow the speedup.
-    const Json& performance = trace["evaluation"]["performance"];
-    double speedup = performance["speedup_factor"].get<double>();
-    double percent = trace["evaluation"]["accelopt"]["percent_of_peak"].get<double>();
-    if (count == 0) baseline_percent = percent;
-    if (speedup > 0) {
-      ++timed;
-      EXPECT_NEAR(performance["latency_ms"].get<double>() * speedup,
-                  performance["reference_latency_ms"].get<double>(), 1e-9);
-      EXPECT_NEAR(percent / baseline_percent, speedup, 1e-9);
-    }
-    if (++count == 3) {
-      EXPECT_EQ(trace["evaluation"]["status"], "COMPILE_ERROR");
-    }
-  }
-  EXPECT_EQ(count, 6);
-  EXPECT_GE(timed, 4);
-  ASSERT_TRUE(std::getline(solutions, line));
-  Json solution = Json::parse(line);
-  EXPECT_EQ(solution["definition"], "silu");
-  EXPECT_EQ(solution["sources"][0]["path"], "kernel.cpp");
-  std::string csv = read_file(dir.path() / "candidates.csv");
-  EXPECT_EQ(csv.substr(0, csv.find('\n')),
-            "candidate,parent,iteration,kind,author,status,speedup,speedup_low,speedup_high,"
-            "latency_ms,percent_of_peak,reused_from,plan");
-  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 7);
-  // Every row at the run's figures: 1.6 × 10 % and 2 × 10 %, not their moments' 20 % and 40 %.
-  EXPECT_NE(csv.find(",16.00,"), std::string::npos) << csv;
-  EXPECT_NE(csv.find(",20.00,"), std::string::npos) << csv;
-  EXPECT_EQ(csv.find(",40.00,"), std::string::npos) << csv;
-}
-
 TEST(Export, AccelotFormatNamesTheBestKernelForBench) {
   auto store = store::Store::open(":memory:");
   RunView view = load_run_view(*store, testing::write_sample_run(*store, silu()));
   TempDir dir;
-  export_run(view, dir.path(), ExportFormat::kAccelopt);
+  export_run(view, dir.path(), ExportFormat::kAccelopt, "ws");
   EXPECT_EQ(read_file(dir.path() / "silu.cpp"), read_file(dir.path() / "best.cpp"));
   Json traces = Json::parse(read_file(dir.path() / "traces.json"));
   ASSERT_EQ(traces.size(), 5u);

@@ -28,6 +28,7 @@ Json RunSettings::to_json() const {
     json["baseline_timing"]["used_for"] = kBaselineTimingUse;
   }
   if (!start_kernel.empty()) json["start_kernel"] = start_kernel;
+  if (!machine.empty()) json["machine"] = machine;
   return json;
 }
 
@@ -48,6 +49,7 @@ RunSettings RunSettings::from_json(const Json& json) {
       settings.baseline_timing = platform::TimingOptions::from_json(json.at("baseline_timing"));
     }
     settings.start_kernel = json.value("start_kernel", settings.start_kernel);
+    if (json.contains("machine")) settings.machine = json.at("machine");
   } catch (const Json::exception& error) {
     throw InternalError(fmt::format("a run's settings do not read: {}", error.what()));
   }

@@ -3,10 +3,11 @@
 //   {"agents": "llm", "platform": "cpu", "remote_workers": false, "config_file": "/…/a.toml",
 //    "prompts": "", "search": {SearchConfig}, "task": "silu", "task_directory": "/…/silu",
 //    "workload": "small", "memory_horizon": 12,
-//    "baseline_timing": {TimingOptions, "used_for": "…"}, "start_kernel": "…"}
-// The first five are the caller's (cli: how `resume` makes the agents and the platform again), the
-// rest the search's (create_run fills them). A key that an older run lacks reads as its default,
-// so every run a database holds reads back (`show`, `resume`).
+//    "baseline_timing": {TimingOptions, "used_for": "…"}, "start_kernel": "…",
+//    "machine": {"cpu": "…", "compiler": "…", …}}
+// The first five and "machine" are the caller's (cli: how `resume` makes the agents and the
+// platform again), the rest the search's (create_run fills them). A key that an older run lacks
+// reads as its default, so every run a database holds reads back (`show`, `resume`).
 #pragma once
 
 #include <cstdint>
@@ -26,6 +27,9 @@ struct RunSettings {
   bool remote_workers = false;   // evaluations go through the database's queue
   std::string config_file;       // absolute; empty: none
   std::string prompts;           // the user's prompt templates, absolute; empty: the built-in ones
+  // The machine that evaluates, as its platform describes it (MachineDescription's facts, by
+  // label: "cpu" or "gpu", "compiler", …); empty: not described (remote workers, older runs).
+  Json machine = Json::object();
 
   // The search's.
   SearchConfig search;

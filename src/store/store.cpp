@@ -181,6 +181,7 @@ TraceRecord read_trace(const Row& row) {
   record.candidate_id = row.integer(0);
   record.reused_from = row.optional_integer(1);
   record.verdict = kernel::Verdict::from_json(Json::parse(row.text(2)));
+  record.created_at = row.text(3);
   return record;
 }
 
@@ -428,14 +429,15 @@ std::vector<CandidateRecord> Store::candidates(int64_t run_id) const {
 std::optional<TraceRecord> Store::trace(int64_t candidate_id) const {
   std::lock_guard lock(impl_->mutex);
   return impl_->first<TraceRecord>(
-      "SELECT candidate_id, reused_from, verdict FROM traces WHERE candidate_id=?", {candidate_id},
-      read_trace);
+      "SELECT candidate_id, reused_from, verdict, created_at FROM traces WHERE candidate_id=?",
+      {candidate_id}, read_trace);
 }
 
 std::vector<TraceRecord> Store::traces(int64_t run_id) const {
   std::lock_guard lock(impl_->mutex);
   return impl_->all<TraceRecord>(
-      "SELECT t.candidate_id, t.reused_from, t.verdict FROM traces t JOIN candidates c "
+      "SELECT t.candidate_id, t.reused_from, t.verdict, t.created_at FROM traces t JOIN candidates "
+      "c "
       "ON c.id = t.candidate_id WHERE c.run_id=? ORDER BY t.candidate_id",
       {run_id}, read_trace);
 }

@@ -56,6 +56,7 @@ struct TraceRecord {
   int64_t candidate_id = 0;
   kernel::Verdict verdict;
   std::optional<int64_t> reused_from;  // the candidate whose evaluation this copies (same source)
+  std::string created_at;              // when the evaluation was recorded
 };
 
 struct MemoryEntryRecord {
