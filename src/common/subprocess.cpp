@@ -210,9 +210,18 @@ void enter_isolation(const IsolationPlan& plan) {
   ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
 }
 
+// SIGKILL when the thread that forked this child ends: accelopt killed (kill -9, a crash, a Ctrl-C
+// that ends it) takes its children along instead of leaving them, PPID 1, to spin up to their CPU
+// limit. Set after the isolation, whose change of user would clear it. The parent may have died
+// before it was set: then nobody would send the signal, so the child ends itself.
+void die_with_parent(pid_t parent) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(126);
+}
+
 // Runs in the child between fork and exec: async-signal-safe calls only.
 [[noreturn]] void exec_child(const SpawnOptions& options, const IsolationPlan& isolation,
-                             char* const* argv, char* const* envp, int output_fd) {
+                             char* const* argv, char* const* envp, int output_fd, pid_t parent) {
   ::setpgid(0, 0);
   sigset_t all;
   sigemptyset(&all);
@@ -257,6 +266,7 @@ void enter_isolation(const IsolationPlan& plan) {
   if (!options.working_directory.empty() && ::chdir(options.working_directory.c_str()) != 0) {
     ::_exit(126);
   }
+  die_with_parent(parent);
   ::execve(argv[0], argv, envp);
   ::_exit(127);
 }
@@ -287,12 +297,13 @@ Process Process::spawn(const SpawnOptions& options) {
   int output_fd = ::open(output_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (output_fd < 0) throw InternalError(errno_message("cannot open " + output_path));
 
+  pid_t parent = ::getpid();
   pid_t pid = ::fork();
   if (pid < 0) {
     ::close(output_fd);
     throw InternalError(errno_message("fork for " + options.argv[0]));
   }
-  if (pid == 0) exec_child(options, isolation, argv.data(), envp.data(), output_fd);
+  if (pid == 0) exec_child(options, isolation, argv.data(), envp.data(), output_fd, parent);
   ::close(output_fd);
   ::setpgid(pid, pid);  // also done in the child; whichever runs first wins the race harmlessly
   int pidfd = open_pidfd(pid);

@@ -3,7 +3,9 @@
 //
 // A child starts in a process group of its own with exactly the environment it is given, stdin from
 // /dev/null, stdout and stderr into one file, and the resource limits asked for. Ending it ends the
-// whole group with SIGKILL, so nothing it started survives it.
+// whole group with SIGKILL, so nothing it started survives it. A child also gets SIGKILL when the
+// thread that spawned it ends (PR_SET_PDEATHSIG), accelopt killed included: spawn a child only from
+// a thread that outlives it (every harness child lives within one call on the spawning thread).
 #pragma once
 
 #include <sys/types.h>

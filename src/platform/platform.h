@@ -2,7 +2,9 @@
 // always there; others (CUDA, an external evaluator command) sit behind the same interface.
 #pragma once
 
+#include <atomic>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -45,6 +47,15 @@ struct EvalRequest {
   // link what `extra_flags` names. Never set for a kernel an agent wrote.
   bool trusted = false;
   std::vector<std::string> extra_flags;
+  // Set by someone else (Ctrl-C): the evaluation stops within a fraction of a second wherever a
+  // runner is being waited for, kills its runners and throws EvaluationAbandoned. Null: never.
+  const std::atomic<bool>* abandon = nullptr;
+};
+
+// evaluate's answer when EvalRequest::abandon was set: no verdict, nothing left running.
+class EvaluationAbandoned : public std::runtime_error {
+ public:
+  EvaluationAbandoned() : std::runtime_error("the evaluation was abandoned") {}
 };
 
 class Platform {

@@ -5,10 +5,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 
 #include "common/error.h"
+#include "platform/platform.h"
 
 namespace accelopt::platform {
 
@@ -93,7 +95,18 @@ std::optional<std::string> RunnerProcess::read_line(std::chrono::steady_clock::t
                                                     bool& timed_out) {
   timed_out = false;
   if (!replies_) return std::nullopt;
-  return replies_->read_line(deadline, timed_out);
+  if (abandon_ == nullptr) return replies_->read_line(deadline, timed_out);
+  // Waits in short steps, each a look at the flag; a line read in part is kept between them.
+  constexpr auto kStep = std::chrono::milliseconds(100);
+  while (true) {
+    if (abandon_->load()) {
+      kill();
+      throw EvaluationAbandoned();
+    }
+    auto step_end = std::min(deadline, std::chrono::steady_clock::now() + kStep);
+    std::optional<std::string> line = replies_->read_line(step_end, timed_out);
+    if (line || !timed_out || step_end == deadline) return line;
+  }
 }
 
 ExitStatus RunnerProcess::wait_end(std::chrono::milliseconds timeout) {

@@ -6,6 +6,7 @@
 // spoken over it.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <optional>
@@ -34,6 +35,10 @@ class RunnerProcess {
   bool started() const { return process_.has_value(); }
   pid_t pid() const { return process_ ? process_->pid() : -1; }
 
+  // From now on read_line looks at `flag` several times a second; once it is set, it kills the
+  // group and throws EvaluationAbandoned (platform.h). Null: never.
+  void abandon_when(const std::atomic<bool>* flag) { abandon_ = flag; }
+
   // Writes one line; false when the process is gone (the SIGPIPE is kept from this thread).
   bool send(const std::string& line);
   // The next line before `deadline`; nullopt when the process closed its end (timed_out false) or
@@ -59,6 +64,7 @@ class RunnerProcess {
   int command_fd_ = -1;
   int reply_fd_ = -1;
   std::optional<LineReader> replies_;
+  const std::atomic<bool>* abandon_ = nullptr;
 };
 
 // What a kernel printed, fit for a verdict: at most 4 KB (head and tail), every line marked

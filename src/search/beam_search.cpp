@@ -121,6 +121,10 @@ bool Run::start() {
   plan.text = "the task's baseline";
   plan.author = "baseline";
   auto attempt = evaluator_.evaluate(record, 0, plan);
+  if (!attempt && stop_.interrupted()) {
+    end("interrupted");
+    return false;
+  }
   if (!attempt) throw InternalError("the baseline was not evaluated");
   if (!attempt->verdict.passed()) {
     end(fmt::format("failed: the baseline does not pass ({}: {})",
@@ -317,6 +321,8 @@ std::optional<Measurement> Run::measure(int64_t candidate, int64_t against,
     verdict = evaluator_.time_head_to_head(
         book_.source_of(candidate), baseline ? std::string() : book_.source_of(against),
         baseline ? "baseline" : fmt::format("#{}", against), timing);
+  } catch (const platform::EvaluationAbandoned&) {
+    return std::nullopt;  // Ctrl-C
   } catch (const UserError& error) {
     if (baseline) throw;  // the task itself is broken
     // The other beam kernel failed this time: no verdict between the two.

@@ -80,6 +80,7 @@ std::string Evaluator::budget_spent() const {
 kernel::Verdict Evaluator::run_platform(platform::EvalRequest request) {
   request.task = parts_.task;
   request.workload = parts_.workload;
+  request.abandon = parts_.stop->interrupt_flag();
   {
     std::unique_lock lock(gate_mutex_);
     gate_wake_.wait(lock, [this] { return gate_free_ > 0; });
@@ -174,7 +175,11 @@ std::optional<Attempt> Evaluator::evaluate(store::CandidateRecord record, int64_
   } else if (reused_from) {
     verdict = store.trace(*reused_from)->verdict;
   } else if (pending.valid()) {
-    verdict = pending.get();
+    try {
+      verdict = pending.get();
+    } catch (const platform::EvaluationAbandoned&) {
+      return std::nullopt;
+    }
     std::lock_guard lock(mutex_);
     reused_from = evaluated_by_hash_.at(record.normalized_hash);
   } else {
@@ -183,6 +188,11 @@ std::optional<Attempt> Evaluator::evaluate(store::CandidateRecord record, int64_
       request.source = record.source;
       request.timing = baseline ? careful_timing(config_.timing) : config_.timing;
       verdict = run_platform(std::move(request));
+    } catch (const platform::EvaluationAbandoned&) {
+      std::lock_guard lock(mutex_);
+      in_flight_.erase(record.normalized_hash);
+      promise.set_exception(std::current_exception());
+      return std::nullopt;  // interrupted: nothing recorded, a resumed run evaluates it again
     } catch (...) {
       std::lock_guard lock(mutex_);
       in_flight_.erase(record.normalized_hash);

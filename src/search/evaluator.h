@@ -88,14 +88,15 @@ class Evaluator {
 
   // Evaluates `record` (key, source, parent, iteration, author, kind set by the caller) made for
   // beam kernel `beam_parent` from `plan`. nullopt when a budget or a stop request keeps it from
-  // starting. The baseline is evaluated whatever the budgets, with careful timing (figures.h): the
-  // run's % of peak rests on it. Platform errors propagate.
+  // starting, or when Ctrl-C abandons it on the way (nothing is recorded then). The baseline is
+  // evaluated whatever the budgets, with careful timing (figures.h): the run's % of peak rests on
+  // it. Platform errors propagate.
   std::optional<Attempt> evaluate(store::CandidateRecord record, int64_t beam_parent,
                                   const roles::Plan& plan);
 
   // Times `source` against `anchor_source` (empty: the baseline) with `timing`, for the run's
   // confirmation and the memory's re-timing: not a candidate, not recorded, not counted against
-  // the budgets.
+  // the budgets. Throws platform::EvaluationAbandoned when Ctrl-C abandons it.
   kernel::Verdict time_head_to_head(const std::string& source, const std::string& anchor_source,
                                     const std::string& anchor_name,
                                     const platform::TimingOptions& timing);

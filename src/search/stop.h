@@ -19,6 +19,8 @@ class StopSignal {
     if (reason_.empty()) reason_ = reason;
   }
   bool interrupted() const { return interrupt_ != nullptr && interrupt_->load(); }
+  // The flag itself, for an evaluation to abandon itself when it is set (EvalRequest::abandon).
+  const std::atomic<bool>* interrupt_flag() const { return interrupt_; }
   bool stopped() const { return interrupted() || !reason().empty(); }
   std::string reason() const {
     std::lock_guard lock(mutex_);

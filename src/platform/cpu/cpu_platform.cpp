@@ -60,7 +60,8 @@ std::vector<ReferenceCase> CpuPlatform::reference_cases(const task::Task& task,
 
 std::vector<ReferenceCase> CpuPlatform::run_reference(const task::Task& task,
                                                       const task::Workload& workload,
-                                                      const std::vector<CaseSpec>& specs) {
+                                                      const std::vector<CaseSpec>& specs,
+                                                      const std::atomic<bool>* abandon) {
   require_float32(task);
   std::string reference_source = read_file(task.reference_path());
   std::string header = task::generate_kernel_header(task, workload);
@@ -69,7 +70,7 @@ std::vector<ReferenceCase> CpuPlatform::run_reference(const task::Task& task,
     throw UserError(task.reference_path().string() + " does not compile:\n" + compiled.diagnostics);
   }
   SharedBuffers buffers(buffer_sizes(task, workload));
-  Runner runner(runner_options(task, compiled.library), buffers);
+  Runner runner(runner_options(task, compiled.library, abandon), buffers);
   if (auto failure = runner.start()) {
     throw UserError("the reference of task " + task.name + " cannot run: " + *failure);
   }
@@ -100,8 +101,10 @@ std::vector<ReferenceCase> CpuPlatform::run_reference(const task::Task& task,
 }
 
 RunnerOptions CpuPlatform::runner_options(const task::Task& task,
-                                          const std::filesystem::path& library) const {
+                                          const std::filesystem::path& library,
+                                          const std::atomic<bool>* abandon) const {
   RunnerOptions options;
+  options.abandon = abandon;
   options.program = runner_program_;
   options.library = library;
   options.entry_point = task.entry_point;
@@ -128,7 +131,8 @@ Verdict CpuPlatform::evaluate(const EvalRequest& request) {
   if (!compiled) return started.finish(verdict.status, "");
 
   // Fresh secret seeds for every evaluation: see inputs.h.
-  std::vector<ReferenceCase> cases = run_reference(task, workload, correctness_cases(task));
+  std::vector<ReferenceCase> cases =
+      run_reference(task, workload, correctness_cases(task), request.abandon);
   double reference_seconds = 0;
   for (const ReferenceCase& reference_case : cases) {
     reference_seconds = std::max(reference_seconds, reference_case.reference_seconds);
@@ -139,7 +143,7 @@ Verdict CpuPlatform::evaluate(const EvalRequest& request) {
   std::vector<size_t> sizes = buffer_sizes(task, workload);
   SlotLayout layout = timing_layout(task, sizes);
   SharedBuffers buffers(slot_sizes(sizes, layout));
-  RunnerOptions candidate_options = runner_options(task, compiled->library);
+  RunnerOptions candidate_options = runner_options(task, compiled->library, request.abandon);
   candidate_options.call_while_loading = request.trusted;
   candidate_options.slots = layout;
   Runner candidate(candidate_options, buffers);
@@ -258,7 +262,7 @@ std::optional<TurnFailure> CpuPlatform::time_against_anchor(
   }
   // The anchor calls on the candidate's buffers (runner_turns.h says why that is safe): the same
   // physical pages for both, so where the memory happens to lie cannot favour a side.
-  RunnerOptions anchor_options = runner_options(task, anchor_compiled.library);
+  RunnerOptions anchor_options = runner_options(task, anchor_compiled.library, request.abandon);
   anchor_options.slots = layout;
   Runner anchor(anchor_options, candidate.buffers);
   if (auto failure = anchor.start()) {

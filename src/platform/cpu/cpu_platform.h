@@ -43,8 +43,10 @@ class CpuPlatform : public Platform {
 
   // The reference's answers for `cases`, computed in a sandboxed runner of its own: the secret
   // seeds stay in this process, only the inputs they make reach the reference.
+  // `abandon`: as EvalRequest's.
   std::vector<ReferenceCase> run_reference(const task::Task& task, const task::Workload& workload,
-                                           const std::vector<CaseSpec>& cases);
+                                           const std::vector<CaseSpec>& cases,
+                                           const std::atomic<bool>* abandon = nullptr);
   // run_reference for seeds a person chose (empty: a fresh correctness check's cases).
   std::vector<ReferenceCase> reference_cases(const task::Task& task, const task::Workload& workload,
                                              std::vector<uint64_t> seeds = {});
@@ -54,7 +56,8 @@ class CpuPlatform : public Platform {
   // failure) has given the verdict its status.
   std::optional<CompileResult> compile_candidate(const EvalRequest& request,
                                                  const std::string& header, Verdict& verdict);
-  RunnerOptions runner_options(const task::Task& task, const std::filesystem::path& library) const;
+  RunnerOptions runner_options(const task::Task& task, const std::filesystem::path& library,
+                               const std::atomic<bool>* abandon) const;
   bool load_candidate(Runner& candidate, Verdict& verdict);
   bool check_correctness(const task::Task& task, const std::vector<ReferenceCase>& cases,
                          SharedBuffers& buffers, Runner& candidate,

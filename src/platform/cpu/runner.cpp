@@ -78,6 +78,7 @@ std::optional<std::string> Runner::start() {
   spawn.limits.open_files = 64;
   spawn.cpus = options_.cpus;
   process_.start(spawn, buffers_.fd(), options_.library);
+  process_.abandon_when(options_.abandon);
 
   bool timed_out = false;
   auto line =

@@ -2,6 +2,7 @@
 // shared buffers, ask it for calls, time them from outside, stop and continue it between turns.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <optional>
@@ -26,6 +27,8 @@ struct RunnerOptions {
   bool call_while_loading = false;  // trusted library code only: see runner_main.cpp
   SlotLayout slots;                 // how the buffers split into slots for timed turns
   std::chrono::milliseconds start_timeout{15000};
+  // Once set, a wait for the runner kills it and throws EvaluationAbandoned (platform.h).
+  const std::atomic<bool>* abandon = nullptr;
 };
 
 enum class CallOutcome : uint8_t { kDone, kTimedOut, kEnded, kForbiddenSyscall };

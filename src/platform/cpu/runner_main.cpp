@@ -327,6 +327,14 @@ void close_all_but_pipes(int keep) {
   }
 }
 
+// SIGKILL when the harness dies, so that a killed accelopt leaves no runner spinning. The harness
+// sets it before exec (common/subprocess.h), but a change of user clears it: set again after
+// drop_privileges. A harness that died in between is no longer `parent`.
+void die_with_parent(pid_t parent) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(1);
+}
+
 bool drop_privileges() {
   if (::geteuid() != 0) return false;
   const gid_t nobody_group = 65534;
@@ -427,6 +435,7 @@ std::vector<std::vector<Pointer>> slot_arguments(const std::vector<Pointer>& buf
 
 int main(int argc, char** argv) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  const pid_t parent = ::getppid();
   std::string entry_name = "kernel";
   std::vector<size_t> offsets;
   SlotLayout slots;
@@ -473,6 +482,7 @@ int main(int argc, char** argv) {
 
   bool network_namespace = ::unshare(CLONE_NEWNET) == 0;
   bool dropped = drop_privileges();
+  die_with_parent(parent);
   bool no_new_privs = ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0;
 
   struct sigaction action {};

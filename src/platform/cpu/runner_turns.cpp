@@ -16,6 +16,15 @@ Status outcome_status(CallOutcome outcome) {
 
 }  // namespace
 
+std::chrono::milliseconds turn_deadline(int calls, std::optional<double> seconds_per_call,
+                                        std::chrono::milliseconds call_timeout) {
+  std::chrono::milliseconds most = call_timeout * std::max(calls, 1);
+  if (!seconds_per_call) return most;
+  auto expected = std::chrono::duration<double>(kTurnDeadlineFactor * calls * *seconds_per_call);
+  auto generous = std::chrono::ceil<std::chrono::milliseconds>(expected);
+  return std::clamp(generous, call_timeout, most);
+}
+
 RunnerTurns::RunnerTurns(const task::Task& task, const std::vector<ReferenceCase>& cases,
                          SlotLayout layout, TimedKernel candidate, TimedKernel anchor,
                          std::string anchor_name, std::chrono::milliseconds call_timeout)
@@ -84,9 +93,11 @@ TurnResult RunnerTurns::run_turn(Side side, int calls) {
   // Written by this process just before the turn, on both sides alike.
   std::vector<const ReferenceCase*> slot_cases = load_turn(kernel.buffers, turn);
 
+  std::optional<double>& per_call = is_candidate ? candidate_per_call_ : anchor_per_call_;
   kernel.runner.resume();
-  CallResult call = kernel.runner.turn(calls, seed, call_timeout_ * calls);
+  CallResult call = kernel.runner.turn(calls, seed, turn_deadline(calls, per_call, call_timeout_));
   kernel.runner.pause();
+  per_call = call.seconds / std::max(calls, 1);
   TurnResult result;
   result.seconds = call.seconds;
   if (task_.threads <= 1 && call.cpu_seconds >= 0) result.cpu_seconds = call.cpu_seconds;

@@ -21,6 +21,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,15 @@
 #include "platform/shared_buffers.h"
 
 namespace accelopt::platform::cpu {
+
+// A timed turn's deadline: kTurnDeadlineFactor times what the turn's calls take at
+// `seconds_per_call` (the side's previous turn), never under `call_timeout` (what one call gets:
+// short turns on a busy machine) and never over `call_timeout` for each call. Without a previous
+// turn, the latter. A kernel that hangs inside a turn of thousands of calls is then a TIMEOUT
+// within seconds, not after hours.
+inline constexpr double kTurnDeadlineFactor = 10;
+std::chrono::milliseconds turn_deadline(int calls, std::optional<double> seconds_per_call,
+                                        std::chrono::milliseconds call_timeout);
 
 // A started runner and the buffers it calls on.
 struct TimedKernel {
@@ -63,6 +73,8 @@ class RunnerTurns : public PairedTurns {
   std::chrono::milliseconds call_timeout_;
   int candidate_turns_ = 0, anchor_turns_ = 0;
   std::vector<uint64_t> turn_seeds_;  // turn n's seed, for both sides
+  // Wall seconds per call in each side's last turn, for the next turn's deadline.
+  std::optional<double> candidate_per_call_, anchor_per_call_;
 };
 
 }  // namespace accelopt::platform::cpu

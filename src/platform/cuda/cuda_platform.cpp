@@ -263,6 +263,7 @@ Verdict CudaPlatform::evaluate(const EvalRequest& request) {
   CudaRunnerOptions candidate_options =
       runner_options(options_.runner, compiled.library, task.entry_point);
   candidate_options.call_before_sandbox = request.trusted;
+  candidate_options.abandon = request.abandon;
   CudaRunner candidate(candidate_options, buffers);
   if (auto failure = candidate.start()) {
     verdict.log = candidate.output();
@@ -293,8 +294,10 @@ Verdict CudaPlatform::evaluate(const EvalRequest& request) {
   }
   SharedBuffers anchor_buffers(buffer_sizes(task, workload));
   prepare_case(anchor_buffers, task, cases.front());
-  CudaRunner anchor(runner_options(options_.runner, anchor_compiled.library, task.entry_point),
-                    anchor_buffers);
+  CudaRunnerOptions anchor_options =
+      runner_options(options_.runner, anchor_compiled.library, task.entry_point);
+  anchor_options.abandon = request.abandon;
+  CudaRunner anchor(anchor_options, anchor_buffers);
   if (auto failure = anchor.start()) {
     throw UserError("the anchor kernel (" + request.anchor_name + ") cannot run: " + *failure);
   }

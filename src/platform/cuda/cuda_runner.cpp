@@ -44,6 +44,7 @@ std::optional<std::string> CudaRunner::start() {
   spawn.limits.cpu_seconds = options_.cpu_seconds;
   spawn.limits.file_size_bytes = 1 << 20;
   process_.start(spawn, buffers_.fd(), options_.library);
+  process_.abandon_when(options_.abandon);
 
   bool timed_out = false;
   auto line =

@@ -3,6 +3,7 @@
 // it between turns.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <optional>
@@ -22,6 +23,8 @@ struct CudaRunnerOptions {
   std::chrono::milliseconds start_timeout{60000};  // creating a CUDA context takes seconds
   uint64_t cpu_seconds = 3600;
   bool call_before_sandbox = false;  // trusted library code only: see cuda_runner_main.cpp
+  // Once set, a wait for the runner kills it and throws EvaluationAbandoned (platform.h).
+  const std::atomic<bool>* abandon = nullptr;
 };
 
 enum class StepOutcome : uint8_t { kDone, kTimedOut, kCudaError, kEnded };
