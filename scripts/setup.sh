@@ -1,24 +1,40 @@
 #!/usr/bin/env bash
-# Installs the Debian packages accelopt needs to build, test and run. Safe to run again.
-#   scripts/setup.sh          the CPU platform and the tests (openssh-server, python3, python3-numpy:
-#                             the evaluators' tests)
+# Installs the Debian packages accelopt needs. Safe to run again.
+#   scripts/setup.sh          to build, test and run: the main job's packages below and the tests'
+#                             (GoogleTest, Chromium, PostgreSQL, Slurm, munge, sshd, python3-numpy,
+#                             oneDNN for `bench`, clang-format and clang-tidy)
+#   scripts/setup.sh --main   only what the main job needs to build and run the `accelopt` binary
+#                             and its runner (scripts/main.sh)
 #   scripts/setup.sh --cuda   also Debian's CUDA toolkit (nvcc, cuBLAS), from the non-free component,
 #                             which this enables in the apt sources; large (a few GB)
 set -euo pipefail
 
 with_cuda=0
-[ "${1:-}" = "--cuda" ] && with_cuda=1
+main_only=0
+for argument in "$@"; do
+  case "$argument" in
+    --cuda) with_cuda=1 ;;
+    --main) main_only=1 ;;
+    *) echo "setup: unknown argument $argument (--main, --cuda)" >&2; exit 2 ;;
+  esac
+done
 
 packages=(
-  build-essential cmake ninja-build g++ clang clang-format clang-tidy
+  build-essential cmake ninja-build g++
   libsqlite3-dev nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libfmt-dev
   libseccomp-dev libcurl4-openssl-dev libcpp-httplib-dev libkainjow-mustache-dev
-  libgtest-dev libgmock-dev libbenchmark-dev libdnnl-dev
-  chromium  # the HTML report's tests open it headless (docs/report.md)
-  postgresql libpqxx-dev
-  slurm-wlm munge  # scale_out_test starts a one-node Slurm of its own (docs/scale-out.md)
-  openssh-server openssh-client python3 python3-numpy  # the evaluator-command tests (docs/evaluator-protocol.md)
+  libpqxx-dev
 )
+if [ "$main_only" -eq 0 ]; then
+  packages+=(
+    clang clang-format clang-tidy
+    libgtest-dev libgmock-dev libbenchmark-dev libdnnl-dev
+    chromium  # the HTML report's tests open it headless (docs/report.md)
+    postgresql
+    slurm-wlm munge  # scale_out_test starts a one-node Slurm of its own (docs/scale-out.md)
+    openssh-server openssh-client python3 python3-numpy  # the evaluator-command tests (docs/evaluator-protocol.md)
+  )
+fi
 if [ "$with_cuda" -eq 1 ]; then
   packages+=(nvidia-cuda-toolkit)
 fi

@@ -43,6 +43,23 @@ std::filesystem::path default_suite(const std::string& platform_name) {
       suite.string()));
 }
 
+}  // namespace
+
+std::filesystem::path find_task_directory(const std::string& given) {
+  std::filesystem::path path(given);
+  if (path.is_absolute() || std::filesystem::exists(path)) return path;
+  std::vector<std::string> looked{std::filesystem::absolute(path).string()};
+#ifdef ACCELOPT_SOURCE_DIR
+  std::filesystem::path built_from = std::filesystem::path(ACCELOPT_SOURCE_DIR) / path;
+  if (std::filesystem::is_directory(built_from)) return built_from;
+  looked.push_back(built_from.string());
+#endif
+  throw UserError(fmt::format("--task {}: no such task folder (looked in {})", given,
+                              fmt::join(looked, " and ")));
+}
+
+namespace {
+
 std::vector<std::string> split_list(const std::string& text) {
   std::vector<std::string> items;
   std::stringstream stream(text);

@@ -33,7 +33,8 @@ struct EvalArguments {
 
 int run_eval(const EvalArguments& arguments) {
   platform::PlatformChoice choice = platform::parse_platform_choice(arguments.platform);
-  task::Task task = task::load_task(arguments.task_directory, choice.kernel_extension);
+  task::Task task =
+      task::load_task(find_task_directory(arguments.task_directory), choice.kernel_extension);
   platform::BuiltPlatform chosen =
       platform::make_platform(choice, {.progress = &std::cerr, .compiler = arguments.compiler});
   platform::EvalRequest request;

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <functional>
+#include <string>
 
 namespace accelopt::cli {
 
@@ -23,6 +25,11 @@ void register_commands(CLI::App& app, CommandTable& table);
 // ranges print the largest double.
 CLI::Validator positive_number();
 CLI::Validator non_negative_number();
+
+// The folder of `--task DIR`: DIR itself, or, when a relative DIR is not there, DIR in the
+// accelopt folder this was built from (where `bench` finds its suite), so `--task bench/cpu/silu`
+// works from any folder. Throws UserError naming both places (bench_commands.cpp).
+std::filesystem::path find_task_directory(const std::string& given);
 
 // bench, task dump (bench_commands.cpp).
 void register_bench_commands(CLI::App& app, CommandTable& table);

@@ -1,4 +1,4 @@
-// accelopt llm ping MODEL: check a model set-up in one command. (`accelopt cost RUN` is in
+// accelopt llm ping [MODEL]: check a model set-up in one command. (`accelopt cost RUN` is in
 // report_commands.cpp.)
 #include <iostream>
 #include <memory>
@@ -14,9 +14,10 @@ void register_llm_commands(CLI::App& app, CommandTable& table) {
   llm->require_subcommand(1);
   auto config = std::make_shared<std::string>("accelopt.toml");
   auto model = std::make_shared<std::string>();
-  CLI::App* ping =
-      llm->add_subcommand("ping", "Send a tiny request to MODEL; print latency, answer, usage");
-  ping->add_option("model", *model, "model name from the config's [models] tables")->required();
+  CLI::App* ping = llm->add_subcommand("ping",
+                                       "Send a tiny request to MODEL (default: every configured "
+                                       "model); print latency, answer, usage");
+  ping->add_option("model", *model, "model name from the config's [models] tables (default: all)");
   ping->add_option("--config", *config, "TOML configuration file")->capture_default_str();
   auto timeout = std::make_shared<double>(llm::kPingTimeoutSeconds);
   ping->add_option("--timeout", *timeout, "seconds to wait for the answer")

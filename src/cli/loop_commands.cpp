@@ -96,6 +96,21 @@ struct Agents {
   search::AgentSet set;
 };
 
+// The LLM agents (llm, hybrid) need a model in the configuration file.
+void check_models_configured(const std::string& mode, const ConfigFile& config) {
+  if (mode == "tuner") return;
+  if (config.path.empty()) {
+    throw UserError(
+        fmt::format("--agents {} needs a model: give --config FILE with [models] "
+                    "(docs/llm.md), or use --agents tuner",
+                    mode));
+  }
+  if (!config.has_models()) {
+    throw UserError(
+        fmt::format("{}: no [models] configured; --agents {} needs one", config.path, mode));
+  }
+}
+
 // The LLM agents (llm, hybrid) record their model calls in `store` under `run_id`.
 std::unique_ptr<Agents> make_agents(const std::string& mode, const ConfigFile& config,
                                     const std::string& prompts,
@@ -108,16 +123,7 @@ std::unique_ptr<Agents> make_agents(const std::string& mode, const ConfigFile& c
     agents->set.proposes = store::CandidateKind::kTuner;
     return agents;
   }
-  if (config.path.empty()) {
-    throw UserError(
-        fmt::format("--agents {} needs a model: give --config FILE with [models] "
-                    "(docs/llm.md), or use --agents tuner",
-                    mode));
-  }
-  if (!config.has_models()) {
-    throw UserError(
-        fmt::format("{}: no [models] configured; --agents {} needs one", config.path, mode));
-  }
+  check_models_configured(mode, config);
   agents->ledger = std::make_unique<store::StoreLedger>(store);
   llm::ModelSetOptions model_options;
   model_options.ledger = agents->ledger.get();
@@ -268,7 +274,7 @@ int run_optimize(const OptimizeArguments& arguments) {
   platform::PlatformChoice platform = platform::parse_platform_choice(arguments.platform);
   std::vector<task::Task> tasks;  // all loaded first: a typo fails before any run starts
   for (const std::string& directory : arguments.task_directories) {
-    tasks.push_back(task::load_task(directory, platform.kernel_extension));
+    tasks.push_back(task::load_task(find_task_directory(directory), platform.kernel_extension));
   }
   ConfigFile file = read_config(arguments.config);
   search::SearchConfig config = search_config(arguments, file);
@@ -279,8 +285,13 @@ int run_optimize(const OptimizeArguments& arguments) {
     start_kernel = read_file(arguments.kernel);
   }
   for (const task::Task& task : tasks) {
+    task.workload_or_default(arguments.workload);  // an unknown workload: before any database
     check_tunable(mode, start_kernel.empty() ? read_file(task.baseline_path()) : start_kernel);
   }
+  if (!arguments.prompts.empty() && !std::filesystem::is_directory(arguments.prompts)) {
+    throw UserError(fmt::format("--prompts: {} is not a folder", arguments.prompts));
+  }
+  check_models_configured(mode, file);
   check_models_answer(mode, file);
   if (arguments.remote_workers) check_remote_workers(arguments.workspace);  // before any database
   auto bench = open_workbench(arguments.workspace, Access::kWrite);

@@ -29,10 +29,13 @@ struct Result {
   std::string output;
 };
 
-Result accelopt(const std::string& arguments, const std::filesystem::path& scratch) {
+// `accelopt ARGUMENTS`, from the folder `cwd` when one is given.
+Result accelopt(const std::string& arguments, const std::filesystem::path& scratch,
+                const std::filesystem::path& cwd = {}) {
   std::filesystem::path output = scratch / "output.txt";
   std::string command = std::string(ACCELOPT_BINARY_DIR) + "/src/cli/accelopt " + arguments +
                         " > " + output.string() + " 2>&1";
+  if (!cwd.empty()) command = "cd " + cwd.string() + " && " + command;
   int status = std::system(command.c_str());
   Result result;
   result.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
@@ -55,6 +58,39 @@ TEST(OptimizeEndToEnd, AMisspeltTableIsAnErrorBeforeAnyRun) {
       std::string::npos)
       << optimize.output;
   EXPECT_FALSE(std::filesystem::exists(workspace / "accelopt.db"));
+}
+
+TEST(OptimizeEndToEnd, AnUnknownWorkloadIsAnErrorBeforeAnyDatabase) {
+  TempDir dir;
+  std::filesystem::path workspace = dir.path() / "ws";
+  std::string task = std::string(ACCELOPT_SOURCE_DIR) + "/bench/cpu/silu";
+  Result optimize =
+      accelopt("optimize --task " + task + " --workload nosuch --workspace " + workspace.string(),
+               dir.path());
+  EXPECT_NE(optimize.code, 0) << optimize.output;
+  EXPECT_NE(optimize.output.find("nosuch"), std::string::npos) << optimize.output;
+  EXPECT_FALSE(std::filesystem::exists(workspace)) << optimize.output;
+}
+
+// `--task bench/…` from a folder outside the repository finds the suite accelopt was built from; a
+// task in neither place is named with both.
+TEST(OptimizeEndToEnd, ABenchTaskIsFoundFromAnyFolder) {
+  TempDir dir;
+  std::filesystem::path workspace = dir.path() / "ws";
+  Result found =
+      accelopt("optimize --task bench/cpu/silu --workload nosuch --workspace " + workspace.string(),
+               dir.path(), dir.path());
+  EXPECT_NE(found.output.find("nosuch"), std::string::npos) << found.output;  // the task was read
+  EXPECT_EQ(found.output.find("no such task folder"), std::string::npos) << found.output;
+  Result missing = accelopt("optimize --task bench/cpu/nosuch --workspace " + workspace.string(),
+                            dir.path(), dir.path());
+  EXPECT_NE(missing.code, 0) << missing.output;
+  EXPECT_NE(missing.output.find("--task bench/cpu/nosuch: no such task folder (looked in " +
+                                (dir.path() / "bench/cpu/nosuch").string() + " and " +
+                                std::string(ACCELOPT_SOURCE_DIR) + "/bench/cpu/nosuch)"),
+            std::string::npos)
+      << missing.output;
+  EXPECT_FALSE(std::filesystem::exists(workspace));
 }
 
 TEST(OptimizeEndToEnd, TunerThenRunsShowExportMemory) {

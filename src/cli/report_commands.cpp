@@ -14,6 +14,7 @@
 #include "report/html_report.h"
 #include "report/run_text.h"
 #include "report/run_view.h"
+#include "search/run_settings.h"
 
 namespace accelopt::cli {
 namespace {
@@ -70,7 +71,8 @@ int run_cost(const RunArguments& arguments) {
                                 store::redact_url(arguments.workspace)));
   }
   std::string run = std::to_string(arguments.run_id);
-  return report::print_cost(std::cout, run, store->calls(run));
+  std::string agents = search::RunSettings::from_json(store->run(arguments.run_id)->config).agents;
+  return report::print_cost(std::cout, run, agents, store->calls(run));
 }
 
 int run_compare(const std::vector<int64_t>& run_ids, const std::string& workspace) {

@@ -116,6 +116,39 @@ TEST_F(ReportCommands, BenchSaysWhenKernelsHasNoKernelForATask) {
       << bench.output;
 }
 
+// A tuner run that failed after its baseline: `cost` says the tuner calls no model (and succeeds),
+// `show` says the run failed, why, and how to resume it.
+TEST_F(ReportCommands, AFailedTunerRunsCostAndShow) {
+  {
+    auto store = store::Store::open(store::database_path(workspace_));
+    search::RunSettings settings;
+    settings.task = "silu";
+    settings.workload = "small";
+    settings.agents = "tuner";
+    settings.task_directory =
+        (std::filesystem::path(ACCELOPT_SOURCE_DIR) / "bench/cpu/silu").string();
+    settings.search = search::preset("quick");
+    int64_t run = store->create_run(settings.to_json());
+    int64_t baseline = store->record_evaluation(
+        report::testing::candidate(run, "baseline", 0, std::nullopt,
+                                   store::CandidateKind::kBaseline, "void kernel() {}\n", ""),
+        report::testing::passed(10, 1.0));
+    std::vector<store::MemoryEntryRecord> none;
+    store->commit_iteration({run, 0, Json{{"beam", {baseline}}}, ""}, none);
+    store->set_run_state(run, "failed: the platform broke down");
+    ASSERT_EQ(run, 3);
+  }
+  Result cost = accelopt("cost 3" + ws(), dir_.path());
+  EXPECT_EQ(cost.code, 0) << cost.output;
+  EXPECT_NE(cost.output.find("no model calls (the tuner)"), std::string::npos) << cost.output;
+  Result show = accelopt("show 3" + ws(), dir_.path());
+  ASSERT_EQ(show.code, 0) << show.output;
+  EXPECT_EQ(show.output.find("has not ended"), std::string::npos) << show.output;
+  EXPECT_NE(show.output.find("the run failed: the platform broke down; `accelopt resume 3`"),
+            std::string::npos)
+      << show.output;
+}
+
 TEST_F(ReportCommands, ReadOnlyCommandsRefuseAMissingDatabase) {
   std::filesystem::path typo = dir_.path() / "wss";
   for (const std::string& command :

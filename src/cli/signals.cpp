@@ -1,6 +1,9 @@
 #include "cli/signals.h"
 
 #include <signal.h>
+#include <unistd.h>
+
+#include <cstring>
 
 #include "common/error.h"
 
@@ -12,10 +15,18 @@ namespace {
 std::atomic<bool> stop_requested{false};
 std::atomic<int> received{0};
 struct sigaction previous_int, previous_term;
+bool on_terminal = false;  // a progress line may be open: the note starts a line of its own
+
+// Said at once, while the evaluation in flight finishes (write is safe in a handler).
+constexpr char kStopping[] =
+    "\nstopping: the evaluation in flight is abandoned, agent calls in flight finish (Ctrl-C again "
+    "ends at once)\n";
 
 void on_signal(int number) {
   received.store(number);
   stop_requested.store(true);
+  const char* note = on_terminal ? kStopping : kStopping + 1;
+  [[maybe_unused]] ssize_t written = ::write(STDERR_FILENO, note, ::strlen(note));
   struct sigaction fallback {};
   fallback.sa_handler = SIG_DFL;
   ::sigaction(number, &fallback, nullptr);  // a second one ends the process
@@ -26,6 +37,7 @@ void on_signal(int number) {
 StopOnSignals::StopOnSignals() {
   stop_requested.store(false);
   received.store(0);
+  on_terminal = ::isatty(STDERR_FILENO) != 0;
   struct sigaction action {};
   action.sa_handler = on_signal;
   sigemptyset(&action.sa_mask);

@@ -200,6 +200,8 @@ TEST(SignalsEndToEnd, CtrlCAndSigtermInterruptCleanlyAndResumeCompletes) {
   pid_t session = child;
   Ended first = interrupt(child, SIGINT, log);
   EXPECT_EQ(first.code, 130) << first.output;
+  EXPECT_NE(first.output.find("stopping: the evaluation in flight is abandoned"), std::string::npos)
+      << first.output;
   EXPECT_NE(first.output.find("run 1: interrupted"), std::string::npos) << first.output;
   EXPECT_NE(first.output.find("accelopt resume 1"), std::string::npos) << first.output;
   EXPECT_EQ(left_in_session(session), std::vector<std::string>{});

@@ -7,6 +7,7 @@
 #include <future>
 #include <set>
 
+#include "common/error.h"
 #include "llm/models.h"
 
 namespace accelopt::llm {
@@ -35,18 +36,10 @@ ChatRequest ping_request(const ModelConfig& model) {
 
 }  // namespace
 
-int run_llm_ping(const std::filesystem::path& config_path,
-                 std::span<const std::string_view> role_names, const std::string& model_name,
-                 std::ostream& out, ClientHooks hooks, double timeout_s) {
-  LlmConfig config = ping_config(load_llm_config(config_path, role_names), timeout_s);
-  const ModelConfig& model = config.model(model_name);
-  MemoryLedger ledger;
-  ModelSetOptions options;
-  options.ledger = &ledger;
-  options.run_id = "ping";
-  options.hooks = std::move(hooks);
-  ModelSet models(config, std::move(options));
+namespace {
 
+// Pings `model` through `models`; 0 when an answer came, 1 otherwise (the cause printed).
+int ping_model(ModelSet& models, const ModelConfig& model, std::ostream& out, double timeout_s) {
   fmt::print(out, "model {} ({}) at {}, waiting up to {} s\n", model.name, model.model,
              model.base_url, timeout_s);
   try {
@@ -72,6 +65,36 @@ int run_llm_ping(const std::filesystem::path& config_path,
     fmt::print(out, "ping failed ({}): {}\n", to_string(error.status()), error.what());
     return 1;
   }
+}
+
+}  // namespace
+
+int run_llm_ping(const std::filesystem::path& config_path,
+                 std::span<const std::string_view> role_names, const std::string& model_name,
+                 std::ostream& out, ClientHooks hooks, double timeout_s) {
+  LlmConfig config = ping_config(load_llm_config(config_path, role_names), timeout_s);
+  std::vector<const ModelConfig*> chosen;
+  if (!model_name.empty()) {
+    chosen.push_back(&config.model(model_name));
+  } else {
+    for (const auto& [name, model] : config.models) chosen.push_back(&model);
+  }
+  if (chosen.empty()) {
+    throw UserError(fmt::format("{}: no [models] configured; nothing to ping (docs/llm.md)",
+                                config_path.string()));
+  }
+  MemoryLedger ledger;
+  ModelSetOptions options;
+  options.ledger = &ledger;
+  options.run_id = "ping";
+  options.hooks = std::move(hooks);
+  ModelSet models(config, std::move(options));
+  int code = 0;
+  for (const ModelConfig* model : chosen) {
+    if (model != chosen.front()) out << "\n";
+    code = std::max(code, ping_model(models, *model, out, timeout_s));
+  }
+  return code;
 }
 
 std::vector<ModelCheck> check_models(const LlmConfig& run_config, double timeout_s,

@@ -19,9 +19,10 @@ namespace accelopt::llm {
 inline constexpr double kPingTimeoutSeconds = 30;
 
 // Sends a tiny request to `model` (replay off, no budget, at most `timeout_s` per attempt) and
-// prints the latency, the answer, the usage and the cost. Returns 0 when an answer came, 1
-// otherwise (the cause printed). Throws UserError for a bad config file (read with `role_names`,
-// load_llm_config) or an unknown model.
+// prints the latency, the answer, the usage and the cost; an empty `model` pings every configured
+// model, one after another. Returns 0 when every answer came, 1 otherwise (the cause printed).
+// Throws UserError for a bad config file (read with `role_names`, load_llm_config) or an unknown
+// model.
 int run_llm_ping(const std::filesystem::path& config, std::span<const std::string_view> role_names,
                  const std::string& model, std::ostream& out, ClientHooks hooks = {},
                  double timeout_s = kPingTimeoutSeconds);

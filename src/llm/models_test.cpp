@@ -365,6 +365,21 @@ TEST(Commands, PingPrintsLatencyAnswerUsageAndCost) {
   EXPECT_THROW(run_llm_ping(path, kRoles, "locl", failed, test_hooks()), UserError);
 }
 
+// Without a model name (the hint a run prints when its models do not answer) every configured
+// model is pinged.
+TEST(Commands, PingWithoutAModelPingsEveryModel) {
+  TestServer server(echo_handler());
+  TempDir dir;
+  auto path = dir.path() / "accelopt.toml";
+  write_file_atomic(path, config_text(server.url()));
+  std::ostringstream out;
+  EXPECT_EQ(run_llm_ping(path, kRoles, "", out, test_hooks()), 0);
+  EXPECT_NE(out.str().find("model local"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("model big"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("echo: Reply with the single word: pong"), std::string::npos)
+      << out.str();
+}
+
 // A server that accepts the connection and never answers: the ping gives up after its own
 // timeout, not the model's 600 s.
 TEST(Commands, PingGivesUpAfterItsTimeout) {

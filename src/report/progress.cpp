@@ -56,6 +56,8 @@ void ProgressPrinter::on_event(const search::SearchEvent& event) {
         if (line.size() >= width) line = line.substr(0, width - 4) + "...";
         out_ << "\r" << line << "\x1b[K" << std::flush;
         line_open_ = true;
+      } else {
+        out_ << progress_line(event) << "\n";  // Ninja's habit: a plain line for each step
       }
       break;
     case EventKind::kIterationFinished:

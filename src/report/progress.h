@@ -1,6 +1,7 @@
 // The live progress line of a search. On a terminal (a tty, TERM not "dumb") it rewrites one line
-// (carriage return, elided to the width, clear to end of line); elsewhere it prints one plain line
-// per finished iteration, so logs and tests read cleanly. Notes are always their own lines.
+// (carriage return, elided to the width, clear to end of line); elsewhere it prints the same line
+// plainly as each iteration starts, each candidate ends and each iteration ends, so that a log
+// shows progress within a long iteration and reads cleanly. Notes are always their own lines.
 #pragma once
 
 #include <condition_variable>

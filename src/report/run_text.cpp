@@ -82,8 +82,17 @@ std::string short_timestamp(const std::string& timestamp) {
 }
 
 std::string confirmation_text(const RunView& view) {
-  if (!view.confirmation) return "not confirmed (the run has not ended)";
-  return view.confirmation->outcome();
+  if (view.confirmation) return view.confirmation->outcome();
+  const std::string& state = view.run.state;
+  std::string resume = fmt::format("`accelopt resume {}` continues it", view.run.id);
+  if (state.rfind("failed", 0) == 0) {
+    return fmt::format("not confirmed: the run {}; {}", state, resume);
+  }
+  if (state == "interrupted") return "not confirmed: the run was interrupted; " + resume;
+  if (state.rfind("stopped", 0) == 0) {
+    return fmt::format("not confirmed: the run {}; {}", state, resume);
+  }
+  return "not confirmed (the run has not ended)";
 }
 
 // "#5 executor (llm:tiny: Unroll the loop)", its plan cut to keep it within `width`.
@@ -246,8 +255,12 @@ void print_show(std::ostream& out, const RunView& view) {
   print_cost_by_role(out, view.calls);
 }
 
-int print_cost(std::ostream& out, const std::string& run_id,
+int print_cost(std::ostream& out, const std::string& run_id, const std::string& agents,
                const std::vector<llm::CallRecord>& calls) {
+  if (calls.empty() && (agents.empty() || agents == "tuner")) {
+    fmt::print(out, "run {}: no model calls (the tuner)\n", run_id);
+    return 0;
+  }
   if (calls.empty()) {
     fmt::print(out, "no LLM calls recorded for run {}\n", run_id);
     return 1;

@@ -16,8 +16,9 @@ void print_runs(std::ostream& out, const store::Store& store, const std::string&
 // the memory entries made and the cost by role.
 void print_show(std::ostream& out, const RunView& view);
 
-// The model calls' totals per role, per model and overall. Returns 0; 1 when there are none.
-int print_cost(std::ostream& out, const std::string& run_id,
+// The model calls' totals per role, per model and overall. Returns 0; 1 when there are none,
+// unless the run's `agents` were the tuner, which calls no model.
+int print_cost(std::ostream& out, const std::string& run_id, const std::string& agents,
                const std::vector<llm::CallRecord>& calls);
 
 // Two runs side by side (settings, best, evaluations, cost), then a diff of their best kernels.

@@ -66,12 +66,15 @@ TEST(RunText, CostTotalsPerRoleModelAndRun) {
   auto store = store::Store::open(":memory:");
   RunView view = load_run_view(*store, testing::write_sample_run(*store, silu()));
   std::ostringstream out;
-  EXPECT_EQ(print_cost(out, "1", view.calls), 0);
+  EXPECT_EQ(print_cost(out, "1", "llm", view.calls), 0);
   EXPECT_NE(out.str().find("executor"), std::string::npos) << out.str();
   EXPECT_NE(out.str().find("0.0060"), std::string::npos) << out.str();  // 5 calls of $0.0012
   std::ostringstream none;
-  EXPECT_EQ(print_cost(none, "9", {}), 1);
+  EXPECT_EQ(print_cost(none, "9", "llm", {}), 1);
   EXPECT_NE(none.str().find("no LLM calls recorded for run 9"), std::string::npos);
+  std::ostringstream tuner;
+  EXPECT_EQ(print_cost(tuner, "8", "tuner", {}), 0);
+  EXPECT_EQ(tuner.str(), "run 8: no model calls (the tuner)\n");
 }
 
 TEST(RunText, CompareDiffsTheBestKernels) {

@@ -80,6 +80,10 @@ class Run {
   void restore(const SearchCheckpoint& checkpoint);
   // Re-times the final beam against the baseline (confirmation.h); false when interrupted first.
   bool confirm();
+  // The careful timing of a re-timing (memory, confirmation), cut to what is left of the wall-time
+  // budget: once it is spent, the fewest pairs a candidate gets and no time beyond them.
+  // `shortened` is set when it was cut.
+  platform::TimingOptions retiming(bool* shortened = nullptr) const;
   // `candidate` timed head to head against `against` with `timing`, noted as progress.
   std::optional<Measurement> measure(int64_t candidate, int64_t against,
                                      const platform::TimingOptions& timing);
@@ -312,6 +316,21 @@ void Run::restore(const SearchCheckpoint& checkpoint) {
   }
 }
 
+platform::TimingOptions Run::retiming(bool* shortened) const {
+  platform::TimingOptions careful = careful_timing(config_.timing);
+  if (!config_.max_wall_seconds) return careful;
+  double left = *config_.max_wall_seconds - clock_.seconds();
+  if (left >= careful.budget_seconds) return careful;
+  if (shortened != nullptr) *shortened = true;
+  if (left > 0) {
+    careful.budget_seconds = left;
+    return careful;
+  }
+  platform::TimingOptions fewest = config_.timing;
+  fewest.budget_seconds = 0;
+  return fewest;
+}
+
 std::optional<Measurement> Run::measure(int64_t candidate, int64_t against,
                                         const platform::TimingOptions& timing) {
   if (stop_.interrupted()) return std::nullopt;
@@ -355,6 +374,7 @@ bool Run::confirm() {
   if (!confirmation_) {
     confirmation_ = Confirmation{};
     confirmation_->baseline = baseline_.candidate;
+    confirmation_->iterations = iterations_done_;
   }
   if (confirmation_->done) return true;
   std::vector<int64_t> beam;
@@ -364,7 +384,7 @@ bool Run::confirm() {
   std::vector<store::MemoryEntryRecord> none;
   bool done = search::confirm(
       *confirmation_, beam,
-      [this](int64_t c, int64_t a) { return measure(c, a, careful_timing(config_.timing)); },
+      [this](int64_t c, int64_t a) { return measure(c, a, retiming(&confirmation_->shortened)); },
       [&](const Confirmation& now) {
         confirmation_ = now;
         checkpoint(iterations_done_, none);
@@ -459,8 +479,7 @@ RunSummary Run::go(bool resuming, int more_iterations) {
     // Rewrites are measured against the beam kernels the plans were made for (Attempt keeps its
     // beam parent), so the memory needs nothing of the beam itself.
     std::vector<store::MemoryEntryRecord> entries = memory_.entries(
-        iteration, attempts,
-        [this](int64_t c, int64_t a) { return measure(c, a, careful_timing(config_.timing)); });
+        iteration, attempts, [this](int64_t c, int64_t a) { return measure(c, a, retiming()); });
     if (stop_.interrupted()) break;
     checkpoint(iteration, entries);
     progress_.emit(EventKind::kIterationFinished, iteration,

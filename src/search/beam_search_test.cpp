@@ -8,15 +8,18 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <regex>
 #include <set>
+#include <thread>
 
 #include <fmt/format.h>
 
 #include "common/error.h"
 #include "common/files.h"
 #include "kernel/knobs.h"
+#include "search/figures.h"
 #include "tuner/tuner_agents.h"
 
 namespace accelopt::search {
@@ -53,6 +56,7 @@ class FakePlatform : public platform::Platform {
   kernel::Verdict evaluate(const platform::EvalRequest& request) override {
     int call = ++calls;
     if (crash_at > 0 && call == crash_at) throw CrashNow();
+    std::this_thread::sleep_for(std::chrono::duration<double>(seconds_each));
     moment *= drift;
     kernel::Verdict verdict;
     verdict.task = request.task->name;
@@ -84,6 +88,7 @@ class FakePlatform : public platform::Platform {
   }
   std::atomic<int> calls{0};
   int crash_at = 0;
+  double seconds_each = 0;  // how long each evaluation takes
   double noise = 0.01;
   double drift = 1, moment = 1;
   int head_to_head = 0;                 // timings against another beam kernel
@@ -498,6 +503,44 @@ TEST_F(SearchTest, StopsCleanlyAtTheWallTimeBudget) {
   EXPECT_EQ(summary.state, "stopped: the wall-time budget (0 s) is spent");
   EXPECT_EQ(summary.evaluations, 0);
   EXPECT_EQ(summary.iterations_done, 1);
+}
+
+// The re-timings (memory, confirmation) fit in what is left of the wall-time budget: once it is
+// spent they get no timing budget of their own, and the outcome says so.
+TEST_F(SearchTest, TheReTimingsKeepToTheWallTimeBudget) {
+  auto store = store::Store::open(":memory:");
+  FakePlatform platform;
+  platform.seconds_each = 0.02;
+  SearchContext context = tuner_context(*store, platform);
+  config_.max_wall_seconds = 0.2;
+  RunSummary summary = start_run(config_, "", context);
+  EXPECT_EQ(summary.state, "stopped: the wall-time budget (0 s) is spent");
+  ASSERT_GT(head_to_head_notes(sink_), 0);
+  // The careful timing (12 s) went to the baseline only; the confirmation's re-timings, the last
+  // requests, came after the budget was spent.
+  double careful = careful_timing(config_.timing).budget_seconds;
+  EXPECT_EQ(std::count(platform.budgets.begin(), platform.budgets.end(), careful), 1);
+  size_t confirming = confirmation_of(*store, summary.run_id)["measurements"].size();
+  ASSERT_GT(confirming, 0u);
+  ASSERT_GE(platform.budgets.size(), confirming);
+  for (size_t index = platform.budgets.size() - confirming; index < platform.budgets.size();
+       ++index) {
+    EXPECT_EQ(platform.budgets[index], 0) << index;
+  }
+  EXPECT_NE(summary.outcome.find("(shortened: re-timed within what was left of the wall-time "
+                                 "budget)"),
+            std::string::npos)
+      << summary.outcome;
+}
+
+TEST_F(SearchTest, NoIterationsKeepTheBaselineAndSaySo) {
+  auto store = store::Store::open(":memory:");
+  FakePlatform platform;
+  SearchContext context = tuner_context(*store, platform);
+  config_.iterations = 0;
+  RunSummary summary = start_run(config_, "", context);
+  EXPECT_EQ(summary.state, "finished");
+  EXPECT_EQ(summary.outcome, "the run made no iterations: the baseline stays");
 }
 
 TEST_F(SearchTest, ResumeRefusesAFinishedOrUnknownRun) {

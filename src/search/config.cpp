@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "common/files.h"
+#include "llm/config.h"
 
 namespace accelopt::search {
 
@@ -134,6 +135,34 @@ double number_value(const toml::node& node, const std::filesystem::path& path,
   return *value;
 }
 
+// Where a key of `table` sits, and the nearest known key's name when one is near.
+[[noreturn]] void unknown_key(const std::filesystem::path& path, const std::string& table,
+                              const std::string& key, const toml::node& node,
+                              const std::vector<std::string>& known) {
+  std::string suggestion = llm::nearest_word(key, known);
+  throw UserError(fmt::format(
+      "{}:{}: {}.{}: unknown key{} (see docs/search.md)", path.string(), node.source().begin.line,
+      table, key, suggestion.empty() ? "" : fmt::format("; did you mean '{}'?", suggestion)));
+}
+
+const std::vector<std::string> kSearchKeys = {"preset",
+                                              "strategy",
+                                              "beam_width",
+                                              "plans",
+                                              "implementations",
+                                              "iterations",
+                                              "fix_rounds",
+                                              "seed",
+                                              "agent_concurrency",
+                                              "hybrid_tuner_evals",
+                                              "max_evaluations",
+                                              "max_wall_seconds",
+                                              "timing_target",
+                                              "timing_budget_seconds",
+                                              "timing_min_pairs"};
+const std::vector<std::string> kMemoryKeys = {
+    "scope", "top_k", "exp_n", "retrieve_limit", "positive_threshold", "negative_threshold"};
+
 std::string string_value(const toml::node& node, const std::filesystem::path& path,
                          const std::string& key) {
   auto value = node.value<std::string>();
@@ -191,7 +220,7 @@ void apply_config_text(SearchConfig& config, std::string_view toml_text,
       else if (key == "timing_min_pairs")
         config.timing.min_pairs = int_value(node, path, full);
       else
-        bad_key(path, full, "unknown key (see docs/search.md)");
+        unknown_key(path, "search", key, node, kSearchKeys);
     }
   }
   if (const toml::table* memory = root["memory"].as_table()) {
@@ -211,7 +240,7 @@ void apply_config_text(SearchConfig& config, std::string_view toml_text,
       else if (key == "negative_threshold")
         config.memory.negative_threshold = number_value(node, path, full);
       else
-        bad_key(path, full, "unknown key (see docs/search.md)");
+        unknown_key(path, "memory", key, node, kMemoryKeys);
     }
   }
   if (config.beam_width < 1 || config.plans < 1 || config.implementations < 1 ||

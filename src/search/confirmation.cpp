@@ -15,11 +15,20 @@ const Measurement* Confirmation::find(int64_t candidate, int64_t against) const 
 
 std::string Confirmation::outcome() const {
   if (!done) return "not confirmed yet";
+  if (!shortened) return decision();
+  return decision() + " (shortened: re-timed within what was left of the wall-time budget)";
+}
+
+std::string Confirmation::decision() const {
   if (winner == baseline) {
     const Measurement* best = nullptr;
     for (const Measurement& m : measurements) {
       if (m.against == baseline && m.passed() && (!best || m.speedup > best->speedup)) best = &m;
     }
+    bool retimed = std::any_of(measurements.begin(), measurements.end(),
+                               [&](const Measurement& m) { return m.against == baseline; });
+    if (!retimed && iterations == 0) return "the run made no iterations: the baseline stays";
+    if (!retimed) return "no significant improvement: no kernel beat the baseline; it stays";
     if (!best) return "no significant improvement: no kernel passed its re-timing";
     return fmt::format(
         "no significant improvement: the baseline stays the best; the beam's best, #{} {:.2f}x "
@@ -59,7 +68,9 @@ Json Confirmation::to_json() const {
               {"speedup_low", speedup_low},
               {"speedup_high", speedup_high},
               {"significant", significant},
-              {"tied", tied}};
+              {"tied", tied},
+              {"iterations", iterations},
+              {"shortened", shortened}};
 }
 
 Confirmation Confirmation::from_json(const Json& json) {
@@ -84,6 +95,8 @@ Confirmation Confirmation::from_json(const Json& json) {
   result.speedup_high = json.value("speedup_high", 1.0);
   result.significant = json.value("significant", false);
   result.tied = json.value("tied", std::vector<int64_t>{});
+  result.iterations = json.value("iterations", -1);
+  result.shortened = json.value("shortened", false);
   return result;
 }
 

@@ -28,14 +28,19 @@ struct Confirmation {
   double speedup = 1, speedup_low = 1, speedup_high = 1;
   bool significant = false;   // the winner's interval lies above 1.0
   std::vector<int64_t> tied;  // beam kernels the winner could not be told apart from
+  int iterations = -1;        // the iterations the run made before it; -1: not known (older runs)
+  bool shortened = false;     // re-timed within what was left of the wall-time budget
 
   const Measurement* find(int64_t candidate, int64_t against) const;
   // "confirmed: #12 1.31x [1.27, 1.35] over the baseline, re-timed head to head", or
-  // "no significant improvement: ...".
+  // "no significant improvement: ..."; a shortened one says so at its end.
   std::string outcome() const;
 
   Json to_json() const;
   static Confirmation from_json(const Json& json);
+
+ private:
+  std::string decision() const;  // the outcome without the note that it was shortened
 };
 
 // Keeps the confirmation as it stands (after each measurement, and once decided).

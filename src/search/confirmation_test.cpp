@@ -136,5 +136,28 @@ TEST(ConfirmationTest, AStoppedConfirmationKeepsItsMeasurementsAndGoesOnLater) {
   EXPECT_EQ(Confirmation::from_json(stored.to_json()).to_json(), stored.to_json());
 }
 
+// A run of no iterations has nothing but the baseline to confirm, and says why; a confirmation cut
+// by the wall-time budget says so, and both survive the JSON the checkpoint keeps.
+TEST(ConfirmationTest, SaysWhenTheRunMadeNoIterationsOrWasShortened) {
+  Table table;
+  Confirmation none;
+  none.baseline = 1;
+  none.iterations = 0;
+  ASSERT_TRUE(confirm(none, {1}, table.measure(), kNoSave));
+  EXPECT_EQ(Confirmation::from_json(none.to_json()).outcome(),
+            "the run made no iterations: the baseline stays");
+
+  table.answers[{5, 1}] = timed(5, 1, 1.5, 0.02);
+  Confirmation brief;
+  brief.baseline = 1;
+  brief.shortened = true;
+  ASSERT_TRUE(confirm(brief, {5}, table.measure(), kNoSave));
+  EXPECT_EQ(Confirmation::from_json(brief.to_json()).outcome(), brief.outcome());
+  EXPECT_NE(brief.outcome().find("(shortened: re-timed within what was left of the wall-time "
+                                 "budget)"),
+            std::string::npos)
+      << brief.outcome();
+}
+
 }  // namespace
 }  // namespace accelopt::search
