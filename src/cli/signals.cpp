@@ -17,7 +17,7 @@ std::atomic<int> received{0};
 struct sigaction previous_int, previous_term;
 bool on_terminal = false;  // a progress line may be open: the note starts a line of its own
 
-// Said at once, while the evaluation in flight finishes (write is safe in a handler).
+// Said at once, from the handler (write is safe there).
 constexpr char kStopping[] =
     "\nstopping: the evaluation in flight is abandoned, agent calls in flight finish (Ctrl-C again "
     "ends at once)\n";
