@@ -79,8 +79,8 @@ struct JsonSerializer<Text, std::enable_if_t<kIsText<Text>>> {
 
 // Keeps keys in the order they were written, so definitions and records read as their authors wrote
 // them, and inputs keep their definition order.
-using Json = nlohmann::basic_json<nlohmann::ordered_map, std::vector, std::string, bool,
-                                  std::int64_t, std::uint64_t, double, std::allocator,
-                                  JsonSerializer>;
+using Json =
+    nlohmann::basic_json<nlohmann::ordered_map, std::vector, std::string, bool, std::int64_t,
+                         std::uint64_t, double, std::allocator, JsonSerializer>;
 
 }  // namespace accelopt
