@@ -15,6 +15,12 @@
 // the records that other tools read (verdicts, plans, insights, checkpoints) as JSON text beside
 // the columns queries need. Runs and memory entries carry their origin (user@host): with a shared
 // PostgreSQL database the memory is every user's, and an insight says whose run made it.
+//
+// Every TEXT column holds UTF-8 (PostgreSQL accepts nothing else): a kernel's source that is not
+// UTF-8 is kept escaped by common/utf8.h's lossless scheme and read back as the bytes it was; the
+// JSON records are escaped the same way by Json itself, which also writes NaN and ±inf as the
+// strings "NaN", "Infinity" and "-Infinity" and reads null (older rows' NaN) as NaN
+// (common/json.h).
 #include "store/store.h"
 
 #include <fmt/format.h>
@@ -25,6 +31,7 @@
 
 #include "common/error.h"
 #include "common/timestamp.h"
+#include "common/utf8.h"
 #include "store/backend.h"
 #include "task/task.h"
 
@@ -165,7 +172,7 @@ CandidateRecord read_candidate(const Row& row) {
   record.key = row.text(2);
   record.task = row.text(3);
   record.workload = row.text(4);
-  record.source = row.text(5);
+  record.source = unescape_utf8(row.text(5));
   record.source_hash = row.text(6);
   record.normalized_hash = row.text(7);
   record.parent = row.optional_integer(8);
@@ -386,10 +393,10 @@ int64_t Store::record_evaluation(CandidateRecord candidate, const kernel::Verdic
         "INSERT INTO candidates (run_id, key, task, workload, source, source_hash, "
         "normalized_hash, parent_id, plan, iteration, author, kind, created_at) "
         "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id",
-        {candidate.run_id, candidate.key, candidate.task, candidate.workload, candidate.source,
-         candidate.source_hash, candidate.normalized_hash, optional_value(candidate.parent),
-         candidate.plan.dump(), int64_t{candidate.iteration}, candidate.author,
-         static_cast<int64_t>(candidate.kind), now});
+        {candidate.run_id, candidate.key, candidate.task, candidate.workload,
+         escape_to_utf8(candidate.source), candidate.source_hash, candidate.normalized_hash,
+         optional_value(candidate.parent), candidate.plan.dump(), int64_t{candidate.iteration},
+         candidate.author, static_cast<int64_t>(candidate.kind), now});
     Value speedup, latency, percent_of_peak;
     if (verdict.timing) {
       speedup = verdict.timing->speedup;

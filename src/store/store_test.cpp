@@ -14,6 +14,8 @@
 #include <cstdio>
 
 #include <chrono>
+#include <cmath>
+#include <limits>
 #include <thread>
 
 #include "common/error.h"
@@ -203,6 +205,51 @@ TEST_P(StoreTest, MemoryEntriesCheckpointsAnswersAndCalls) {
   ledger.record(call);
   ASSERT_EQ(ledger.records(std::to_string(run)).size(), 1u);
   EXPECT_DOUBLE_EQ(ledger.records("")[0].cost_usd, 0.25);
+}
+
+// NaN and ±inf in a verdict (outputs that overflowed) read back as they were written, as does text
+// that is not UTF-8 (a Latin-1 comment in a kernel, its compiler log, a model's answer).
+TEST_P(StoreTest, NonFiniteFiguresAndNonUtf8TextReadBackAsWritten) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::string latin1 = "// caf\xe9 \xff\xfe end";
+  auto store = open();
+  int64_t run = store->create_run(Json{{"start_kernel", latin1}, {"target", inf}});
+  kernel::Verdict verdict = passed_verdict(inf);
+  verdict.status = kernel::Status::kIncorrectNumerical;
+  verdict.correctness.rel_l2_error = nan;
+  verdict.correctness.max_abs_error = inf;
+  verdict.correctness.max_rel_error = -inf;
+  verdict.timing->speedup_low = nan;
+  verdict.timing->ratios = {1.0, nan, -inf};
+  verdict.log = "k.cpp:1: " + latin1;
+  CandidateRecord record = candidate(run, "i1/b0/p0/k0");
+  record.source = latin1 + "\nint x;\n";
+  int64_t id = store->record_evaluation(record, verdict);
+  store->put_answer(run, "i1/b0/k0", Json{{"kernel", latin1}, {"score", nan}});
+  std::vector<MemoryEntryRecord> none;
+  store->commit_iteration(Checkpoint{run, 1, Json{{"best", nan}, {"worst", -inf}}, ""}, none);
+
+  auto reopened = open();
+  kernel::Verdict back = reopened->trace(id)->verdict;
+  EXPECT_TRUE(std::isnan(back.correctness.rel_l2_error));
+  EXPECT_EQ(back.correctness.max_abs_error, inf);
+  EXPECT_EQ(back.correctness.max_rel_error, -inf);
+  EXPECT_EQ(back.timing->speedup, inf);
+  EXPECT_TRUE(std::isnan(back.timing->speedup_low));
+  ASSERT_EQ(back.timing->ratios.size(), 3u);
+  EXPECT_TRUE(std::isnan(back.timing->ratios[1]));
+  EXPECT_EQ(back.timing->ratios[2], -inf);
+  EXPECT_EQ(back.log, "k.cpp:1: " + latin1);
+  EXPECT_EQ(reopened->candidate(id)->source, latin1 + "\nint x;\n");
+  EXPECT_EQ(reopened->run(run)->config["start_kernel"].get<std::string>(), latin1);
+  EXPECT_EQ(reopened->run(run)->config["target"].get<double>(), inf);
+  Json answer = *reopened->answer(run, "i1/b0/k0");
+  EXPECT_EQ(answer["kernel"].get<std::string>(), latin1);
+  EXPECT_TRUE(std::isnan(answer["score"].get<double>()));
+  Json state = reopened->last_checkpoint(run)->state;
+  EXPECT_TRUE(std::isnan(state.value("best", 0.0)));
+  EXPECT_EQ(state.value("worst", 0.0), -inf);
 }
 
 // Two users' runs share one memory, and each entry says whose run made it.

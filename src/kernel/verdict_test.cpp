@@ -1,0 +1,77 @@
+// A verdict survives JSON whatever its figures: NaN and ±inf come back as they went, and a null
+// (what older databases hold for NaN) reads as NaN.
+#include "kernel/verdict.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+namespace accelopt::kernel {
+namespace {
+
+constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+Verdict through_text(const Verdict& verdict) {
+  return Verdict::from_json(Json::parse(verdict.to_json().dump()));
+}
+
+TEST(Verdict, NonFiniteFiguresRoundTrip) {
+  Verdict verdict;
+  verdict.status = Status::kIncorrectNumerical;
+  verdict.correctness.rel_l2_error = kNan;
+  verdict.correctness.max_abs_error = kInf;
+  verdict.correctness.max_rel_error = -kInf;
+  Timing timing;
+  timing.speedup = kInf;
+  timing.speedup_low = kNan;
+  timing.latency_high = -kInf;
+  timing.ratios = {kNan, 2.0, kInf};
+  verdict.timing = timing;
+  RooflineScore roofline;
+  roofline.percent_of_peak = kNan;
+  verdict.roofline = roofline;
+  verdict.compile_seconds = kNan;
+
+  Verdict back = through_text(verdict);
+  EXPECT_TRUE(std::isnan(back.correctness.rel_l2_error));
+  EXPECT_EQ(back.correctness.max_abs_error, kInf);
+  EXPECT_EQ(back.correctness.max_rel_error, -kInf);
+  EXPECT_EQ(back.timing->speedup, kInf);
+  EXPECT_TRUE(std::isnan(back.timing->speedup_low));
+  EXPECT_EQ(back.timing->latency_high, -kInf);
+  ASSERT_EQ(back.timing->ratios.size(), 3u);
+  EXPECT_TRUE(std::isnan(back.timing->ratios[0]));
+  EXPECT_EQ(back.timing->ratios[1], 2.0);
+  EXPECT_EQ(back.timing->ratios[2], kInf);
+  EXPECT_TRUE(std::isnan(back.roofline->percent_of_peak));
+  EXPECT_TRUE(std::isnan(back.compile_seconds));
+}
+
+TEST(Verdict, NullFiguresOfOlderDatabasesReadAsNaN) {
+  Json json = Json::parse(R"({"status": "INCORRECT_NUMERICAL",
+      "correctness": {"seeds_checked": 1, "rel_l2_error": null, "max_abs_error": null},
+      "timing": {"speedup": null, "speedup_ci": [null, 1.0], "latency_ci": [null, null],
+                 "ratios": [null, 1.0]},
+      "compile_seconds": null})");
+  Verdict verdict = Verdict::from_json(json);
+  EXPECT_TRUE(std::isnan(verdict.correctness.rel_l2_error));
+  EXPECT_TRUE(std::isnan(verdict.timing->speedup));
+  EXPECT_TRUE(std::isnan(verdict.timing->speedup_low));
+  EXPECT_EQ(verdict.timing->speedup_high, 1.0);
+  EXPECT_TRUE(std::isnan(verdict.timing->ratios[0]));
+  EXPECT_TRUE(std::isnan(verdict.compile_seconds));
+}
+
+TEST(Verdict, TextThatIsNotUtf8RoundTrips) {
+  Verdict verdict;
+  verdict.message = "bad byte \xe9";
+  verdict.log = "k.cpp:1:4: // caf\xe9 \xff\xfe\n";
+  Verdict back = through_text(verdict);
+  EXPECT_EQ(back.message, verdict.message);
+  EXPECT_EQ(back.log, verdict.log);
+}
+
+}  // namespace
+}  // namespace accelopt::kernel
