@@ -415,7 +415,9 @@ TEST(HttpClient, RedirectIsNotFollowedAndSaysWhere) {
 
 TEST(HttpClient, BytesThatAreNotUtf8NeverThrowOutsideLlmError) {
   TestServer server([](const auto& request, auto& response, int) {
-    EXPECT_NE(request.body.find("\xef\xbf\xbd"), std::string::npos);  // sent as U+FFFD
+    // Sent as valid UTF-8: each stray byte as its private-use escape (common/utf8.h), 0xff as
+    // U+10FFFF.
+    EXPECT_NE(request.body.find("\xf4\x8f\xbf\xbf"), std::string::npos);
     response.status = 500;
     response.set_content(std::string(199, 'x') + "\xc3\xa9 and more", "text/plain");
   });
