@@ -20,8 +20,9 @@ namespace accelopt::roles {
 // The roles' names, declared here only: the keys of the configuration's [roles] table, the `role`
 // of a model call in the ledger, the names of the prompt templates (<name>.system.mustache). A new
 // role is a name here, its interface and its slot in RoleAgents below, its LLM agent (src/agents:
-// made in make_llm_agents) and templates (prompts/), and where the search calls it. The llm part sits below this one, so it receives the names
-// from its caller (llm::parse_llm_config) instead of including them.
+// made in make_llm_agents) and templates (prompts/), and where the search calls it. The llm part
+// sits below this one, so it receives the names from its caller (llm::parse_llm_config) instead of
+// including them.
 inline constexpr std::string_view kPlanner = "planner";
 inline constexpr std::string_view kExecutor = "executor";
 inline constexpr std::string_view kFixer = "fixer";
