@@ -39,7 +39,8 @@ std::vector<Result> run_concurrently(int count, const std::function<Result(int)>
 
 class LlmAgent {
  public:
-  LlmAgent(llm::ModelSet& models, LlmAgentOptions options, std::string_view role)
+  // `models` null: an agent that only renders its prompts (the previews below).
+  LlmAgent(llm::ModelSet* models, LlmAgentOptions options, std::string_view role)
       : models_(models),
         options_(std::move(options)),
         role_(role),
@@ -67,18 +68,19 @@ class LlmAgent {
   // budget as BudgetExhausted, any other as AgentUnavailable. (thread-safe)
   llm::ChatResponse ask(const Json& variables, const Json& key_variables,
                         const roles::KernelView& kernel) const {
+    if (models_ == nullptr) throw InternalError("the " + role_ + " renders prompts only");
+    RolePrompt prompt = render(variables), key_prompt = render(key_variables);
     llm::ChatRequest request;
-    request.messages = {{"system", prompts_.render(role_ + ".system", variables)},
-                        {"user", prompts_.render(role_ + ".user", variables)}};
+    request.messages = {{"system", prompt.system}, {"user", prompt.user}};
     Json key = {{"role", role_},
                 {"place", kernel.place},
                 {"seed", kernel.seed},
-                {"system", prompts_.render(role_ + ".system", key_variables)},
-                {"user", prompts_.render(role_ + ".user", key_variables)}};
+                {"system", key_prompt.system},
+                {"user", key_prompt.user}};
     request.replay_key = key.dump(-1, ' ', false, Json::error_handler_t::replace);
     if (options_.max_tokens > 0) request.options.max_tokens = options_.max_tokens;
     try {
-      return models_.chat(role_, request);
+      return models_->chat(role_, request);
     } catch (const llm::BudgetExceeded& error) {
       throw roles::BudgetExhausted(
           fmt::format("the {} (model {}) may not call: {}", role_, model_name(), error.what()));
@@ -88,9 +90,16 @@ class LlmAgent {
     }
   }
 
+  // The role's system and user messages, rendered from `variables`.
+  RolePrompt render(const Json& variables) const {
+    return {prompts_.render(role_ + ".system", variables),
+            prompts_.render(role_ + ".user", variables)};
+  }
+
   std::string model_name() const {
+    if (models_ == nullptr) return "(none)";
     try {
-      return models_.config().model_for_role(role_).name;
+      return models_->config().model_for_role(role_).name;
     } catch (const std::exception&) {
       return "(none configured)";
     }
@@ -98,8 +107,9 @@ class LlmAgent {
 
   std::string author(const llm::ChatResponse& response) const {
     if (!response.model.empty()) return "llm:" + response.model;
+    if (models_ == nullptr) return "llm:" + role_;
     try {
-      return "llm:" + models_.config().model_for_role(role_).model;
+      return "llm:" + models_->config().model_for_role(role_).model;
     } catch (const std::exception&) {
       return "llm:" + role_;
     }
@@ -113,7 +123,7 @@ class LlmAgent {
     return implementation;
   }
 
-  llm::ModelSet& models_;
+  llm::ModelSet* models_;
   const LlmAgentOptions options_;
   const std::string role_;
   const PromptLibrary prompts_;
@@ -126,7 +136,7 @@ Json plan_variables(const roles::Plan& plan) {
 
 class LlmPlanner final : public roles::Planner, LlmAgent {
  public:
-  LlmPlanner(llm::ModelSet& models, LlmAgentOptions options)
+  LlmPlanner(llm::ModelSet* models, LlmAgentOptions options)
       : LlmAgent(models, std::move(options), roles::kPlanner) {}
 
   std::vector<roles::Plan> propose(const roles::KernelView& kernel,
@@ -155,6 +165,14 @@ class LlmPlanner final : public roles::Planner, LlmAgent {
     return plans;
   }
 
+  // The first draw's messages (the only call's, when the plans come in one call).
+  RolePrompt preview(const roles::KernelView& kernel, const std::vector<roles::Insight>& memory,
+                     int count) const {
+    Json variables = planner_variables(kernel, memory, count);
+    if (!options_.plans_in_one_call) variables["plan_index"] = 1;
+    return render(variables);
+  }
+
  private:
   Json planner_variables(const roles::KernelView& kernel, const std::vector<roles::Insight>& memory,
                          int count) const {
@@ -168,7 +186,7 @@ class LlmPlanner final : public roles::Planner, LlmAgent {
 
 class LlmExecutor final : public roles::Executor, LlmAgent {
  public:
-  LlmExecutor(llm::ModelSet& models, LlmAgentOptions options)
+  LlmExecutor(llm::ModelSet* models, LlmAgentOptions options)
       : LlmAgent(models, std::move(options), roles::kExecutor) {}
 
   std::vector<roles::Implementation> implement(const roles::KernelView& kernel,
@@ -181,6 +199,13 @@ class LlmExecutor final : public roles::Executor, LlmAgent {
       mine["attempt_index"] = my_key["attempt_index"] = index + 1;
       return read_kernel(ask(mine, my_key, kernel), *kernel.task);
     });
+  }
+
+  // The first implementation's messages.
+  RolePrompt preview(const roles::KernelView& kernel, const roles::Plan& plan, int count) const {
+    Json variables = executor_variables(kernel, plan, count);
+    variables["attempt_index"] = 1;
+    return render(variables);
   }
 
  private:
@@ -197,7 +222,7 @@ class LlmExecutor final : public roles::Executor, LlmAgent {
 
 class LlmFixer final : public roles::Fixer, LlmAgent {
  public:
-  LlmFixer(llm::ModelSet& models, LlmAgentOptions options)
+  LlmFixer(llm::ModelSet* models, LlmAgentOptions options)
       : LlmAgent(models, std::move(options), roles::kFixer) {}
 
   std::optional<roles::Implementation> fix(const roles::KernelView& failed,
@@ -206,6 +231,13 @@ class LlmFixer final : public roles::Fixer, LlmAgent {
     return read_kernel(ask(fixer_variables(failed, plan),
                            fixer_variables(without_measurements(failed), plan), failed),
                        *failed.task);
+  }
+
+  RolePrompt preview(const roles::KernelView& failed, const roles::Plan& plan) const {
+    if (!failed.verdict || failed.verdict->passed()) {
+      throw UserError("the fixer is asked only about a kernel that failed");
+    }
+    return render(fixer_variables(failed, plan));
   }
 
  private:
@@ -220,7 +252,7 @@ class LlmFixer final : public roles::Fixer, LlmAgent {
 
 class LlmSummarizer final : public roles::Summarizer, LlmAgent {
  public:
-  LlmSummarizer(llm::ModelSet& models, LlmAgentOptions options)
+  LlmSummarizer(llm::ModelSet* models, LlmAgentOptions options)
       : LlmAgent(models, std::move(options), roles::kSummarizer) {}
 
   std::optional<roles::Insight> summarize(const roles::RewritePair& pair) override {
@@ -240,6 +272,10 @@ class LlmSummarizer final : public roles::Summarizer, LlmAgent {
     insight.positive = pair.speedup >= 1;
     insight.detail = {{"author", author(response)}};
     return insight;
+  }
+
+  RolePrompt preview(const roles::RewritePair& pair) const {
+    return render(summarizer_variables(pair, pair.speedup < 1));
   }
 
  private:
@@ -268,20 +304,39 @@ class LlmSummarizer final : public roles::Summarizer, LlmAgent {
 }  // namespace
 
 std::unique_ptr<roles::Planner> make_llm_planner(llm::ModelSet& models, LlmAgentOptions options) {
-  return std::make_unique<LlmPlanner>(models, std::move(options));
+  return std::make_unique<LlmPlanner>(&models, std::move(options));
 }
 
 std::unique_ptr<roles::Executor> make_llm_executor(llm::ModelSet& models, LlmAgentOptions options) {
-  return std::make_unique<LlmExecutor>(models, std::move(options));
+  return std::make_unique<LlmExecutor>(&models, std::move(options));
 }
 
 std::unique_ptr<roles::Fixer> make_llm_fixer(llm::ModelSet& models, LlmAgentOptions options) {
-  return std::make_unique<LlmFixer>(models, std::move(options));
+  return std::make_unique<LlmFixer>(&models, std::move(options));
 }
 
 std::unique_ptr<roles::Summarizer> make_llm_summarizer(llm::ModelSet& models,
                                                        LlmAgentOptions options) {
-  return std::make_unique<LlmSummarizer>(models, std::move(options));
+  return std::make_unique<LlmSummarizer>(&models, std::move(options));
+}
+
+RolePrompt planner_prompt(const LlmAgentOptions& options, const roles::KernelView& kernel,
+                          const std::vector<roles::Insight>& memory, int count) {
+  return LlmPlanner(nullptr, options).preview(kernel, memory, count);
+}
+
+RolePrompt executor_prompt(const LlmAgentOptions& options, const roles::KernelView& kernel,
+                           const roles::Plan& plan, int count) {
+  return LlmExecutor(nullptr, options).preview(kernel, plan, count);
+}
+
+RolePrompt fixer_prompt(const LlmAgentOptions& options, const roles::KernelView& failed,
+                        const roles::Plan& plan) {
+  return LlmFixer(nullptr, options).preview(failed, plan);
+}
+
+RolePrompt summarizer_prompt(const LlmAgentOptions& options, const roles::RewritePair& pair) {
+  return LlmSummarizer(nullptr, options).preview(pair);
 }
 
 LlmAgents make_llm_agents(llm::ModelSet& models, const LlmAgentOptions& options) {

@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "common/json.h"
 #include "roles/roles.h"
@@ -60,5 +61,20 @@ std::unique_ptr<roles::Executor> make_llm_executor(llm::ModelSet& models,
 std::unique_ptr<roles::Fixer> make_llm_fixer(llm::ModelSet& models, LlmAgentOptions options = {});
 std::unique_ptr<roles::Summarizer> make_llm_summarizer(llm::ModelSet& models,
                                                        LlmAgentOptions options = {});
+
+// The messages a role's agent sends, rendered exactly as the agent renders them, and sent nowhere:
+// the first call of the job (the planner's first draw, the executor's first implementation). For
+// `accelopt prompt` and the tests of what each role is told.
+struct RolePrompt {
+  std::string system, user;
+};
+RolePrompt planner_prompt(const LlmAgentOptions& options, const roles::KernelView& kernel,
+                          const std::vector<roles::Insight>& memory, int count);
+RolePrompt executor_prompt(const LlmAgentOptions& options, const roles::KernelView& kernel,
+                           const roles::Plan& plan, int count);
+// Throws UserError for a kernel that did not fail: the fixer is asked about failures only.
+RolePrompt fixer_prompt(const LlmAgentOptions& options, const roles::KernelView& failed,
+                        const roles::Plan& plan);
+RolePrompt summarizer_prompt(const LlmAgentOptions& options, const roles::RewritePair& pair);
 
 }  // namespace accelopt::agents

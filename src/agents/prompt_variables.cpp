@@ -41,7 +41,38 @@ Json tensor_variables(const task::Task& task, const std::vector<task::TensorSpec
          {"dtype", std::string(task::dtype_name(tensor.dtype))},
          {"shape", tensor.shape.empty() ? " scalar" : "[" + names + "] = [" + sizes + "]"},
          {"elements", task.element_count(tensor, workload)},
-         {"description", tensor.description}});
+         {"description", tensor.description},
+         {"distribution", task::distribution_text(tensor.distribution)},
+         {"tolerance", task::tolerance_text(task.tolerance(tensor.name))}});
+  }
+  mark_last(list);
+  return list;
+}
+
+// The edge-case input sets as the checker draws them: what each tests, the inputs it draws
+// otherwise, how many cases, and the tolerances it changes.
+Json input_set_variables(const task::Task& task) {
+  Json list = Json::array();
+  for (const task::InputSet& set : task.input_sets) {
+    Json inputs = Json::array();
+    for (const auto& [name, distribution] : set.inputs) {
+      inputs.push_back({{"name", name}, {"distribution", task::distribution_text(distribution)}});
+    }
+    mark_last(inputs);
+    Json tolerances = Json::array();
+    for (const task::TensorSpec& output : task.outputs) {
+      task::Tolerance own = task.tolerance(output.name);
+      task::Tolerance here = task.tolerance(output.name, &set);
+      if (here.rel_l2 == own.rel_l2 && here.atol == own.atol && here.rtol == own.rtol) continue;
+      tolerances.push_back({{"name", output.name}, {"tolerance", task::tolerance_text(here)}});
+    }
+    mark_last(tolerances);
+    list.push_back({{"name", set.name},
+                    {"description", set.description},
+                    {"seeds", set.seeds},
+                    {"inputs", inputs},
+                    {"tolerances", tolerances},
+                    {"has_tolerances", !tolerances.empty()}});
   }
   mark_last(list);
   return list;
@@ -120,6 +151,9 @@ Json task_variables(const task::Task& task, const std::string& workload_name) {
           {"single_threaded", task.threads <= 1},
           {"entry_point", task.entry_point},
           {"rel_l2_tolerance", format(task.rel_l2_tolerance, 2)},
+          {"seeds", task.seeds},
+          {"input_sets", input_set_variables(task)},
+          {"has_input_sets", !task.input_sets.empty()},
           {"roofline",
            {{"mm_flops", format(counts.mm_flops, 4)},
             {"vec_flops", format(counts.vec_flops, 4)},

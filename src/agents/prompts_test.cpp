@@ -150,6 +150,37 @@ TEST(Prompts, ThePlannerSeesThePlansAlreadyTriedOnItsKernel) {
   EXPECT_NE(user.find("- ## Plan: Unroll by 4"), std::string::npos);
 }
 
+// The inputs as the checker draws them: distributions, the edge-case sets with their reasons, the
+// tolerance per output (a set's own where it changes it), and the NaN/Inf policy.
+TEST(Prompts, EveryRoleIsToldHowTheHarnessChecks) {
+  task::Task task = task::load_task(kSourceDir / "bench" / "cpu" / "silu");
+  task.input_sets[0].tolerance.outputs["out"].atol = 1e-3;
+  roles::KernelView kernel{&task, "", read_file(task.baseline_path()), measured_verdict()};
+  Json variables = all_variables(task, kernel);
+  PromptLibrary prompts({}, kBuiltin);
+  for (const std::string role : {"planner", "executor", "fixer"}) {
+    std::string user = prompts.render(role + ".user", variables);
+    SCOPED_TRACE(role);
+    EXPECT_NE(user.find("on 5 cases drawn from the inputs' own distributions"), std::string::npos)
+        << user;
+    EXPECT_NE(user.find("`x` ~ normal(mean 0, std 1)"), std::string::npos);
+    EXPECT_NE(user.find("- `out`: relative L2 error below 2e-05, and every element within 1e-06 + "
+                        "0.0001·|reference|."),
+              std::string::npos);
+    EXPECT_NE(user.find("- `large` (1 case(s) per evaluation): |x| up to 200: exp(-x) overflows "
+                        "float for x < -88. Draws `x` ~ uniform in [-200, 200]; tolerance on this "
+                        "set: `out`: relative L2 error below 2e-05, and every element within "
+                        "0.001 + 0.0001·|reference|."),
+              std::string::npos)
+        << user;
+    EXPECT_NE(user.find("- `denormal` (1 case(s) per evaluation): subnormal x. Draws `x` ~ uniform "
+                        "in [-1e-38, 1e-38]."),
+              std::string::npos);
+    EXPECT_NE(user.find("may be NaN or ±inf only where the reference's is the same"),
+              std::string::npos);
+  }
+}
+
 TEST(Prompts, OptionsSwitchTheWording) {
   task::Task task = task::load_task(kSourceDir / "bench" / "cpu" / "silu");
   roles::KernelView kernel{&task, "small", read_file(task.baseline_path()), std::nullopt};

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "agents/llm_agents.h"
+#include "cli/agent_setup.h"
 #include "cli/commands.h"
 #include "cli/signals.h"
 #include "cli/workspace.h"
@@ -58,35 +59,6 @@ struct ResumeArguments {
   int more_iterations = 0;  // a finished run: this many more iterations
 };
 
-// The TOML configuration file, read once: [search] and [memory] set the search, [models] and the
-// tables beside it the LLM agents. A table no part reads is an error (a misspelt [serach] would
-// otherwise leave the search on its preset without a word).
-struct ConfigFile {
-  std::string path;  // absolute; empty when there is none
-  std::string text;
-  llm::LlmConfig llm;
-  bool has_models() const { return !llm.models.empty(); }
-};
-
-ConfigFile read_config(const std::string& path) {
-  ConfigFile file;
-  if (path.empty()) return file;
-  file.path = std::filesystem::absolute(path).string();
-  file.text = read_file(file.path);
-  std::vector<std::string_view> tables(llm::kConfigTables.begin(), llm::kConfigTables.end());
-  tables.insert(tables.end(), search::kConfigTables.begin(), search::kConfigTables.end());
-  llm::check_config_tables(file.text, file.path, tables);
-  file.llm = llm::parse_llm_config(file.text, file.path, roles::kRoleNames,
-                                   std::filesystem::path(file.path).parent_path());
-  return file;
-}
-
-void check_mode(const std::string& mode) {
-  if (mode != "tuner" && mode != "llm" && mode != "hybrid") {
-    throw UserError(fmt::format("--agents: '{}' is not one of tuner, llm, hybrid", mode));
-  }
-}
-
 // The agents of a run, owned here; the search borrows them.
 struct Agents {
   tuner::TunerAgents tuner;
@@ -129,13 +101,8 @@ std::unique_ptr<Agents> make_agents(const std::string& mode, const ConfigFile& c
   model_options.ledger = agents->ledger.get();
   model_options.run_id = std::to_string(run_id);
   agents->models = std::make_unique<llm::ModelSet>(config.llm, std::move(model_options));
-  agents::LlmAgentOptions options;
-  options.prompts_dir = prompts;
-  // The agents are told the platform's machine, in its own prompt fragment (platform/registry.h).
-  options.platform = platform.prompt_fragment;
-  options.machine = platform.description.prompt_variables;
-  options.structural_only = mode == "hybrid";
-  agents->llm = agents::make_llm_agents(*agents->models, options);
+  agents->llm =
+      agents::make_llm_agents(*agents->models, llm_agent_options(mode, prompts, platform));
   static_cast<roles::RoleAgents&>(agents->set) = agents->llm.roles();
   if (mode == "hybrid") {
     agents->set.refine_planner = &agents->tuner.planner;

@@ -1,5 +1,7 @@
 #include "task/task.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <set>
 #include <sstream>
@@ -282,6 +284,26 @@ Tolerance Task::tolerance(const std::string& output, const InputSet* set) const 
   apply_spec(tolerance_spec);
   if (set != nullptr) apply_spec(set->tolerance);
   return tolerance;
+}
+
+std::string distribution_text(const InputDistribution& distribution) {
+  switch (distribution.kind) {
+    case Distribution::kConstant:
+      return fmt::format("constant {:g}", distribution.value);
+    case Distribution::kUniform:
+      return fmt::format("uniform in [{:g}, {:g}]", distribution.low, distribution.high);
+    case Distribution::kNormal:
+      return fmt::format("normal(mean {:g}, std {:g})", distribution.mean, distribution.std);
+    case Distribution::kAbsNormal:
+      return fmt::format("|normal(mean {:g}, std {:g})|", distribution.mean, distribution.std);
+  }
+  return "unknown";
+}
+
+std::string tolerance_text(const Tolerance& tolerance) {
+  return fmt::format(
+      "relative L2 error below {:g}, and every element within {:g} + {:g}·|reference|",
+      tolerance.rel_l2, tolerance.atol, tolerance.rtol);
 }
 
 const InputSet& Task::input_set(const std::string& set_name) const {

@@ -123,6 +123,12 @@ struct Task {
   RooflineCounts roofline_counts(const Workload& workload) const;
 };
 
+// In words, for a person or an agent: "normal(mean 0, std 1)", "uniform in [-200, 200]",
+// "|normal(mean 0, std 1)|", "constant 0.5".
+std::string distribution_text(const InputDistribution& distribution);
+// "relative L2 error below 2e-05, and every element within 1e-06 + 0.0001·|reference|".
+std::string tolerance_text(const Tolerance& tolerance);
+
 // Reads and validates `directory`/definition.json and checks reference.cpp and the baseline
 // (baseline<kernel_extension>: the platform's kind of source) exist.
 // Throws UserError "<file>: <field>: <why>" for anything wrong.
