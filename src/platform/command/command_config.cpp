@@ -49,7 +49,19 @@ CommandPlatformOptions parse_command_config(const Json& json, const std::filesys
   }
   options.prompt_fragment = json.value("prompt_fragment", "");
   if (options.prompt_fragment.empty()) {
-    options.prompt_fragment = options.kernel_extension == ".cu" ? "cuda" : "cpu";
+    options.prompt_fragment = options.kernel_extension == ".cu" ? "cuda" : "command";
+  }
+  if (json.contains("device")) {
+    const Json& device = json["device"];
+    if (!device.is_object()) throw fail("device", "expected an object {name, kind, toolchain}");
+    for (auto [field, value] :
+         {std::pair{"name", &options.device_name}, std::pair{"kind", &options.device_kind},
+          std::pair{"toolchain", &options.toolchain}}) {
+      if (!device.contains(field)) continue;
+      if (!device[field].is_string())
+        throw fail(std::string("device.") + field, "expected a string");
+      *value = device[field].get<std::string>();
+    }
   }
   if (json.contains("devices_per_worker")) {
     if (!json["devices_per_worker"].is_number_integer() ||

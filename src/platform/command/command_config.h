@@ -8,8 +8,9 @@
 //     "timeout_seconds": 900,
 //     "environment": ["SSH_AUTH_SOCK=/run/user/1000/ssh-agent"],
 //     "kernel_extension": ".cpp",             // a task's baseline is baseline<kernel_extension>
-//     "prompt_fragment": "cpu",               // prompts/platform/<this>.mustache (default: by
-//                                             // extension, "cuda" for .cu, else "cpu")
+//     "prompt_fragment": "command",           // prompts/platform/<this>.mustache (default: by
+//                                             // extension, "cuda" for .cu, else "command")
+//     "device": {"name": "trn2-host", "kind": "Trainium 2", "toolchain": "Neuron SDK 2.21"},
 //     "devices_per_worker": 0,                // accelerators one worker holds (Slurm --gres)
 //     "ceilings": { ... }                      // `accelopt machine probe --json` of that device
 //   }

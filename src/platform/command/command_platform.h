@@ -26,8 +26,13 @@ struct CommandPlatformOptions {
   // The kind of source the evaluator takes; a task's baseline is baseline<kernel_extension>.
   std::string kernel_extension = ".cpp";
   // The agents' prompt fragment, prompts/platform/<prompt_fragment>.mustache; empty: "cuda" for
-  // ".cu" kernels, else "cpu".
+  // ".cu" kernels, else "command" (a description that claims no particular device).
   std::string prompt_fragment;
+  // What the configuration says of the evaluator's device, free-form, for the agents and
+  // `accelopt machine`: "name", "kind" ("Trainium 2", "x86 CPU", ...), "toolchain" ("Neuron SDK
+  // 2.21"). Empty when not given. (Protocol 1 has no handshake before the first kernel; each
+  // reply's `device` comes too late for the agents' first prompt.)
+  std::string device_name, device_kind, toolchain;
   int devices_per_worker = 0;  // accelerators one worker holds (Slurm's --gres=gpu:N)
   // The ceilings of the device the evaluator runs on; all zero: no roofline score, no physics
   // check.

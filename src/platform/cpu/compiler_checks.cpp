@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "platform/cpu/rule_table.h"
 #include "platform/cpu/source_check.h"
 #include "task/abi.h"
 
@@ -48,13 +49,6 @@ std::optional<std::string> header_name(const std::filesystem::path& file,
     }
   }
   return best;
-}
-
-// Pragmas that make the compiler look at other files or hide diagnostics about them.
-bool is_forbidden_pragma(const std::string& words) {
-  static const std::regex forbidden(
-      R"(^\s*(GCC|clang)\s+(dependency|system_header|__debug)|^\s*(comment|include_alias|embed)\b)");
-  return std::regex_search(words, forbidden);
 }
 
 }  // namespace
@@ -105,8 +99,9 @@ std::optional<std::string> check_preprocessed(
     }
     if (text.starts_with("#pragma") || text.starts_with("# pragma")) {
       std::string words = text.substr(text.find("pragma") + 6);
-      if (is_forbidden_pragma(words)) {
-        return "#pragma" + clip(words, 80) + " is not allowed in a kernel";
+      if (const SourceRule* rule = forbidden_pragma(words)) {
+        return "#pragma" + clip(words, 80) + " is not allowed in a kernel (it " + rule->reason +
+               ")";
       }
       continue;
     }
@@ -120,9 +115,8 @@ std::optional<std::string> check_preprocessed(
 std::optional<std::string> check_assembly(const std::string& assembly) {
   // Looked for everywhere, comments and strings included: without macros there is no way to build
   // a directive's name, so refusing the literal names closes the door whatever surrounds them.
-  static const std::regex file_readers(
-      R"(\.\s*(incbin|include|macro|irpc?|rept|altmacro|purgem|exitm|endm|endr)\b)",
-      std::regex::icase);
+  static const std::regex file_readers(R"(\.\s*()" + assembly_alternatives() + R"()\b)",
+                                       std::regex::icase);
   std::smatch match;
   if (std::regex_search(assembly, match, file_readers)) {
     return "the assembly holds the directive ." + lower(match[1].str()) +

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "platform/cpu/cpu_platform.h"
+#include "platform/cpu/rule_table.h"
 
 namespace accelopt::platform::cpu {
 namespace {
@@ -38,34 +39,44 @@ MachineDescription describe_machine(const CpuDescription& cpu, const MachinePeak
   description.platform = "cpu";
   std::string compiler_text = first_line(compiler.version());
   std::string flags = flags_text(compiler.flags());
-  description.facts = {
-      {"cpu", cpu.model_name},
-      {"vectors", fmt::format("{}, {}-bit registers, {} float32 lanes{}", cpu.isa, cpu.vector_bits,
-                              cpu.floats_per_vector(), cpu.fma ? ", FMA" : "")},
-      {"cores", std::to_string(cpu.cores)},
-      {"caches", fmt::format("L1d {} KiB and L2 {} KiB per core; L3 {} KiB shared among cores",
-                             cpu.l1d_kib, cpu.l2_kib, cpu.l3_kib)},
-      {"compiler", compiler_text + " " + flags}};
+  std::string vectors =
+      fmt::format("{}, {}-bit registers, {} float32 lanes{}", cpu.isa, cpu.vector_bits,
+                  cpu.floats_per_vector(), cpu.fma ? ", FMA" : "");
+  std::string caches = caches_text(cpu.caches);
+  description.facts = {{"cpu", cpu.model_name},
+                       {"generation", cpu.microarchitecture.name},
+                       {"vectors", vectors},
+                       {"512-bit operations execute", cpu.microarchitecture.wide_vectors},
+                       {"cores", std::to_string(cpu.cores) + " logical CPUs"},
+                       {"caches", caches},
+                       {"compiler", compiler_text},
+                       {"compiler flags", flags}};
   Json machine = {{"isa", cpu.isa},
                   {"vector_bits", std::to_string(cpu.vector_bits)},
                   {"floats_per_vector", std::to_string(cpu.floats_per_vector())},
                   {"fma", cpu.fma},
                   {"cores", cpu.cores},
                   {"cpu_model", cpu.model_name},
+                  {"microarchitecture", cpu.microarchitecture.name},
+                  {"wide_vectors", cpu.microarchitecture.wide_vectors},
+                  {"caches", caches},
                   {"compiler", compiler_text},
-                  {"compiler_flags", flags}};
+                  {"compiler_flags", flags},
+                  {"rules", rules_variables(kernel_rules())}};
   if (cpu.l1d_kib > 0) machine["l1d_kb"] = cpu.l1d_kib;
   if (cpu.l2_kib > 0) machine["l2_kb"] = cpu.l2_kib;
-  if (cpu.l3_kib > 0) machine["l3_kb"] = cpu.l3_kib;
   if (!peaks.empty()) {
+    description.peaks = static_cast<const Peaks&>(peaks);
     description.facts.emplace_back(
         "ceilings", fmt::format("FMA {:.1f} GFLOP/s, other vector arithmetic {:.1f} GFLOP/s (FP32, "
-                                "one core, measured {})",
+                                "one core; a task on T threads may reach T times these; measured "
+                                "{})",
                                 peaks.fma_gflops, peaks.vector_gflops, peaks.probed_at));
     Json bandwidth = Json::array();
     for (const BandwidthPoint& point : peaks.bandwidth) {
-      description.facts.emplace_back("bandwidth at " + size_text(point.working_set_bytes),
-                                     fmt::format("{:.1f} GB/s", point.gbytes_per_second));
+      description.facts.emplace_back(
+          "bandwidth at " + size_text(point.working_set_bytes),
+          fmt::format("{:.1f} GB/s (one core)", point.gbytes_per_second));
       bandwidth.push_back({{"working_set", size_text(point.working_set_bytes)},
                            {"gbytes_per_second", fmt::format("{:.1f}", point.gbytes_per_second)}});
     }

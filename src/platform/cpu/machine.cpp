@@ -10,7 +10,12 @@
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "common/error.h"
 #include "common/files.h"
@@ -277,35 +282,183 @@ std::string cpu_model_name() {
 namespace {
 
 // sysconf knows the cache sizes on glibc; sysfs is the fallback ("48K", "2048K", "32M").
-long cache_kib(int name, const char* sysfs_index) {
-  long bytes = sysconf(name);
-  if (bytes > 0) return bytes / 1024;
-  std::ifstream file(std::string("/sys/devices/system/cpu/cpu0/cache/") + sysfs_index + "/size");
-  std::string text;
-  if (!(file >> text) || text.empty()) return 0;
+long size_kib(const std::string& text) {
+  if (text.empty()) return 0;
   try {
     long value = std::stol(text);
-    return text.back() == 'M' ? value * 1024 : value;
+    return text.back() == 'M' ? value * 1024 : text.back() == 'G' ? value * 1024 * 1024 : value;
   } catch (const std::exception&) {
     return 0;
   }
 }
 
+long cache_kib(int name, const char* sysfs_index) {
+  long bytes = sysconf(name);
+  if (bytes > 0) return bytes / 1024;
+  std::ifstream file(std::string("/sys/devices/system/cpu/cpu0/cache/") + sysfs_index + "/size");
+  std::string text;
+  return file >> text ? size_kib(text) : 0;
+}
+
+std::string read_word(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  std::string text;
+  std::getline(in, text);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
+  return text;
+}
+
+// "0-7,128-135" holds 16 CPUs.
+int cpu_list_count(const std::string& list) {
+  int count = 0;
+  std::istringstream ranges(list);
+  for (std::string range; std::getline(ranges, range, ',');) {
+    size_t dash = range.find('-');
+    try {
+      count += dash == std::string::npos
+                   ? 1
+                   : std::stoi(range.substr(dash + 1)) - std::stoi(range.substr(0, dash)) + 1;
+    } catch (const std::exception&) {
+      return 0;
+    }
+  }
+  return count;
+}
+
+std::string kib_text(long kib) {
+  return kib >= 1024 && kib % 1024 == 0 ? fmt::format("{} MiB", kib / 1024)
+                                        : fmt::format("{} KiB", kib);
+}
+
 }  // namespace
+
+Microarchitecture identify_microarchitecture(const std::string& vendor, int family, int model) {
+  auto in = [model](int low, int high) { return model >= low && model <= high; };
+  const std::string full =
+      "at full width (512-bit datapaths): AVX-512 does twice AVX2's work per "
+      "instruction";
+  const std::string halves =
+      "as two 256-bit halves: AVX-512 brings its instructions, masks and 32 "
+      "registers, but about AVX2's FLOPs per cycle";
+  const std::string none = "not at all: no AVX-512 (256-bit AVX2 at most)";
+  if (vendor == "AuthenticAMD") {
+    if (family == 0x17) return {in(0x00, 0x2f) ? "AMD Zen / Zen+" : "AMD Zen 2", none};
+    if (family == 0x19) {
+      bool zen4 = in(0x10, 0x1f) || in(0x60, 0x7f) || in(0xa0, 0xaf);
+      return zen4 ? Microarchitecture{"AMD Zen 4", halves} : Microarchitecture{"AMD Zen 3", none};
+    }
+    if (family == 0x1a) {
+      if (in(0x00, 0x1f) || in(0x40, 0x4f)) return {"AMD Zen 5", full};  // Turin, Granite Ridge
+      if (in(0x20, 0x2f)) return {"AMD Zen 5 (mobile)", halves};         // Strix Point
+      return {"AMD Zen 5", "unknown"};
+    }
+  }
+  if (vendor == "GenuineIntel" && family == 6) {
+    const std::string two = full + "; two 512-bit FMA units on most server parts";
+    const std::string one = full + "; one 512-bit FMA unit (ports 0 and 1 fused)";
+    const std::string disabled = "not at all: AVX-512 is disabled on these hybrid parts";
+    static const std::map<int, std::pair<const char*, int>> table = {
+        {0x55, {"Intel Skylake-SP / Cascade Lake", 2}},
+        {0x6a, {"Intel Ice Lake-SP", 2}},
+        {0x6c, {"Intel Ice Lake-SP", 2}},
+        {0x8f, {"Intel Sapphire Rapids", 2}},
+        {0xcf, {"Intel Emerald Rapids", 2}},
+        {0xad, {"Intel Granite Rapids", 2}},
+        {0xae, {"Intel Granite Rapids", 2}},
+        {0x7d, {"Intel Ice Lake", 1}},
+        {0x7e, {"Intel Ice Lake", 1}},
+        {0x8c, {"Intel Tiger Lake", 1}},
+        {0x8d, {"Intel Tiger Lake", 1}},
+        {0x97, {"Intel Alder Lake", 0}},
+        {0x9a, {"Intel Alder Lake", 0}},
+        {0xb7, {"Intel Raptor Lake", 0}},
+        {0xba, {"Intel Raptor Lake", 0}},
+        {0xbf, {"Intel Raptor Lake", 0}}};
+    if (auto it = table.find(model); it != table.end()) {
+      int units = it->second.second;
+      return {it->second.first, units == 2 ? two : units == 1 ? one : disabled};
+    }
+  }
+  return {};
+}
+
+std::vector<CacheLevel> read_caches(const std::filesystem::path& cpu_root) {
+  struct Seen {
+    long size_kib = 0;
+    std::set<std::string> instances;  // distinct shared_cpu_list values
+    int shared_by = 0;
+  };
+  std::map<std::pair<int, std::string>, Seen> seen;
+  std::error_code error;
+  for (const auto& cpu : std::filesystem::directory_iterator(cpu_root, error)) {
+    std::string name = cpu.path().filename().string();
+    if (!name.starts_with("cpu") || name.size() == 3 ||
+        !std::all_of(name.begin() + 3, name.end(), [](char c) { return std::isdigit(c); })) {
+      continue;
+    }
+    std::error_code inner;
+    for (const auto& index : std::filesystem::directory_iterator(cpu.path() / "cache", inner)) {
+      if (!index.path().filename().string().starts_with("index")) continue;
+      std::string type = read_word(index.path() / "type");
+      std::string level = read_word(index.path() / "level");
+      if (type == "Instruction" || level.empty()) continue;
+      Seen& entry = seen[{std::atoi(level.c_str()), type}];
+      entry.size_kib = size_kib(read_word(index.path() / "size"));
+      std::string shared = read_word(index.path() / "shared_cpu_list");
+      entry.instances.insert(shared);
+      entry.shared_by = std::max(entry.shared_by, cpu_list_count(shared));
+    }
+  }
+  std::vector<CacheLevel> caches;
+  for (const auto& [key, entry] : seen) {
+    if (entry.size_kib <= 0) continue;
+    caches.push_back({key.first, key.second, entry.size_kib, entry.shared_by,
+                      static_cast<int>(entry.instances.size())});
+  }
+  return caches;
+}
+
+std::string caches_text(const std::vector<CacheLevel>& caches) {
+  std::string text;
+  for (const CacheLevel& cache : caches) {
+    std::string name = fmt::format("L{}{}", cache.level, cache.type == "Data" ? "d" : "");
+    std::string sharing;
+    if (cache.shared_by <= 0) {
+      sharing = cache.level >= 3
+                    ? " as the CPU reports it (which cores share it is not known here; "
+                      "one core reaches at most its own group's part)"
+                    : "";
+    } else if (cache.shared_by == 1) {
+      sharing = " per logical CPU";
+    } else {
+      sharing = fmt::format(" per group of {} logical CPUs", cache.shared_by);
+      if (cache.instances > 1) {
+        sharing += fmt::format(" ({} groups, {} in all)", cache.instances,
+                               kib_text(cache.size_kib * cache.instances));
+      }
+    }
+    text += (text.empty() ? "" : "; ") + name + " " + kib_text(cache.size_kib) + sharing;
+  }
+  return text.empty() ? "unknown" : text;
+}
 
 CpuDescription describe_cpu() {
   CpuDescription cpu;
   cpu.model_name = "unknown";
   std::ifstream cpuinfo("/proc/cpuinfo");
-  for (std::string line; std::getline(cpuinfo, line);) {
-    if (line.rfind("model name", 0) != 0) continue;
+  // The first processor's block: every core of a machine is the same model.
+  for (std::string line; std::getline(cpuinfo, line) && !line.empty();) {
     size_t colon = line.find(':');
-    if (colon == std::string::npos) break;
-    std::string model = line.substr(colon + 1);
-    model.erase(0, model.find_first_not_of(' '));
-    if (!model.empty()) cpu.model_name = model;
-    break;
+    if (colon == std::string::npos) continue;
+    std::string key = line.substr(0, line.find_last_not_of(" \t", colon - 1) + 1);
+    std::string value = line.substr(colon + 1);
+    value.erase(0, value.find_first_not_of(' '));
+    if (key == "model name" && !value.empty()) cpu.model_name = value;
+    if (key == "vendor_id") cpu.vendor = value;
+    if (key == "cpu family") cpu.family = std::atoi(value.c_str());
+    if (key == "model") cpu.model = std::atoi(value.c_str());
   }
+  cpu.microarchitecture = identify_microarchitecture(cpu.vendor, cpu.family, cpu.model);
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx512f")) {
     cpu.isa = "AVX-512", cpu.vector_bits = 512;
@@ -321,6 +474,12 @@ CpuDescription describe_cpu() {
   cpu.l1d_kib = cache_kib(_SC_LEVEL1_DCACHE_SIZE, "index0");
   cpu.l2_kib = cache_kib(_SC_LEVEL2_CACHE_SIZE, "index2");
   cpu.l3_kib = cache_kib(_SC_LEVEL3_CACHE_SIZE, "index3");
+  cpu.caches = read_caches("/sys/devices/system/cpu");
+  if (cpu.caches.empty()) {
+    if (cpu.l1d_kib > 0) cpu.caches.push_back({1, "Data", cpu.l1d_kib, 0, 0});
+    if (cpu.l2_kib > 0) cpu.caches.push_back({2, "Unified", cpu.l2_kib, 0, 0});
+    if (cpu.l3_kib > 0) cpu.caches.push_back({3, "Unified", cpu.l3_kib, 0, 0});
+  }
   return cpu;
 }
 

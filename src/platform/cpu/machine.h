@@ -5,6 +5,7 @@
 // the CPU model; on another CPU model it is probed again.
 #pragma once
 
+#include <filesystem>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -35,15 +36,46 @@ struct ProbeOptions {
 
 std::string cpu_model_name();
 
+// A CPU generation as far as /proc/cpuinfo's vendor, family and model tell it, from a small table
+// of the common server and client parts; "unknown" for the rest.
+struct Microarchitecture {
+  std::string name = "unknown";  // "AMD Zen 4", "Intel Sapphire Rapids"
+  // How 512-bit vector operations execute: full width, as two 256-bit halves, or not at all;
+  // "unknown" when the table has no row for this CPU.
+  std::string wide_vectors = "unknown";
+};
+Microarchitecture identify_microarchitecture(const std::string& vendor, int family, int model);
+
+// One cache level as sysfs describes it: its size per instance and which logical CPUs share one.
+struct CacheLevel {
+  int level = 0;
+  std::string type;   // "Data", "Instruction", "Unified"
+  long size_kib = 0;  // one instance's
+  int shared_by = 0;  // logical CPUs per instance; 0 when not known
+  int instances = 0;  // how many of them the online CPUs have; 0 when not known
+};
+// The data and unified caches under `cpu_root` (/sys/devices/system/cpu), by level; empty when
+// sysfs does not describe them (some virtual machines).
+std::vector<CacheLevel> read_caches(const std::filesystem::path& cpu_root);
+// "L1d 48 KiB per core; L2 1 MiB per core; L3 32 MiB per group of 8 logical CPUs (16 groups,
+// 512 MiB in all)": never a total that reads as if one core had it.
+std::string caches_text(const std::vector<CacheLevel>& caches);
+
 // What this CPU is, read from the running machine: the one description the harness and the
 // agents' prompts share.
 struct CpuDescription {
   std::string model_name;  // /proc/cpuinfo's "model name"; "unknown" when absent
-  std::string isa;         // widest vector ISA: "AVX-512", "AVX2", "AVX" or "SSE"
+  std::string vendor;      // "AuthenticAMD", "GenuineIntel"; empty when absent
+  int family = 0, model = 0;
+  Microarchitecture microarchitecture;
+  std::string isa;  // widest vector ISA: "AVX-512", "AVX2", "AVX" or "SSE"
   int vector_bits = 128;
   bool fma = false;
   int cores = 1;                             // online logical CPUs
-  long l1d_kib = 0, l2_kib = 0, l3_kib = 0;  // 0 when unknown
+  long l1d_kib = 0, l2_kib = 0, l3_kib = 0;  // 0 when unknown; l3 is the CPU's report, maybe a
+                                             // total over groups of cores
+  std::vector<CacheLevel> caches;            // with sharing, when sysfs says; else sized from
+                                             // l1d_kib, l2_kib, l3_kib with sharing unknown
 
   int floats_per_vector() const { return vector_bits / 32; }
 };

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "common/files.h"
+
 namespace accelopt::platform::cpu {
 namespace {
 
@@ -45,6 +47,59 @@ TEST(Machine, DescribesThisCpu) {
   if (probed_for.find("avx2") != std::string::npos) {
     EXPECT_EQ(cpu.isa, "AVX2");
   }
+}
+
+TEST(Machine, NamesTheGenerationAndHowWideOperationsExecute) {
+  Microarchitecture zen4 = identify_microarchitecture("AuthenticAMD", 0x19, 0x11);  // Genoa
+  EXPECT_EQ(zen4.name, "AMD Zen 4");
+  EXPECT_NE(zen4.wide_vectors.find("two 256-bit halves"), std::string::npos);
+  Microarchitecture zen5 = identify_microarchitecture("AuthenticAMD", 0x1a, 0x02);  // Turin
+  EXPECT_EQ(zen5.name, "AMD Zen 5");
+  EXPECT_NE(zen5.wide_vectors.find("full width"), std::string::npos);
+  EXPECT_EQ(identify_microarchitecture("AuthenticAMD", 0x19, 0x01).name, "AMD Zen 3");
+  EXPECT_EQ(identify_microarchitecture("GenuineIntel", 6, 0x8f).name, "Intel Sapphire Rapids");
+  Microarchitecture unknown = identify_microarchitecture("GenuineIntel", 6, 0x01);
+  EXPECT_EQ(unknown.name, "unknown");
+  EXPECT_EQ(unknown.wide_vectors, "unknown");
+}
+
+// sysfs as a 16-CCD part shows it: L3 per group of 8 CPUs, never one total for one core.
+TEST(Machine, ReadsWhichCpusShareEachCache) {
+  TempDir root("accelopt-sysfs-test");
+  for (int cpu = 0; cpu < 128; ++cpu) {
+    std::filesystem::path cache = root.path() / ("cpu" + std::to_string(cpu)) / "cache";
+    auto index = [&](int i, const char* level, const char* type, const char* size,
+                     const std::string& shared) {
+      std::filesystem::path dir = cache / ("index" + std::to_string(i));
+      std::filesystem::create_directories(dir);
+      write_file_atomic(dir / "level", std::string(level) + "\n");
+      write_file_atomic(dir / "type", std::string(type) + "\n");
+      write_file_atomic(dir / "size", std::string(size) + "\n");
+      write_file_atomic(dir / "shared_cpu_list", shared + "\n");
+    };
+    std::string self = std::to_string(cpu);
+    int group = cpu / 8 * 8;
+    index(0, "1", "Data", "48K", self);
+    index(1, "1", "Instruction", "32K", self);
+    index(2, "2", "Unified", "1024K", self);
+    index(3, "3", "Unified", "32768K", std::to_string(group) + "-" + std::to_string(group + 7));
+  }
+  std::filesystem::create_directories(root.path() / "cpufreq");  // not a CPU
+  std::vector<CacheLevel> caches = read_caches(root.path());
+  ASSERT_EQ(caches.size(), 3u);
+  EXPECT_EQ(caches[2].level, 3);
+  EXPECT_EQ(caches[2].shared_by, 8);
+  EXPECT_EQ(caches[2].instances, 16);
+  EXPECT_EQ(caches_text(caches),
+            "L1d 48 KiB per logical CPU; L2 1 MiB per logical CPU; L3 32 MiB per group of 8 "
+            "logical CPUs (16 groups, 512 MiB in all)");
+  EXPECT_TRUE(read_caches(root.path() / "absent").empty());
+}
+
+TEST(Machine, SaysWhenNobodyToldWhoSharesTheL3) {
+  std::string text = caches_text({{1, "Data", 48, 0, 0}, {3, "Unified", 520192, 0, 0}});
+  EXPECT_NE(text.find("L3 508 MiB as the CPU reports it"), std::string::npos) << text;
+  EXPECT_NE(text.find("not known"), std::string::npos) << text;
 }
 
 TEST(Machine, RoundTripsThroughJson) {

@@ -2,75 +2,39 @@
 
 #include <cctype>
 #include <regex>
-#include <set>
 
+#include "platform/cpu/rule_table.h"
 #include "task/abi.h"
 
 namespace accelopt::platform::cpu {
-namespace {
-
-const std::set<std::string>& allowed_headers() {
-  static const std::set<std::string> headers = {
-      // C++ standard library
-      "algorithm", "any", "array", "atomic", "barrier", "bit", "bitset", "cassert", "cctype",
-      "csignal", "csetjmp", "cerrno", "cfenv", "cfloat", "charconv", "chrono", "cinttypes",
-      "climits", "clocale", "cmath", "compare", "complex", "concepts", "condition_variable",
-      "cstdarg", "cstdbool", "cstddef", "cstdint", "cstdio", "cstdlib", "cstring", "ctime",
-      "cwchar", "cwctype", "deque", "exception", "execution", "expected", "format", "forward_list",
-      "fstream", "functional", "future", "initializer_list", "iomanip", "ios", "iosfwd", "iostream",
-      "istream", "iterator", "latch", "limits", "list", "locale", "map", "memory",
-      "memory_resource", "mutex", "new", "numbers", "numeric", "optional", "ostream", "queue",
-      "random", "ranges", "ratio", "regex", "scoped_allocator", "semaphore", "set", "shared_mutex",
-      "source_location", "span", "sstream", "stack", "stdexcept", "stop_token", "streambuf",
-      "string", "string_view", "syncstream", "system_error", "thread", "tuple", "type_traits",
-      "typeindex", "typeinfo", "unordered_map", "unordered_set", "utility", "valarray", "variant",
-      "vector", "version",
-      // C standard library
-      "assert.h", "complex.h", "ctype.h", "errno.h", "fenv.h", "float.h", "inttypes.h", "limits.h",
-      "locale.h", "math.h", "setjmp.h", "signal.h", "stdalign.h", "stdarg.h", "stdbool.h",
-      "stddef.h", "stdint.h", "stdio.h", "stdlib.h", "string.h", "time.h", "wchar.h", "wctype.h",
-      // intrinsics and OpenMP
-      "immintrin.h", "x86intrin.h", "xmmintrin.h", "emmintrin.h", "pmmintrin.h", "tmmintrin.h",
-      "smmintrin.h", "nmmintrin.h", "wmmintrin.h", "omp.h"};
-  return headers;
-}
-
-// Words that have no business in a kernel: they load files at compile time or run code at load
-// time.
-const std::set<std::string>& forbidden_words() {
-  static const std::set<std::string> words = {"incbin",       "constructor", "destructor",
-                                              "init_array",   "fini_array",  "__has_include",
-                                              "include_next", "syscall"};
-  return words;
-}
-
-}  // namespace
 
 bool is_allowed_header(const std::string& name) {
-  return allowed_headers().count(name) > 0 || name == task::kKernelHeaderName;
+  return is_table_header(name) || name == task::kKernelHeaderName;
 }
 
 std::optional<std::string> check_kernel_source(const std::string& source,
                                                const std::string& entry_point) {
-  if (source.size() > 512 * 1024) return "the source is larger than 512 KiB";
+  if (source.size() > kMaxSourceBytes) {
+    return "the source is larger than " + std::to_string(kMaxSourceBytes / 1024) + " KiB";
+  }
   static const std::regex angle_pattern(R"(^<([^<>]+)>$)");
   static const std::regex quote_pattern(R"re(^"([^"]+)"$)re");
   for (const kernel::Directive& directive : kernel::find_directives(source)) {
     std::string where = "line " + std::to_string(directive.line) + ": ";
     const std::string& name = directive.name;
-    if (name == "include_next" || name == "embed" || name == "line" ||
-        (!name.empty() && std::isdigit(static_cast<unsigned char>(name[0])))) {
-      return where + "#" + name + " is not allowed in a kernel";
+    if (const SourceRule* rule = forbidden_directive(name)) {
+      return where + "#" + name + " is not allowed in a kernel (it " + rule->reason + ")";
     }
-    if (name == "pragma" &&
-        std::regex_search(directive.rest,
-                          std::regex(R"(^(GCC|clang)\s+(system_header|dependency))"))) {
-      return where + "this #pragma is not allowed in a kernel";
+    if (name == "pragma") {
+      if (const SourceRule* rule = forbidden_pragma(directive.rest)) {
+        return where + "#pragma " + rule->spelling + " is not allowed in a kernel (it " +
+               rule->reason + ")";
+      }
     }
     if (name != "include" && name != "import") continue;
     std::smatch header;
     if (std::regex_match(directive.rest, header, angle_pattern)) {
-      if (!allowed_headers().count(header[1].str())) {
+      if (!is_table_header(header[1].str())) {
         return where + "#include <" + header[1].str() +
                "> is not allowed; a kernel may include only the C/C++ standard library, "
                "<immintrin.h> (and the other x86 intrinsic headers), <omp.h> and \"" +
@@ -93,10 +57,8 @@ std::optional<std::string> check_kernel_source(const std::string& source,
            std::sregex_iterator(code_and_literals.begin(), code_and_literals.end(), word_pattern);
        it != std::sregex_iterator(); ++it) {
     std::string word = it->str();
-    if (forbidden_words().count(word)) {
-      return "'" + word +
-             "' is not allowed in a kernel (it reads files at compile time, runs code "
-             "when the library loads, or talks to the operating system directly)";
+    if (const SourceRule* rule = forbidden_word(word)) {
+      return "'" + word + "' is not allowed in a kernel (it " + rule->reason + ")";
     }
   }
   std::string code = strip_comments_and_literals(source);

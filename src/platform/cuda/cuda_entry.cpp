@@ -4,12 +4,14 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <regex>
 #include <sstream>
 
 #include "common/error.h"
 #include "common/files.h"
 #include "common/subprocess.h"
 #include "platform/cuda/cuda_platform.h"
+#include "platform/cuda/source_rules.h"
 
 namespace accelopt::platform::cuda {
 namespace {
@@ -34,6 +36,16 @@ std::string last_line(const std::string& text) {
 
 }  // namespace
 
+std::string nvcc_release(const std::string& nvcc_version) {
+  // "Cuda compilation tools, release 12.6, V12.6.85"
+  static const std::regex release(R"(release ([0-9.]+), (V[0-9.]+))");
+  std::smatch match;
+  if (std::regex_search(nvcc_version, match, release)) {
+    return "nvcc " + match[1].str() + " (" + match[2].str() + ")";
+  }
+  return "nvcc " + last_line(nvcc_version);
+}
+
 std::optional<std::string> missing_nvidia_device() {
   std::optional<std::filesystem::path> smi = find_on_path("nvidia-smi");
   if (!smi) return "no NVIDIA device visible (nvidia-smi is not installed)";
@@ -48,22 +60,31 @@ std::optional<std::string> missing_nvidia_device() {
   return std::nullopt;
 }
 
-MachineDescription describe_machine(const GpuCeilings& ceilings, const std::string& nvcc_version) {
+MachineDescription describe_machine(const GpuCeilings& ceilings, const std::string& nvcc_version,
+                                    const std::vector<std::string>& flags) {
   MachineDescription description;
   description.platform = "cuda";
+  std::string compiler = nvcc_release(nvcc_version);
+  std::string flags_text;
+  for (const std::string& flag : flags) flags_text += (flags_text.empty() ? "" : " ") + flag;
   description.facts = {
       {"gpu", ceilings.device},
       {"compute capability", ceilings.sm},
+      {"SMs", ceilings.sms > 0 ? std::to_string(ceilings.sms) : "not recorded by the probe"},
       {"ceilings", fmt::format("FP32 FMA {:.0f} GFLOP/s, FP32 add {:.0f} GFLOP/s (whole device)",
                                ceilings.fp32_fma_gflops, ceilings.fp32_add_gflops)},
-      {"compiler", "nvcc " + last_line(nvcc_version)}};
+      {"compiler", compiler},
+      {"compiler flags", flags_text}};
   for (const BandwidthPoint& point : ceilings.bandwidth) {
     description.facts.emplace_back(
         fmt::format("bandwidth at {:.0f} MiB", point.working_set_bytes / (1 << 20)),
         fmt::format("{:.0f} GB/s", point.gbytes_per_second));
   }
   description.prompt_variables = ceilings.prompt_variables();
-  description.prompt_variables["compiler"] = "nvcc " + last_line(nvcc_version);
+  description.prompt_variables["compiler"] = compiler;
+  description.prompt_variables["compiler_flags"] = flags_text;
+  description.prompt_variables["rules"] = rules_variables(kernel_rules());
+  description.peaks = ceilings.to_peaks();
   description.record = ceilings.to_json();
   return description;
 }
@@ -86,7 +107,8 @@ PlatformEntry platform_entry() {
     GpuCeilings ceilings = probe_gpu();
     auto platform = std::make_unique<CudaPlatform>(CudaPlatformOptions{}, ceilings, references);
     MadePlatform made;
-    made.description = describe_machine(ceilings, platform->compiler_version());
+    made.description =
+        describe_machine(ceilings, platform->compiler_version(), platform->compiler_flags());
     made.platform = std::move(platform);
     return made;
   };

@@ -34,6 +34,7 @@ class CudaPlatform : public Platform {
   std::string name() const override { return "cuda"; }
   Verdict evaluate(const EvalRequest& request) override;
   const std::string& compiler_version() const { return compiler_.version(); }
+  std::vector<std::string> compiler_flags() const { return compiler_.flags(); }
 
  private:
   CudaPlatformOptions options_;

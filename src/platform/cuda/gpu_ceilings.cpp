@@ -1,5 +1,7 @@
 #include "platform/cuda/gpu_ceilings.h"
 
+#include <fmt/format.h>
+
 #include <sstream>
 
 #include "common/error.h"
@@ -30,6 +32,7 @@ Json GpuCeilings::to_json() const {
   }
   return {{"device", device},
           {"sm", sm},
+          {"sms", sms},
           {"fp32_fma_gflops", fp32_fma_gflops},
           {"fp32_add_gflops", fp32_add_gflops},
           {"tensor_gflops", tensor_gflops},
@@ -37,11 +40,22 @@ Json GpuCeilings::to_json() const {
 }
 
 Json GpuCeilings::prompt_variables() const {
-  return {{"device", device},
-          {"sm", sm},
-          {"fp32_fma_gflops", static_cast<int64_t>(fp32_fma_gflops)},
-          {"bandwidth_gbytes_per_second",
-           bandwidth.empty() ? 0 : static_cast<int64_t>(bandwidth.back().gbytes_per_second)}};
+  Json points = Json::array();
+  for (const BandwidthPoint& point : bandwidth) {
+    points.push_back(
+        {{"working_set", fmt::format("{:.0f} MiB", point.working_set_bytes / (1 << 20))},
+         {"gbytes_per_second", fmt::format("{:.0f}", point.gbytes_per_second)}});
+  }
+  Json variables = {
+      {"device", device},
+      {"sm", sm},
+      {"fp32_fma_gflops", fmt::format("{:.0f}", fp32_fma_gflops)},
+      {"fp32_add_gflops", fmt::format("{:.0f}", fp32_add_gflops)},
+      {"bandwidth_gbytes_per_second",
+       fmt::format("{:.0f}", bandwidth.empty() ? 0.0 : bandwidth.back().gbytes_per_second)},
+      {"bandwidth", points}};
+  if (sms > 0) variables["sms"] = std::to_string(sms);
+  return variables;
 }
 
 GpuCeilings parse_gpu_probe(const std::string& text) {
@@ -72,6 +86,10 @@ GpuCeilings parse_gpu_probe(const std::string& text) {
       std::getline(words >> std::ws, ceilings.device);
     } else if (key == "sm") {
       words >> ceilings.sm;
+    } else if (key == "sms") {
+      if (!(words >> ceilings.sms) || ceilings.sms <= 0) {
+        probe_error(line_number, line, "expected a positive count");
+      }
     } else if (key == "fp32_fma_gflops") {
       number(ceilings.fp32_fma_gflops);
     } else if (key == "fp32_add_gflops") {

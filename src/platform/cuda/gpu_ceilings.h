@@ -7,6 +7,7 @@
 //   accelopt-gpu-probe 1
 //   device NVIDIA H200
 //   sm 9.0
+//   sms 132                              (streaming multiprocessors; absent from older probes)
 //   fp32_fma_gflops 59000.5
 //   fp32_add_gflops 29500.1
 //   tensor_gflops tf32 380000.0          (one line per precision, cuBLAS GEMM)
@@ -25,6 +26,7 @@ namespace accelopt::platform::cuda {
 struct GpuCeilings {
   std::string device;
   std::string sm;  // compute capability, "9.0"
+  int sms = 0;     // streaming multiprocessors; 0 when the probe did not say
   double fp32_fma_gflops = 0;
   double fp32_add_gflops = 0;
   std::map<std::string, double> tensor_gflops;  // by precision: "tf32", "fp16", "bf16"
@@ -35,8 +37,9 @@ struct GpuCeilings {
   // record.
   Peaks to_peaks() const;
   Json to_json() const;
-  // The `machine` variables of prompts/platform/cuda.mustache: device, sm, fp32_fma_gflops,
-  // bandwidth_gbytes_per_second (the largest working set's).
+  // The `machine` variables of prompts/platform/cuda.mustache: device, sm, sms (when known),
+  // fp32_fma_gflops, fp32_add_gflops, bandwidth_gbytes_per_second (the largest working set's),
+  // bandwidth ([{working_set, gbytes_per_second}]), numbers as text.
   Json prompt_variables() const;
 };
 

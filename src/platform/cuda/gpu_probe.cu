@@ -108,8 +108,8 @@ void probe_tensor(cublasHandle_t handle, const char* name, cudaDataType type,
 int main() {
   cudaDeviceProp properties{};
   check(cudaGetDeviceProperties(&properties, 0), "no CUDA device");
-  std::printf("accelopt-gpu-probe 1\ndevice %s\nsm %d.%d\n", properties.name, properties.major,
-              properties.minor);
+  std::printf("accelopt-gpu-probe 1\ndevice %s\nsm %d.%d\nsms %d\n", properties.name,
+              properties.major, properties.minor, properties.multiProcessorCount);
 
   float* sink;
   check(cudaMalloc(&sink, sizeof(float)), "cudaMalloc");

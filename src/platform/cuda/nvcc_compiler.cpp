@@ -47,6 +47,17 @@ NvccCompiler::NvccCompiler(NvccOptions options)
   version_ = result.output;
 }
 
+namespace {
+constexpr const char* kLibraryFlags[] = {"-shared", "-Xcompiler", "-fPIC", "-cudart", "shared"};
+}  // namespace
+
+std::vector<std::string> nvcc_flags(const NvccOptions& options) {
+  std::vector<std::string> flags = options.flags;
+  flags.push_back("-arch=" + options.arch);
+  flags.insert(flags.end(), std::begin(kLibraryFlags), std::end(kLibraryFlags));
+  return flags;
+}
+
 NvccResult NvccCompiler::compile(const std::string& source, const std::string& header,
                                  const std::vector<std::string>& extra_flags) {
   std::vector<std::string> flags = options_.flags;
@@ -74,9 +85,8 @@ NvccResult NvccCompiler::compile(const std::string& source, const std::string& h
   SpawnOptions spawn;
   spawn.argv = {options_.nvcc.string()};
   spawn.argv.insert(spawn.argv.end(), flags.begin(), flags.end());
-  for (const char* flag : {"-shared", "-Xcompiler", "-fPIC", "-cudart", "shared", "-I", "."}) {
-    spawn.argv.push_back(flag);
-  }
+  for (const char* flag : kLibraryFlags) spawn.argv.push_back(flag);
+  spawn.argv.insert(spawn.argv.end(), {"-I", "."});
   // The runner's own search path does not reach a dlopen-ed library's dependencies (cudart,
   // cuBLAS for trusted kernels): the library carries the toolkit's folder itself.
   std::filesystem::path toolkit_libraries = options_.nvcc.parent_path().parent_path() / "lib64";

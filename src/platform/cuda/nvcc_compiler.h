@@ -31,6 +31,10 @@ struct NvccResult {
   std::filesystem::path library;
 };
 
+// What every kernel is compiled with under `options`: its flags and -arch (then a trusted kernel's
+// extra flags), then those that make a shared library.
+std::vector<std::string> nvcc_flags(const NvccOptions& options);
+
 class NvccCompiler {
  public:
   explicit NvccCompiler(NvccOptions options);
@@ -39,6 +43,7 @@ class NvccCompiler {
                      const std::vector<std::string>& extra_flags = {});
   const std::filesystem::path& nvcc() const { return options_.nvcc; }
   const std::string& version() const { return version_; }  // `nvcc --version`
+  std::vector<std::string> flags() const { return nvcc_flags(options_); }
 
  private:
   NvccOptions options_;

@@ -1,8 +1,10 @@
 #include "platform/cuda/source_rules.h"
 
 #include <cctype>
+#include <map>
 #include <regex>
 #include <set>
+#include <tuple>
 #include <vector>
 
 #include "kernel/source_text.h"
@@ -11,21 +13,125 @@
 namespace accelopt::platform::cuda {
 namespace {
 
-const std::set<std::string>& allowed_headers() {
-  static const std::set<std::string> headers = {
-      // CUDA runtime and device libraries that need no linking
-      "cuda_runtime.h", "cuda_fp16.h", "cuda_bf16.h", "cuda_pipeline.h", "mma.h", "vector_types.h",
-      "device_launch_parameters.h", "crt/math_functions.h", "cooperative_groups.h",
-      "cooperative_groups/reduce.h", "cooperative_groups/memcpy_async.h", "cub/cub.cuh",
-      "cuda/pipeline", "cuda/barrier", "cuda/atomic", "cuda/std/atomic", "cuda/std/cstdint",
-      "cuda/std/limits", "cuda/std/type_traits",
-      // C++ standard library
-      "algorithm", "array", "atomic", "bit", "cassert", "cfloat", "climits", "cmath", "cstddef",
-      "cstdint", "cstdio", "cstdlib", "cstring", "functional", "initializer_list", "iterator",
-      "limits", "memory", "numeric", "span", "tuple", "type_traits", "utility", "vector",
-      // C standard library
-      "float.h", "math.h", "stddef.h", "stdint.h"};
-  return headers;
+constexpr size_t kMaxSourceBytes = 512 * 1024;
+
+void add_headers(std::vector<SourceRule>& rules, const std::string& group,
+                 std::initializer_list<const char*> names) {
+  for (const char* name : names) rules.push_back({RuleKind::kHeader, name, true, "", group, ""});
+}
+
+std::vector<SourceRule> make_rules() {
+  std::vector<SourceRule> rules;
+  add_headers(
+      rules, "CUDA (no linking needed)",
+      {"cuda_runtime.h", "cuda_fp16.h", "cuda_bf16.h", "cuda_pipeline.h", "mma.h", "vector_types.h",
+       "device_launch_parameters.h", "crt/math_functions.h", "cooperative_groups.h",
+       "cooperative_groups/reduce.h", "cooperative_groups/memcpy_async.h", "cub/cub.cuh",
+       "cuda/pipeline", "cuda/barrier", "cuda/atomic", "cuda/std/atomic", "cuda/std/cstdint",
+       "cuda/std/limits", "cuda/std/type_traits"});
+  add_headers(rules, "C++ standard library",
+              {"algorithm", "array",       "atomic",  "bit",        "cassert",
+               "cfloat",    "climits",     "cmath",   "cstddef",    "cstdint",
+               "cstdio",    "cstdlib",     "cstring", "functional", "initializer_list",
+               "iterator",  "limits",      "memory",  "numeric",    "span",
+               "tuple",     "type_traits", "utility", "vector"});
+  add_headers(rules, "C standard library", {"float.h", "math.h", "stddef.h", "stdint.h"});
+  rules.push_back({RuleKind::kHeader, task::kKernelHeaderName, true, "", "the task's header",
+                   std::string("\"") + task::kKernelHeaderName + "\""});
+
+  // The CPU's words (platform/cpu/rule_table.cpp), for the same reasons: nvcc's host compiler
+  // would honour them.
+  const std::string load_time = "runs code when the library loads";
+  for (auto [word, reason] : std::initializer_list<std::pair<const char*, std::string>>{
+           {"incbin", "reads a file into the object at compile time"},
+           {"constructor", load_time},
+           {"destructor", load_time},
+           {"init_array", load_time},
+           {"fini_array", load_time},
+           {"__has_include", "probes the file system at compile time"},
+           {"include_next", "reaches headers outside the allowed list"},
+           {"syscall", "calls the operating system directly"}}) {
+    rules.push_back({RuleKind::kWord, word, false, reason, "", ""});
+  }
+  for (auto [name, reason] : std::initializer_list<std::pair<const char*, const char*>>{
+           {"include_next", "reaches headers outside the allowed list"},
+           {"import", "is not plain #include"},
+           {"embed", "reads a file at compile time"},
+           {"line", "renames the file the compiler reads"},
+           {"<number>", "renames the file the compiler reads (a line marker)"}}) {
+    rules.push_back({RuleKind::kDirective, name, false, reason, "", ""});
+  }
+  rules.push_back({RuleKind::kDirective, "include MACRO", false,
+                   "an #include must name its header directly, <name> or \"" +
+                       std::string(task::kKernelHeaderName) + "\"",
+                   "", ""});
+  const std::string hides = "hides the compiler's diagnostics about a file";
+  const std::string depends = "makes the compiler look at another file";
+  for (auto [words, reason] :
+       std::initializer_list<std::pair<const char*, std::string>>{{"GCC system_header", hides},
+                                                                  {"clang system_header", hides},
+                                                                  {"GCC dependency", depends},
+                                                                  {"clang dependency", depends}}) {
+    rules.push_back({RuleKind::kPragma, words, false, reason, "", ""});
+  }
+  for (auto [spelling, example, reason] :
+       std::initializer_list<std::tuple<const char*, const char*, const char*>>{
+           {"__restrict__, __ldg, float4 loads",
+            "float4 v = __ldg(reinterpret_cast<const float4*>(x) + i);", "allowed"},
+           {"#pragma unroll", "#pragma unroll\nfor (int k = 0; k < 4; ++k) acc += k;", "allowed"},
+           {"__launch_bounds__", "__global__ void __launch_bounds__(256) step(float* y) {}",
+            "allowed"},
+           {"__shared__ tiles, warp shuffles, cooperative groups", "__shared__ float tile[32][33];",
+            "allowed"},
+           {"inline PTX (asm volatile)", "asm volatile(\"\" ::: \"memory\");",
+            "allowed; the sandbox stops what the host side may not do"},
+           {"__device__ scratch arrays", "__device__ float scratch[1 << 20];",
+            "allowed, sized from the header's constants or allocated once; they must not carry "
+            "answers from one call to the next"}}) {
+    rules.push_back({RuleKind::kConstruct, spelling, true, reason, "", example});
+  }
+  for (auto [what, limit] : std::initializer_list<std::pair<const char*, std::string>>{
+           {"source", "one file of at most " + std::to_string(kMaxSourceBytes / 1024) + " KiB"},
+           {"libraries", "none to link: no cuBLAS, no cuDNN"},
+           {"host code",
+            "no files, sockets, processes, extra streams or threads: the host side runs in a "
+            "sandbox that kills it for trying"},
+           {"inputs", "read-only: checked after every checked call"},
+           {"outputs",
+            "hold NaN when the kernel is called; every element must be written; writes outside "
+            "the buffers are caught"},
+           {"state", "the answer is recomputed on every call"}}) {
+    rules.push_back({RuleKind::kLimit, what, false, limit, "", ""});
+  }
+  return rules;
+}
+
+const SourceRule* find_rule(RuleKind kind, const std::string& spelling) {
+  for (const SourceRule* rule : rules_of(kernel_rules(), kind)) {
+    if (rule->spelling == spelling) return rule;
+  }
+  return nullptr;
+}
+
+bool is_table_header(const std::string& name) {
+  static const std::set<std::string> headers = [] {
+    std::set<std::string> names;
+    for (const SourceRule* rule : rules_of(kernel_rules(), RuleKind::kHeader)) {
+      if (rule->allowed && rule->example.empty()) names.insert(rule->spelling);
+    }
+    return names;
+  }();
+  return headers.count(name) > 0;
+}
+
+std::vector<std::string> words_of(const std::string& text) {
+  static const std::regex word(R"([A-Za-z_][A-Za-z0-9_]*)");
+  std::vector<std::string> words;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), word); it != std::sregex_iterator();
+       ++it) {
+    words.push_back(it->str());
+  }
+  return words;
 }
 
 // Attributes that may stand between `extern "C"` and `void` in the entry point's definition.
@@ -37,13 +143,21 @@ const std::set<std::string>& entry_point_attributes() {
 std::optional<std::string> check_directive(const kernel::Directive& directive) {
   std::string where = "line " + std::to_string(directive.line) + ": ";
   const std::string& name = directive.name;
-  if (name == "include_next" || name == "import" || name == "embed" || name == "line" ||
-      (!name.empty() && std::isdigit(static_cast<unsigned char>(name[0])))) {
-    return where + "#" + name + " is not allowed in a kernel; only plain #include is";
+  bool marker = !name.empty() && std::isdigit(static_cast<unsigned char>(name[0]));
+  if (const SourceRule* rule = find_rule(RuleKind::kDirective, marker ? "<number>" : name)) {
+    return where + "#" + name + " is not allowed in a kernel (it " + rule->reason +
+           "); only plain #include is";
   }
-  static const std::regex file_pragma(R"(^(GCC|clang)\s+(system_header|dependency))");
-  if (name == "pragma" && std::regex_search(directive.rest, file_pragma)) {
-    return where + "this #pragma is not allowed in a kernel";
+  if (name == "pragma") {
+    std::vector<std::string> given = words_of(directive.rest);
+    for (const SourceRule* rule : rules_of(kernel_rules(), RuleKind::kPragma)) {
+      std::vector<std::string> spelled = words_of(rule->spelling);
+      if (given.size() >= spelled.size() &&
+          std::equal(spelled.begin(), spelled.end(), given.begin())) {
+        return where + "#pragma " + rule->spelling + " is not allowed in a kernel (it " +
+               rule->reason + ")";
+      }
+    }
   }
   if (name != "include") return std::nullopt;
   static const std::regex header_pattern(R"re(^(<([^<>]+)>|"([^"]+)")$)re");
@@ -52,8 +166,10 @@ std::optional<std::string> check_directive(const kernel::Directive& directive) {
     return where + "#include must name a header directly (<name> or \"" +
            std::string(task::kKernelHeaderName) + "\"), not through a macro";
   }
-  std::string header_name = header[2].matched ? header[2].str() : header[3].str();
-  if (is_allowed_header(header_name)) return std::nullopt;
+  // The task header lies beside the kernel: only the quoted form names it.
+  bool allowed =
+      header[2].matched ? is_table_header(header[2].str()) : is_allowed_header(header[3].str());
+  if (allowed) return std::nullopt;
   return where + "#include " + directive.rest +
          " is not allowed (the C++ standard library, the CUDA kernel headers and \"" +
          task::kKernelHeaderName + "\" are)";
@@ -75,15 +191,29 @@ bool defines_entry_point(const std::vector<std::string>& tokens, const std::stri
 
 }  // namespace
 
+const std::vector<SourceRule>& kernel_rules() {
+  static const std::vector<SourceRule> rules = make_rules();
+  return rules;
+}
+
 bool is_allowed_header(const std::string& name) {
-  return allowed_headers().count(name) > 0 || name == task::kKernelHeaderName;
+  return is_table_header(name) || name == task::kKernelHeaderName;
 }
 
 std::optional<std::string> check_cuda_source(const std::string& source,
                                              const std::string& entry_point) {
-  if (source.size() > 512 * 1024) return "the source is larger than 512 KiB";
+  if (source.size() > kMaxSourceBytes) {
+    return "the source is larger than " + std::to_string(kMaxSourceBytes / 1024) + " KiB";
+  }
   for (const kernel::Directive& directive : kernel::find_directives(source)) {
     if (auto rejection = check_directive(directive)) return rejection;
+  }
+  // Words are looked for in string literals too: inline assembly hides in them.
+  for (const std::string& word :
+       words_of(kernel::strip_comments_and_literals(source, /*keep_literals=*/true))) {
+    if (const SourceRule* rule = find_rule(RuleKind::kWord, word)) {
+      return "'" + word + "' is not allowed in a kernel (it " + rule->reason + ")";
+    }
   }
   if (!defines_entry_point(kernel::code_tokens(source), entry_point)) {
     return "the source does not define extern \"C\" void " + entry_point +

@@ -1,5 +1,6 @@
 // The rules a CUDA kernel source must follow before it is compiled: it includes only the standard
-// library, the CUDA headers a kernel needs and "accelopt_task.h", and defines the entry point.
+// library, the CUDA headers a kernel needs and "accelopt_task.h", holds none of the words that
+// load files or run code at load time, and defines the entry point.
 // They read the source through the project's one scanner (kernel/source_text.h), as the CPU rules
 // do, so `#incl\<newline>ude`, `%:include` and an entry point inside a comment are seen for what
 // they are. The sandbox (cuda_runner_main.cpp) stops the rest; these rules give an agent a plain
@@ -8,6 +9,9 @@
 
 #include <optional>
 #include <string>
+#include <vector>
+
+#include "platform/source_rules.h"
 
 namespace accelopt::platform::cuda {
 
@@ -15,7 +19,13 @@ namespace accelopt::platform::cuda {
 std::optional<std::string> check_cuda_source(const std::string& source,
                                              const std::string& entry_point);
 
-// Whether `name` (as written between <> or "") is a header a CUDA kernel may include.
+// Whether `name` (as written between <> or "") is a header a CUDA kernel may include; the task
+// header only between quotes.
 bool is_allowed_header(const std::string& name);
+
+// The rules as one table (platform/source_rules.h): headers, forbidden words, directives and
+// pragmas that check_cuda_source reads, the constructs that pass, and the sandbox's limits; the
+// agents' prompt (prompts/platform/cuda.mustache, `machine.rules`) lists the same rows.
+const std::vector<SourceRule>& kernel_rules();
 
 }  // namespace accelopt::platform::cuda

@@ -108,6 +108,39 @@ TEST(CudaSourceRules, RefusesDirectivesTheCpuRulesRefuse) {
   }
 }
 
+TEST(CudaSourceRules, NamesTheTaskHeaderOnlyBetweenQuotes) {
+  EXPECT_TRUE(check_cuda_source("#include <accelopt_task.h>\n" + kEntryPoint, "kernel"));
+}
+
+TEST(CudaSourceRules, RefusesTheWordsTheCpuRulesRefuse) {
+  for (const SourceRule* rule : rules_of(kernel_rules(), RuleKind::kWord)) {
+    std::string line = "const char* s = \"" + rule->spelling + "\";\n";
+    EXPECT_TRUE(check_cuda_source(line + kHonestKernel, "kernel")) << rule->spelling;
+  }
+  EXPECT_TRUE(check_cuda_source(
+      "__attribute__((constructor)) static void early() {}\n" + kHonestKernel, "kernel"));
+}
+
+TEST(CudaSourceRules, EveryTableRowIsWhatTheCheckDoes) {
+  for (const SourceRule& rule : kernel_rules()) {
+    if (rule.kind == RuleKind::kHeader) {
+      std::string include = rule.example.empty() ? "<" + rule.spelling + ">" : rule.example;
+      EXPECT_EQ(check_cuda_source("#include " + include + "\n" + kHonestKernel, "kernel"),
+                std::nullopt)
+          << include;
+    } else if (rule.kind == RuleKind::kConstruct) {
+      std::string source = kHonestKernel +
+                           "__global__ void extra(const float* x, float* y) {\n"
+                           "  int i = 0;\n" +
+                           rule.example + "\n}\n";
+      EXPECT_EQ(check_cuda_source(source, "kernel"), std::nullopt) << rule.example;
+    } else if (rule.kind == RuleKind::kPragma) {
+      EXPECT_TRUE(check_cuda_source("#pragma " + rule.spelling + "\n" + kHonestKernel, "kernel"))
+          << rule.spelling;
+    }
+  }
+}
+
 TEST(CudaSourceRules, NamesTheAllowedHeaders) {
   EXPECT_TRUE(is_allowed_header("cuda_runtime.h"));
   EXPECT_TRUE(is_allowed_header("cub/cub.cuh"));

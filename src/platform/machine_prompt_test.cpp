@@ -1,0 +1,173 @@
+// What each platform's prompt fragment tells the agents, rendered through the agents' own prompt
+// library from the description the platform builds: the CPU from this machine (with ceilings
+// given here, not probed), the evaluator command from its file. CUDA's is cuda_prompt_test.
+#include "platform/machine_prompt.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "agents/prompt_variables.h"
+#include "agents/prompts.h"
+#include "common/files.h"
+#include "platform/command/command_config.h"
+#include "platform/command/command_entry.h"
+#include "platform/cpu/cpu_entry.h"
+#include "platform/cpu/rule_table.h"
+
+namespace accelopt::platform {
+namespace {
+
+task::Task bench_task(const std::string& name) {
+  return task::load_task(ACCELOPT_SOURCE_DIR "/bench/cpu/" + name);
+}
+
+std::string render(const std::string& fragment, const Json& machine, const task::Task& task,
+                   const std::string& workload) {
+  agents::PromptLibrary library({}, ACCELOPT_SOURCE_DIR "/prompts", fragment);
+  Json variables = {{"platform", fragment},
+                    {"machine", machine},
+                    {"task", agents::task_variables(task, workload)}};
+  std::string prompt = library.render("executor.system", variables);
+  EXPECT_EQ(prompt.find("{{"), std::string::npos) << prompt;
+  return prompt;
+}
+
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+cpu::MachinePeaks example_peaks() {
+  cpu::MachinePeaks peaks;
+  peaks.fma_gflops = 170;
+  peaks.vector_gflops = 85;
+  peaks.bandwidth = {{4 << 10, 400}, {1 << 20, 120}, {64 << 20, 15}, {256 << 20, 15}};
+  peaks.probed_at = "2026-01-01T00:00:00Z";
+  return peaks;
+}
+
+class CpuPrompt : public testing::Test {
+ protected:
+  TempDir cache_{"accelopt-machine-prompt-test"};
+  cpu::Compiler compiler_{[this] {
+    cpu::CompilerOptions options;
+    options.cache_directory = cache_.path();
+    return options;
+  }()};
+  MachineDescription description_ =
+      cpu::describe_machine(cpu::describe_cpu(), example_peaks(), compiler_);
+};
+
+TEST_F(CpuPrompt, NamesTheCompilerItsFlagsTheGenerationAndTheCaches) {
+  task::Task silu = bench_task("silu");
+  const task::Workload& workload = silu.default_workload();
+  std::string prompt =
+      render("cpu", machine_variables(description_, silu, workload), silu, workload.name);
+  EXPECT_TRUE(has(prompt, "g++")) << prompt;
+  EXPECT_TRUE(has(prompt, compiler_.version())) << prompt;  // "g++ (Debian 12.2.0-14) 12.2.0"
+  std::string flags;
+  for (const std::string& flag : compiler_.flags()) flags += (flags.empty() ? "" : " ") + flag;
+  EXPECT_TRUE(has(prompt, "`" + flags + "`")) << prompt;
+  EXPECT_TRUE(has(prompt, "-std=c++20"));
+  EXPECT_TRUE(has(prompt, "(generation: " + cpu::describe_cpu().microarchitecture.name + ")"))
+      << prompt;
+  EXPECT_TRUE(has(prompt, "512-bit operations execute ")) << prompt;
+  EXPECT_TRUE(has(prompt, "- Caches: L1d ")) << prompt;
+}
+
+TEST_F(CpuPrompt, GivesTheCeilingsAtTheTasksWorkingSetWithUnitsAndScope) {
+  task::Task silu = bench_task("silu");
+  const task::Workload& workload = silu.default_workload();  // 2048 × 7168: 112 MiB moved
+  Json machine = machine_variables(description_, silu, workload);
+  const Json& ceilings = machine["ceilings"];
+  EXPECT_EQ(ceilings["working_set"], "112 MiB");
+  EXPECT_EQ(ceilings["gbytes_per_second"], "15.0");  // between 64 and 256 MiB
+  EXPECT_EQ(ceilings["scope"], "one core");
+  EXPECT_EQ(ceilings["bound"], "memory");
+  EXPECT_EQ(ceilings["physics_limit_percent"], "125");
+  EXPECT_FALSE(ceilings.contains("reach"));  // one thread
+  std::string prompt = render("cpu", machine, silu, workload.name);
+  EXPECT_TRUE(has(prompt,
+                  "FMA 170.0 GFLOP/s, other FP32 arithmetic 85.0 GFLOP/s, bandwidth 15.0 "
+                  "GB/s at this task's working set of 112 MiB; one core"))
+      << prompt;
+  EXPECT_TRUE(has(prompt, "FMAs in elementwise code included"));
+  EXPECT_TRUE(has(prompt, "4 KiB 400.0 GB/s"));  // the plain list stays
+
+  task::Task matmul = bench_task("matmul");
+  matmul.threads = 4;
+  Json wide = machine_variables(description_, matmul, matmul.default_workload());
+  EXPECT_EQ(wide["ceilings"]["bound"], "fma");
+  EXPECT_EQ(wide["ceilings"]["physics_limit_percent"], "500");
+  std::string threaded = render("cpu", wide, matmul, "");
+  EXPECT_TRUE(has(threaded, "4 threads may reach 4 × these")) << threaded;
+}
+
+TEST_F(CpuPrompt, ListsEveryRowOfTheRuleTable) {
+  task::Task silu = bench_task("silu");
+  std::string prompt = render("cpu", description_.prompt_variables, silu, "");
+  for (const SourceRule& rule : cpu::kernel_rules()) {
+    std::string shown =
+        rule.kind == RuleKind::kHeader
+            ? "`" + (rule.example.empty() ? "<" + rule.spelling + ">" : rule.example) + "`"
+            : rule.spelling;
+    EXPECT_TRUE(has(prompt, shown)) << shown;
+  }
+  for (const char* answer : {"__builtin_prefetch", "always_inline", "#pragma GCC unroll",
+                             "#pragma omp simd", "__restrict__", "alignas", "static scratch"}) {
+    EXPECT_TRUE(has(prompt, answer)) << answer;
+  }
+  // Without the task's ceilings the fragment falls back to the probe's own figures.
+  EXPECT_TRUE(has(prompt, "Measured ceilings of one core")) << prompt;
+}
+
+TEST_F(CpuPrompt, AccelOptMachineShowsTheNewFacts) {
+  std::map<std::string, std::string> facts(description_.facts.begin(), description_.facts.end());
+  EXPECT_EQ(facts["generation"], cpu::describe_cpu().microarchitecture.name);
+  EXPECT_FALSE(facts["512-bit operations execute"].empty());
+  EXPECT_FALSE(facts["caches"].empty());
+  EXPECT_EQ(facts["compiler"], compiler_.version());
+  EXPECT_TRUE(has(facts["compiler flags"], "-std=c++20"));
+  ASSERT_TRUE(description_.peaks);
+  EXPECT_EQ(description_.peaks->scope, CeilingScope::kOneCore);
+}
+
+TEST(CommandPrompt, SaysWhatTheEvaluatorsFileSaysOfItsDevice) {
+  Json config = Json::parse(R"({
+    "name": "trn-box", "argv": ["/bin/true"], "correctness": "values",
+    "device": {"name": "trn2.48xlarge", "kind": "AWS Trainium 2", "toolchain": "Neuron SDK 2.21"},
+    "ceilings": {"fma_gflops": 80000, "vector_gflops": 1200, "scope": "whole_device",
+                 "bandwidth": [{"working_set_bytes": 1048576, "gbytes_per_second": 2900}]}})");
+  command::CommandPlatformOptions options = command::parse_command_config(config, "/", "test.json");
+  EXPECT_EQ(options.prompt_fragment, "command");
+  MachineDescription description = command::describe_machine(options);
+  task::Task silu = bench_task("silu");
+  const task::Workload& workload = silu.default_workload();
+  std::string prompt =
+      render("command", machine_variables(description, silu, workload), silu, workload.name);
+  EXPECT_TRUE(has(prompt, "the evaluator \"trn-box\"")) << prompt;
+  EXPECT_TRUE(has(prompt, "Device: trn2.48xlarge."));
+  EXPECT_TRUE(has(prompt, "Kind of device: AWS Trainium 2."));
+  EXPECT_TRUE(has(prompt, "Toolchain: Neuron SDK 2.21."));
+  EXPECT_TRUE(has(prompt, "given for the whole device")) << prompt;
+  EXPECT_TRUE(has(prompt, "bandwidth 2900.0 GB/s at this task's working set of 112 MiB"));
+  for (const char* cpu_word : {"AVX", "x86", "immintrin", "omp.h", "g++"}) {
+    EXPECT_FALSE(has(prompt, cpu_word)) << cpu_word << "\n" << prompt;
+  }
+}
+
+TEST(CommandPrompt, ClaimsNoDeviceWhenTheFileNamesNone) {
+  Json config = Json::parse(R"({"argv": ["/bin/true"]})");
+  MachineDescription description =
+      command::describe_machine(command::parse_command_config(config, "/", "test.json"));
+  task::Task silu = bench_task("silu");
+  std::string prompt =
+      render("command", machine_variables(description, silu, silu.default_workload()), silu, "");
+  EXPECT_TRUE(has(prompt, "does not say what its device is")) << prompt;
+  EXPECT_TRUE(has(prompt, "No ceilings were given")) << prompt;
+  EXPECT_FALSE(has(prompt, "AVX"));
+  EXPECT_FALSE(has(prompt, "x86"));
+}
+
+}  // namespace
+}  // namespace accelopt::platform

@@ -1,0 +1,48 @@
+// What a platform's kernel sources may and may not hold, as one table per platform: its checker
+// reads the table to decide, and the agents' prompt lists the same rows (`machine.rules`), so what
+// a model is told cannot drift from what is enforced. A row the checker never consults (an
+// `allowed` construct such as `__builtin_prefetch`) says what passes because nothing forbids it;
+// each such row carries an example that the platform's tests put through the real checks.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/json.h"
+
+namespace accelopt::platform {
+
+enum class RuleKind : uint8_t {
+  kHeader,     // #include <spelling> / "spelling"
+  kWord,       // an identifier anywhere in the source, string literals included
+  kDirective,  // #spelling
+  kPragma,     // #pragma spelling ... (the leading words)
+  kAssembly,   // a directive in the compiled assembly (.spelling)
+  kConstruct,  // something a kernel writes (an attribute, a builtin, a pragma) that passes
+  kLimit,      // what the sandbox allows at run time (threads, memory, calls)
+};
+
+struct SourceRule {
+  RuleKind kind = RuleKind::kWord;
+  std::string spelling;
+  bool allowed = false;
+  std::string reason;
+  std::string group;  // headers: "C++ standard library", "x86 intrinsics", ...
+  // kConstruct: a line of kernel code that shows it; kHeader: how it is included when not as
+  // <spelling> ("\"accelopt_task.h\"").
+  std::string example;
+};
+
+// The rows of `rules` of one kind (and, when given, one `allowed`).
+std::vector<const SourceRule*> rules_of(const std::vector<SourceRule>& rules, RuleKind kind);
+
+// The `machine.rules` variables of a prompt fragment:
+//   header_groups: [{group, headers: "`<algorithm>`, `<any>`, ..."}]   the allowed headers
+//   allowed:       [{spelling, reason, example}]                         kConstruct rows
+//   forbidden:     [{spelling, reason}]   kWord, kDirective, kPragma rows (written as in source)
+//   assembly:      [{spelling, reason}]   kAssembly rows
+//   limits:        [{spelling, reason}]   kLimit rows
+Json rules_variables(const std::vector<SourceRule>& rules);
+
+}  // namespace accelopt::platform
