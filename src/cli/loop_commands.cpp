@@ -113,7 +113,7 @@ void check_models_configured(const std::string& mode, const ConfigFile& config) 
 
 // The LLM agents (llm, hybrid) record their model calls in `store` under `run_id`.
 std::unique_ptr<Agents> make_agents(const std::string& mode, const ConfigFile& config,
-                                    const std::string& prompts,
+                                    const search::SearchConfig& search, const std::string& prompts,
                                     const platform::BuiltPlatform& platform, store::Store& store,
                                     int64_t run_id) {
   check_mode(mode);
@@ -135,6 +135,7 @@ std::unique_ptr<Agents> make_agents(const std::string& mode, const ConfigFile& c
   options.platform = platform.prompt_fragment;
   options.machine = platform.description.prompt_variables;
   options.structural_only = mode == "hybrid";
+  options.plans_in_one_call = search.plans_in_one_call;
   agents->llm = agents::make_llm_agents(*agents->models, options);
   static_cast<roles::RoleAgents&>(agents->set) = agents->llm.roles();
   if (mode == "hybrid") {
@@ -323,7 +324,8 @@ int run_optimize(const OptimizeArguments& arguments) {
     int64_t run_id = search::create_run(std::move(settings), creating);
     std::unique_ptr<Agents> agents;
     try {
-      agents = make_agents(mode, file, arguments.prompts, bench->platform, *bench->store, run_id);
+      agents = make_agents(mode, file, config, arguments.prompts, bench->platform, *bench->store,
+                           run_id);
     } catch (const UserError& error) {
       bench->store->set_run_state(run_id, std::string("failed: ") + error.what());
       throw;
@@ -360,8 +362,8 @@ int run_resume(const ResumeArguments& arguments) {
   ConfigFile file = read_config(settings.config_file);
   std::string mode = settings.agents.empty() ? "tuner" : settings.agents;
   check_models_answer(mode, file);
-  auto agents =
-      make_agents(mode, file, settings.prompts, bench->platform, *bench->store, arguments.run_id);
+  auto agents = make_agents(mode, file, settings.search, settings.prompts, bench->platform,
+                            *bench->store, arguments.run_id);
   StopOnSignals signals;
   search::SearchContext context = make_context(task, *bench, *agents, signals);
   search::RunSummary summary =
