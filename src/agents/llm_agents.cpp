@@ -12,6 +12,7 @@
 #include "agents/prompts.h"
 #include "common/error.h"
 #include "llm/models.h"
+#include "platform/machine_prompt.h"
 
 namespace accelopt::agents {
 namespace {
@@ -44,8 +45,7 @@ class LlmAgent {
       : models_(models),
         options_(std::move(options)),
         role_(role),
-        prompts_(options_.prompts_dir, options_.builtin_prompts_dir, options_.platform),
-        machine_(options_.machine.is_null() ? Json::object() : options_.machine) {}
+        prompts_(options_.prompts_dir, options_.builtin_prompts_dir, options_.platform) {}
 
  protected:
   // The variables every template of this agent gets: platform, machine, options, task.
@@ -53,13 +53,15 @@ class LlmAgent {
     if (kernel.task == nullptr) {
       throw InternalError("the " + role_ + " was given a kernel without its task");
     }
-    return {{"role", role_},
-            {"platform", options_.platform},
-            {"machine", machine_},
-            {"options",
-             {{"plans_in_one_call", options_.plans_in_one_call},
-              {"structural_only", options_.structural_only}}},
-            {"task", task_variables(*kernel.task, kernel.workload)}};
+    return {
+        {"role", role_},
+        {"platform", options_.platform},
+        {"machine", platform::machine_variables(options_.machine, *kernel.task,
+                                                kernel.task->workload_or_default(kernel.workload))},
+        {"options",
+         {{"plans_in_one_call", options_.plans_in_one_call},
+          {"structural_only", options_.structural_only}}},
+        {"task", task_variables(*kernel.task, kernel.workload)}};
   }
 
   // One call: the role's system and user templates rendered from `variables`. `key_variables` are
@@ -127,7 +129,6 @@ class LlmAgent {
   const LlmAgentOptions options_;
   const std::string role_;
   const PromptLibrary prompts_;
-  const Json machine_;
 };
 
 Json plan_variables(const roles::Plan& plan) {
@@ -153,12 +154,20 @@ class LlmPlanner final : public roles::Planner, LlmAgent {
         plans.push_back({std::move(text), author(response), {{"index", index++}}});
       }
     } else {
-      plans = run_concurrently<roles::Plan>(count, [&](int index) {
-        Json mine = variables, my_key = key_variables;
+      // One draw after another, each shown the plans drawn before it for this kernel, so that the
+      // draws spread over ideas instead of repeating the likeliest one (costs N calls' latency in
+      // a row; plans_in_one_call is the one-call alternative).
+      roles::KernelView seen = kernel;
+      for (int index = 0; index < count; ++index) {
+        Json mine = index == 0 ? variables : planner_variables(seen, memory, count);
+        Json my_key = index == 0 ? key_variables
+                                 : planner_variables(without_measurements(seen),
+                                                     without_measurements(memory), count);
         mine["plan_index"] = my_key["plan_index"] = index + 1;
         llm::ChatResponse response = ask(mine, my_key, kernel);
-        return roles::Plan{clean_plan(response.content), author(response), {{"index", index}}};
-      });
+        plans.push_back({clean_plan(response.content), author(response), {{"index", index}}});
+        seen.plans_this_iteration.push_back(plans.back().text);
+      }
     }
     plans = drop_near_duplicates(std::move(plans), options_.dedup_similarity);
     if (plans.size() > static_cast<size_t>(count)) plans.resize(static_cast<size_t>(count));
@@ -250,6 +259,34 @@ class LlmFixer final : public roles::Fixer, LlmAgent {
   }
 };
 
+// The kernels made for the same parent in the same iteration, with their speedups over the
+// baseline, and the rewrite's rank among those timed (1: the fastest).
+Json sibling_variables(const std::vector<roles::Sibling>& siblings) {
+  Json list = Json::array();
+  double rewrite_speedup = 0;
+  for (const roles::Sibling& sibling : siblings) {
+    if (sibling.rewrite) rewrite_speedup = sibling.speedup;
+  }
+  int timed = 0, faster = 0;
+  for (const roles::Sibling& sibling : siblings) {
+    bool is_timed = sibling.speedup > 0;
+    timed += is_timed ? 1 : 0;
+    faster += is_timed && sibling.speedup > rewrite_speedup ? 1 : 0;
+    list.push_back({{"plan", sibling.plan},
+                    {"status", sibling.status},
+                    {"timed", is_timed},
+                    {"rewrite", sibling.rewrite},
+                    {"speedup", fmt::format("{:.3g}", sibling.speedup)},
+                    {"speedup_low", fmt::format("{:.3g}", sibling.speedup_low)},
+                    {"speedup_high", fmt::format("{:.3g}", sibling.speedup_high)}});
+  }
+  return {{"list", list},
+          {"count", siblings.size()},
+          {"timed", timed},
+          {"rewrite_rank", faster + 1},
+          {"rewrite_slowest", timed > 1 && faster + 1 == timed}};
+}
+
 class LlmSummarizer final : public roles::Summarizer, LlmAgent {
  public:
   LlmSummarizer(llm::ModelSet* models, LlmAgentOptions options)
@@ -260,6 +297,9 @@ class LlmSummarizer final : public roles::Summarizer, LlmAgent {
     unmeasured.slow = without_measurements(pair.slow);
     unmeasured.fast = without_measurements(pair.fast);
     unmeasured.speedup = unmeasured.speedup_low = unmeasured.speedup_high = 0;
+    for (roles::Sibling& sibling : unmeasured.siblings) {
+      sibling.speedup = sibling.speedup_low = sibling.speedup_high = 0;
+    }
     bool negative = pair.speedup < 1;
     llm::ChatResponse response = ask(summarizer_variables(pair, negative),
                                      summarizer_variables(unmeasured, negative), context(pair));
@@ -297,6 +337,8 @@ class LlmSummarizer final : public roles::Summarizer, LlmAgent {
                             {"speedup_low", number(pair.speedup_low)},
                             {"speedup_high", number(pair.speedup_high)},
                             {"negative", negative}};
+    variables["siblings"] = sibling_variables(pair.siblings);
+    variables["has_siblings"] = pair.siblings.size() > 1;
     return variables;
   }
 };

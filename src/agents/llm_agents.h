@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "common/json.h"
+#include "platform/machine_description.h"
 #include "roles/roles.h"
 
 namespace accelopt::llm {
@@ -31,9 +32,9 @@ struct LlmAgentOptions {
   std::filesystem::path prompts_dir;          // the user's templates; empty: the built-in ones only
   std::filesystem::path builtin_prompts_dir;  // empty: builtin_prompts_dir()
   std::string platform = "cpu";               // selects prompts/platform/<platform>.mustache
-  // `machine`: what the platform says of its device (platform/machine_description.h), handed over
-  // by the CLI; null: nothing is said of it.
-  Json machine;
+  // What the platform says of its device, handed over by the CLI; the agents add the ceilings each
+  // task meets (platform/machine_prompt.h). Empty: nothing is said of it.
+  platform::MachineDescription machine;
   bool plans_in_one_call = false;  // N plans from one call instead of N independent calls
   double dedup_similarity = 0.9;   // plans at least this similar to a kept one are dropped
   bool structural_only = false;    // hybrid mode: structural changes; the tuner sets constants

@@ -90,7 +90,8 @@ std::unique_ptr<llm::ModelSet> models_for(const std::string& url, const std::str
 LlmAgentOptions agent_options() {
   LlmAgentOptions options;
   options.builtin_prompts_dir = kSourceDir / "prompts";
-  options.machine = {{"isa", "AVX-512"}, {"vector_bits", "512"}, {"floats_per_vector", "16"}};
+  options.machine.prompt_variables = {
+      {"isa", "AVX-512"}, {"vector_bits", "512"}, {"floats_per_vector", "16"}};
   return options;
 }
 
@@ -145,6 +146,26 @@ TEST_F(LlmAgents, PlannerMakesIndependentCallsAndDropsNearDuplicates) {
     }
   }
   EXPECT_EQ(indices.size(), 3u);  // each call differs, so record/replay keeps them apart
+}
+
+// Each draw is shown the plans drawn before it for the same kernel, so the draws spread.
+TEST_F(LlmAgents, TheSecondPlannerDrawSeesTheFirstPlan) {
+  RoleServer server([](const std::string&, const std::string&, int n) -> std::string {
+    return "## Plan: Idea " + std::to_string(n) + "\nDo thing " + std::to_string(n) + ".";
+  });
+  auto models = models_for(server.url());
+  std::vector<roles::Plan> plans =
+      make_llm_planner(*models, agent_options())->propose(baseline_, {}, 3);
+  ASSERT_EQ(plans.size(), 3u);
+  std::vector<Call> calls = server.calls();
+  ASSERT_EQ(calls.size(), 3u);
+  EXPECT_EQ(calls[0].user.find("Plans already proposed for this kernel"), std::string::npos);
+  EXPECT_NE(calls[1].user.find("Plans already proposed for this kernel in this iteration"),
+            std::string::npos)
+      << calls[1].user;
+  EXPECT_NE(calls[1].user.find("- ## Plan: Idea 0\nDo thing 0."), std::string::npos);
+  EXPECT_NE(calls[2].user.find("- ## Plan: Idea 1\nDo thing 1."), std::string::npos);
+  EXPECT_NE(calls[2].user.find("- ## Plan: Idea 0"), std::string::npos);
 }
 
 TEST_F(LlmAgents, PlannerCanAskForAllPlansInOneCall) {
@@ -240,6 +261,33 @@ TEST_F(LlmAgents, SummarizerReturnsInsightsWithTheMeasuredSpeedupOrNothing) {
   EXPECT_TRUE(insight->positive);
   EXPECT_FALSE(summarizer->summarize(pair));  // "no optimization found"
   EXPECT_FALSE(summarizer->summarize(pair));  // garbage
+}
+
+// The summarizer judges a rewrite against what its siblings reached: the slowest of them is said
+// to be so.
+TEST_F(LlmAgents, TheSummarizerSeesTheSiblingsWithTheirFigures) {
+  RoleServer server([](const std::string&, const std::string&, int) -> std::string {
+    return "NO OPTIMIZATION FOUND";
+  });
+  auto models = models_for(server.url());
+  roles::RewritePair pair;
+  pair.slow = baseline_;
+  pair.fast = {&task_, "", kFast, std::nullopt};
+  pair.plan = {"## Plan: Unroll by 4\nUnroll the loop.", "llm:x"};
+  pair.speedup = 4.39, pair.speedup_low = 4.2, pair.speedup_high = 4.6;
+  pair.siblings = {{"Plan: Unroll by 4", "PASSED", 4.39, 4.2, 4.6, true},
+                   {"Plan: Polynomial exp", "PASSED", 6.1, 5.9, 6.3, false},
+                   {"Plan: Blocked rows", "COMPILE_ERROR", 0, 0, 0, false},
+                   {"Plan: Prefetch", "PASSED", 5.0, 4.8, 5.2, false}};
+  EXPECT_FALSE(make_llm_summarizer(*models, agent_options())->summarize(pair));
+  std::vector<Call> calls = server.calls();
+  ASSERT_EQ(calls.size(), 1u);
+  const std::string& user = calls[0].user;
+  EXPECT_NE(user.find("**this rewrite**: Plan: Unroll by 4: 4.39x (4.2–4.6)"), std::string::npos)
+      << user;
+  EXPECT_NE(user.find("- Plan: Polynomial exp: 6.1x (5.9–6.3)"), std::string::npos);
+  EXPECT_NE(user.find("- Plan: Blocked rows: COMPILE_ERROR"), std::string::npos);
+  EXPECT_NE(user.find("This rewrite was the slowest of the 3 timed siblings"), std::string::npos);
 }
 
 // A model error leaves an agent as a role outcome naming the role, the model and why: the search

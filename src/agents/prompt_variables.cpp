@@ -101,6 +101,47 @@ std::string source_line(const std::string& source, int number) {
   return {};
 }
 
+// Whether the loop starting at `line` holds intrinsics (_mm512_add_ps, __m256 …): hand-vectorized
+// code, which the compiler reports as a loop it did not vectorize.
+bool loop_uses_intrinsics(const std::string& source, int line) {
+  if (line <= 0) return false;
+  size_t start = 0;
+  for (int i = 1; i < line && start != std::string::npos; ++i) {
+    start = source.find('\n', start);
+    if (start != std::string::npos) ++start;
+  }
+  if (start == std::string::npos) return false;
+  // The loop's body: past the parenthesis that opens on its line, to the matching brace, or its
+  // one statement.
+  size_t i = source.find('(', start);
+  size_t line_end = source.find('\n', start);
+  if (i == std::string::npos || (line_end != std::string::npos && i > line_end)) {
+    i = start;  // no parenthesis on the line: its body follows
+  } else {
+    for (int depth = 0; i < source.size(); ++i) {
+      if (source[i] == '(') ++depth;
+      if (source[i] == ')' && --depth <= 0) break;
+    }
+    ++i;
+  }
+  size_t end = source.size();
+  i = source.find_first_not_of(" \t\r\n", i);
+  if (i != std::string::npos && source[i] == '{') {
+    for (int depth = 0; i < source.size(); ++i) {
+      if (source[i] == '{') ++depth;
+      if (source[i] == '}' && --depth == 0) {
+        end = i;
+        break;
+      }
+    }
+  } else if (i != std::string::npos) {
+    end = std::min(source.size(), source.find(';', i));
+  }
+  static const std::regex intrinsic(R"(\b(_mm(256|512)?_\w+|__m(128|256|512)[id]?)\b)");
+  return std::regex_search(source.begin() + static_cast<std::ptrdiff_t>(start),
+                           source.begin() + static_cast<std::ptrdiff_t>(end), intrinsic);
+}
+
 }  // namespace
 
 std::string trim_middle(const std::string& text, size_t max_chars) {
@@ -162,10 +203,39 @@ Json task_variables(const task::Task& task, const std::string& workload_name) {
           {"reference", reference}};
 }
 
-std::string profile_summary(const kernel::Verdict& verdict, const std::string& source) {
+std::string profile_summary(const kernel::Verdict& verdict, const std::string& source,
+                            const roles::KernelFigures* figures) {
   std::ostringstream out;
   out << "- Status: " << kernel::status_name(verdict.status) << "\n";
-  if (verdict.timing) {
+  // The run's figure where there is one (figures.h); the verdict's own moment otherwise.
+  double own_latency = verdict.timing ? verdict.timing->latency_seconds : 0;
+  double rescale = 1;  // the verdict's own-latency figures brought to the run's latency
+  if (figures != nullptr && figures->baseline) {
+    out << "- This is the run's baseline: 1x by definition, the kernel every speedup here is "
+           "relative to; latency "
+        << format(figures->latency_seconds * 1e3, 4)
+        << " ms (timed carefully at the start of the run)\n";
+    if (own_latency > 0 && figures->latency_seconds > 0) {
+      rescale = own_latency / figures->latency_seconds;
+    }
+  } else if (figures != nullptr) {
+    out << "- Speed: " << format(figures->speedup, 3) << "x the baseline's (95% interval "
+        << format(figures->speedup_low, 3) << "–" << format(figures->speedup_high, 3) << "; "
+        << figures->origin << "); latency " << format(figures->latency_seconds * 1e3, 4) << " ms ("
+        << format(figures->latency_low * 1e3, 4) << "–" << format(figures->latency_high * 1e3, 4)
+        << " ms), derived from that speedup and the baseline's careful latency\n";
+    if (!figures->disagreeing.empty()) {
+      out << "- Other measurements of this kernel against the baseline disagree with that figure "
+             "beyond both intervals (the timing noise of a moment; judge by all of them):\n";
+      for (const roles::NamedSpeedup& other : figures->disagreeing) {
+        out << "  - " << other.name << ": " << format(other.speedup, 3) << "x (95% interval "
+            << format(other.speedup_low, 3) << "–" << format(other.speedup_high, 3) << ")\n";
+      }
+    }
+    if (own_latency > 0 && figures->latency_seconds > 0) {
+      rescale = own_latency / figures->latency_seconds;
+    }
+  } else if (verdict.timing) {
     const kernel::Timing& timing = *verdict.timing;
     out << "- Latency: " << format(timing.latency_seconds * 1e3, 4) << " ms (95% interval "
         << format(timing.latency_low * 1e3, 4) << "–" << format(timing.latency_high * 1e3, 4)
@@ -173,17 +243,28 @@ std::string profile_summary(const kernel::Verdict& verdict, const std::string& s
   }
   if (verdict.roofline) {
     const kernel::RooflineScore& score = *verdict.roofline;
-    out << "- " << format(score.percent_of_peak, 3) << "% of this machine's peak for the task ("
-        << score.bound << " bound); " << format(score.gflops, 4) << " GFLOP/s, "
-        << format(score.gbytes_per_second, 4) << " GB/s; of each ceiling: FMA "
-        << format(score.percent_fma, 3) << "%, vector " << format(score.percent_vector, 3)
-        << "%, memory " << format(score.percent_memory, 3) << "%\n";
+    double percent = figures != nullptr ? figures->percent_of_peak : score.percent_of_peak;
+    out << "- " << format(percent, 3) << "% of this machine's peak for the task";
+    if (figures != nullptr && !figures->baseline) {
+      out << " (95% interval " << format(figures->percent_low, 3) << "–"
+          << format(figures->percent_high, 3) << ")";
+    }
+    out << " (" << score.bound << " bound); " << format(score.gflops * rescale, 4) << " GFLOP/s, "
+        << format(score.gbytes_per_second * rescale, 4) << " GB/s; of each ceiling: FMA "
+        << format(score.percent_fma * rescale, 3) << "%, vector "
+        << format(score.percent_vector * rescale, 3) << "%, memory "
+        << format(score.percent_memory * rescale, 3) << "%\n";
+    out << "  (A ceiling's share is the task's counted work for it at this latency: only matrix "
+           "FLOPs, the multiply-adds of matrix products (the task's mm_flops), count against the "
+           "FMA ceiling; all other arithmetic (vec_flops: one per elementwise operation, an exp "
+           "counting as one), FMAs in elementwise code included, counts against the vector "
+           "ceiling; the bytes moved against memory.)\n";
   }
   const Json& loops =
       verdict.profile.contains("vectorization") ? verdict.profile["vectorization"] : Json();
   if (loops.is_array()) {
     int vectorized = 0;
-    std::vector<std::string> scalar;
+    std::vector<std::string> scalar, intrinsic;
     for (const Json& loop : loops) {
       if (loop.value("vectorized", false)) {
         ++vectorized;
@@ -191,10 +272,24 @@ std::string profile_summary(const kernel::Verdict& verdict, const std::string& s
       }
       int line = loop.value("line", 0);
       std::string text = source_line(source, line);
-      scalar.push_back("line " + std::to_string(line) + (text.empty() ? "" : " `" + text + "`") +
-                       ": " + loop.value("detail", std::string("not vectorized")));
+      std::string where = "line " + std::to_string(line) + (text.empty() ? "" : " `" + text + "`");
+      if (loop_uses_intrinsics(source, line)) {
+        intrinsic.push_back(where);
+        continue;
+      }
+      scalar.push_back(where + ": " + loop.value("detail", std::string("not vectorized")));
     }
-    out << "- Loops: " << vectorized << " vectorized, " << scalar.size() << " not vectorized";
+    out << "- Loops: " << vectorized << " vectorized by the compiler, ";
+    if (!intrinsic.empty()) {
+      out << intrinsic.size() << " hand-vectorized with intrinsics (";
+      for (size_t i = 0; i < intrinsic.size() && i < 6; ++i) {
+        out << (i == 0 ? "" : "; ") << intrinsic[i];
+      }
+      if (intrinsic.size() > 6) out << "; " << intrinsic.size() - 6 << " more";
+      out << "; the compiler's remark that it did not vectorize them concerns its own "
+             "auto-vectorization, not the code's width), ";
+    }
+    out << scalar.size() << " not vectorized";
     out << (scalar.empty() ? "\n" : ":\n");
     for (size_t i = 0; i < scalar.size() && i < 12; ++i) out << "  - " << scalar[i] << "\n";
     if (scalar.size() > 12) out << "  - (" << scalar.size() - 12 << " more)\n";
@@ -202,15 +297,25 @@ std::string profile_summary(const kernel::Verdict& verdict, const std::string& s
   const Json& mix =
       verdict.profile.contains("instruction_mix") ? verdict.profile["instruction_mix"] : Json();
   if (mix.is_object() && mix.contains("fp_scalar")) {
-    out << "- Floating-point instructions in the kernel's code: " << mix.value("fp_512", 0)
-        << " 512-bit, " << mix.value("fp_256", 0) << " 256-bit, " << mix.value("fp_128", 0)
-        << " 128-bit, " << mix.value("fp_scalar", 0) << " scalar (scalar share "
-        << format(100 * mix.value("share_scalar", 0.0), 3) << "%)\n";
+    out << "- Floating-point arithmetic instructions in the kernel's compiled code (static counts: "
+           "instructions present in the code, not how often they run): "
+        << mix.value("fp_512", 0) << " 512-bit, " << mix.value("fp_256", 0) << " 256-bit, "
+        << mix.value("fp_128", 0) << " 128-bit, " << mix.value("fp_scalar", 0)
+        << " scalar (scalar share " << format(100 * mix.value("share_scalar", 0.0), 3) << "%)\n";
   }
   if (!verdict.passed() && !verdict.message.empty()) out << "- " << verdict.message << "\n";
   std::string text = out.str();
   if (!text.empty() && text.back() == '\n') text.pop_back();
   return text;
+}
+
+std::string noise_note(double timing_target) {
+  if (timing_target <= 0) return {};
+  return fmt::format(
+      "At this run's timing budget a candidate's speedup is known to about ±{}% (its timing stops "
+      "once the 95% interval is that narrow, or when its budget is spent, and then the interval "
+      "shown is wider); differences smaller than the intervals are noise.",
+      format(timing_target * 100, 2));
 }
 
 Json kernel_variables(const roles::KernelView& kernel) {
@@ -219,25 +324,73 @@ Json kernel_variables(const roles::KernelView& kernel) {
               {"knobs", knobs},
               {"has_knobs", !knobs.empty()},
               {"has_verdict", kernel.verdict.has_value()},
-              {"has_profile", kernel.verdict.has_value()}};
+              {"has_profile", kernel.verdict.has_value()},
+              {"noise_note", noise_note(kernel.timing_target)}};
   Json tried = Json::array();
   for (const std::string& plan : kernel.tried_plans)
     tried.push_back({{"text", trim_middle(plan, 600)}});
   out["has_tried_plans"] = !tried.empty();
   out["tried_plans"] = std::move(tried);
+  Json proposed = Json::array();
+  for (const std::string& plan : kernel.plans_this_iteration) {
+    proposed.push_back({{"text", trim_middle(plan, 600)}});
+  }
+  out["has_plans_this_iteration"] = !proposed.empty();
+  out["plans_this_iteration"] = std::move(proposed);
+  Json timings = Json::array();
+  for (const roles::KnobTiming& timing : kernel.knob_timings) {
+    bool timed = timing.speedup > 0;
+    timings.push_back({{"setting", timing.setting},
+                       {"status", timing.status},
+                       {"timed", timed},
+                       {"current", timing.current},
+                       {"speedup", timed ? format(timing.speedup) : std::string()},
+                       {"speedup_low", timed ? format(timing.speedup_low) : std::string()},
+                       {"speedup_high", timed ? format(timing.speedup_high) : std::string()}});
+  }
+  mark_last(timings);
+  out["has_knob_timings"] = !timings.empty();
+  out["knob_timings"] = std::move(timings);
+  out["has_figures"] = kernel.figures.has_value();
+  if (kernel.figures) {
+    const roles::KernelFigures& figures = *kernel.figures;
+    Json disagreeing = Json::array();
+    for (const roles::NamedSpeedup& other : figures.disagreeing) {
+      disagreeing.push_back({{"name", other.name},
+                             {"speedup", format(other.speedup)},
+                             {"speedup_low", format(other.speedup_low)},
+                             {"speedup_high", format(other.speedup_high)}});
+    }
+    mark_last(disagreeing);
+    out["figures"] = {{"baseline", figures.baseline},
+                      {"speedup", format(figures.speedup)},
+                      {"speedup_low", format(figures.speedup_low)},
+                      {"speedup_high", format(figures.speedup_high)},
+                      {"latency_ms", format(figures.latency_seconds * 1e3, 4)},
+                      {"percent_of_peak", format(figures.percent_of_peak)},
+                      {"origin", figures.origin},
+                      {"has_disagreeing", !disagreeing.empty()},
+                      {"disagreeing", disagreeing}};
+  }
   if (!kernel.verdict) return out;
   const kernel::Verdict& verdict = *kernel.verdict;
+  const roles::KernelFigures* figures = kernel.figures ? &*kernel.figures : nullptr;
   out["status"] = std::string(kernel::status_name(verdict.status));
   out["passed"] = verdict.passed();
   out["message"] = verdict.message;
-  out["profile_summary"] = profile_summary(verdict, kernel.source);
-  if (verdict.timing) {
+  out["profile_summary"] = profile_summary(verdict, kernel.source, figures);
+  if (figures != nullptr) {
+    out["latency_ms"] = format(figures->latency_seconds * 1e3, 4);
+    out["speedup"] = format(figures->speedup);
+    out["anchor"] = "baseline";
+  } else if (verdict.timing) {
     out["latency_ms"] = format(verdict.timing->latency_seconds * 1e3, 4);
     out["speedup"] = format(verdict.timing->speedup);
     out["anchor"] = verdict.timing->anchor;
   }
   if (verdict.roofline) {
-    out["percent_of_peak"] = format(verdict.roofline->percent_of_peak);
+    out["percent_of_peak"] =
+        format(figures != nullptr ? figures->percent_of_peak : verdict.roofline->percent_of_peak);
     out["bound"] = verdict.roofline->bound;
   }
   return out;
@@ -247,6 +400,17 @@ Json memory_variables(const std::vector<roles::Insight>& insights) {
   Json entries = Json::array();
   Json positive = Json::array(), negative = Json::array();
   for (const roles::Insight& insight : insights) {
+    // Where it was learned: "task silu, workload default, run 3: #7 → #12 in iteration 1".
+    std::string origin;
+    if (!insight.task.empty()) {
+      origin = "task " + insight.task;
+      if (!insight.workload.empty()) origin += ", workload " + insight.workload;
+      if (insight.run > 0) origin += fmt::format(", run {}", insight.run);
+      if (insight.slow_candidate > 0 && insight.fast_candidate > 0) {
+        origin += fmt::format(": #{} → #{}", insight.slow_candidate, insight.fast_candidate);
+      }
+      if (insight.iteration > 0) origin += fmt::format(" in iteration {}", insight.iteration);
+    }
     Json entry = {{"title", insight.title},
                   {"description", insight.description},
                   {"before", insight.before_snippet},
@@ -254,7 +418,8 @@ Json memory_variables(const std::vector<roles::Insight>& insights) {
                   {"speedup", format(insight.speedup)},
                   {"speedup_low", format(insight.speedup_low)},
                   {"speedup_high", format(insight.speedup_high)},
-                  {"positive", insight.positive}};
+                  {"positive", insight.positive},
+                  {"origin", origin}};
     entries.push_back(entry);
     (insight.positive ? positive : negative).push_back(entry);
   }
@@ -268,6 +433,15 @@ Json memory_variables(const std::vector<roles::Insight>& insights) {
 }
 
 roles::KernelView without_measurements(roles::KernelView kernel) {
+  if (kernel.figures) {
+    roles::KernelFigures blank;
+    blank.baseline = kernel.figures->baseline;
+    blank.origin = kernel.figures->origin;
+    kernel.figures = blank;  // whether other measurements disagree is measured too
+  }
+  for (roles::KnobTiming& timing : kernel.knob_timings) {
+    timing.speedup = timing.speedup_low = timing.speedup_high = 0;
+  }
   if (!kernel.verdict) return kernel;
   kernel::Verdict& verdict = *kernel.verdict;
   if (verdict.timing) {
@@ -287,6 +461,8 @@ roles::KernelView without_measurements(roles::KernelView kernel) {
 std::vector<roles::Insight> without_measurements(std::vector<roles::Insight> insights) {
   for (roles::Insight& insight : insights) {
     insight.speedup = insight.speedup_low = insight.speedup_high = 0;
+    // Ids the store hands out in the order evaluations finish: not the same from run to run.
+    insight.run = insight.slow_candidate = insight.fast_candidate = 0;
   }
   return insights;
 }

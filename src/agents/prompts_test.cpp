@@ -181,6 +181,125 @@ TEST(Prompts, EveryRoleIsToldHowTheHarnessChecks) {
   }
 }
 
+roles::KernelFigures run_figures() {
+  roles::KernelFigures figures;
+  figures.speedup = 8.87, figures.speedup_low = 8.1, figures.speedup_high = 9.6;
+  figures.latency_seconds = 0.00312, figures.latency_low = 0.0029, figures.latency_high = 0.0034;
+  figures.percent_of_peak = 40, figures.percent_low = 37, figures.percent_high = 43;
+  figures.origin = "timed paired against the baseline in iteration 1";
+  return figures;
+}
+
+// The baseline is the baseline, 1x by definition, never "1.06x the speed of the baseline".
+TEST(Prompts, TheBaselineIsSaidToBeTheBaseline) {
+  kernel::Verdict verdict = measured_verdict();
+  verdict.timing->speedup = 1.06;
+  roles::KernelFigures figures = run_figures();
+  figures.baseline = true;
+  figures.speedup = figures.speedup_low = figures.speedup_high = 1;
+  figures.latency_seconds = 0.0042;
+  std::string summary = profile_summary(verdict, "", &figures);
+  EXPECT_NE(summary.find("This is the run's baseline: 1x by definition"), std::string::npos)
+      << summary;
+  EXPECT_EQ(summary.find("1.06"), std::string::npos) << summary;
+  EXPECT_EQ(summary.find("the speed of the baseline"), std::string::npos) << summary;
+}
+
+// One figure per kernel: the run's, with where it comes from; another measurement of the same
+// pair whose interval is disjoint from it is shown too, named.
+TEST(Prompts, DisagreeingMeasurementsOfTheSamePairAreBothShownNamed) {
+  roles::KernelFigures figures = run_figures();
+  figures.disagreeing = {{"memory re-timing, iteration 1", 5.66, 4.7, 6.54},
+                         {"final confirmation after iteration 3", 15.25, 13.38, 17.32}};
+  std::string summary = profile_summary(measured_verdict(), "", &figures);
+  EXPECT_NE(summary.find("8.87x the baseline's (95% interval 8.1–9.6; timed paired against the "
+                         "baseline in iteration 1)"),
+            std::string::npos)
+      << summary;
+  EXPECT_NE(summary.find("memory re-timing, iteration 1: 5.66x (95% interval 4.7–6.54)"),
+            std::string::npos)
+      << summary;
+  EXPECT_NE(summary.find("final confirmation after iteration 3: 15.2x"), std::string::npos)
+      << summary;
+  EXPECT_EQ(summary.find("1.25x"), std::string::npos) << summary;  // the verdict's own moment
+  EXPECT_NE(summary.find("only matrix FLOPs"), std::string::npos);
+}
+
+TEST(Prompts, HandVectorizedLoopsAreNotReportedAsNotVectorized) {
+  std::string source =
+      "#include <immintrin.h>\n"                                 // 1
+      "void f(const float* x, float* y, long n) {\n"             // 2
+      "  for (long i = 0; i < n; i += 16) {\n"                   // 3
+      "    _mm512_storeu_ps(y + i, _mm512_loadu_ps(x + i));\n"   // 4
+      "  }\n"                                                    // 5
+      "  for (long i = 0; i < n; ++i) y[i] = std::exp(x[i]);\n"  // 6
+      "}\n";
+  kernel::Verdict verdict = measured_verdict();
+  verdict.profile["vectorization"] = Json::array(
+      {{{"line", 3}, {"vectorized", false}, {"detail", "couldn't vectorize loop"}},
+       {{"line", 6}, {"vectorized", false}, {"detail", "not vectorized: call to exp"}}});
+  std::string summary = profile_summary(verdict, source);
+  EXPECT_NE(summary.find("1 hand-vectorized with intrinsics (line 3"), std::string::npos)
+      << summary;
+  EXPECT_NE(summary.find("1 not vectorized:\n  - line 6"), std::string::npos) << summary;
+  EXPECT_EQ(summary.find("line 3 `for (long i = 0; i < n; i += 16) {`: couldn't"),
+            std::string::npos);
+  EXPECT_NE(summary.find("static counts"), std::string::npos) << summary;
+}
+
+TEST(Prompts, AKernelWithTimedKnobSiblingsListsTheTimedValues) {
+  task::Task task = task::load_task(kSourceDir / "bench" / "cpu" / "silu");
+  roles::KernelView kernel{&task, "", read_file(task.baseline_path()), measured_verdict()};
+  kernel.knob_timings = {{"CHUNK = 1024", "PASSED", 1.25, 1.2, 1.3, true},
+                         {"CHUNK = 4096", "PASSED", 1.5, 1.4, 1.6, false},
+                         {"CHUNK = 16384", "WRONG_ANSWER", 0, 0, 0, false}};
+  kernel.timing_target = 0.02;
+  std::string user =
+      PromptLibrary({}, kBuiltin).render("planner.user", all_variables(task, kernel));
+  EXPECT_NE(user.find("- CHUNK = 1024: 1.25x (1.2–1.3) (this kernel)"), std::string::npos) << user;
+  EXPECT_NE(user.find("- CHUNK = 4096: 1.5x (1.4–1.6)\n"), std::string::npos) << user;
+  EXPECT_NE(user.find("- CHUNK = 16384: WRONG_ANSWER"), std::string::npos) << user;
+  EXPECT_NE(user.find("correct kernel for this task's shapes (the constants in the header)"),
+            std::string::npos);
+  EXPECT_NE(user.find("known to about ±2%"), std::string::npos) << user;
+  kernel.knob_timings.clear();
+  user = PromptLibrary({}, kBuiltin).render("planner.user", all_variables(task, kernel));
+  EXPECT_NE(user.find("No other values of its knobs have been evaluated"), std::string::npos);
+}
+
+// The replay key: every figure measured in the run is left out, so two runs whose measurements
+// differ render the same key variables.
+TEST(Prompts, WithoutMeasurementsBlanksEveryNewFigure) {
+  task::Task task = task::load_task(kSourceDir / "bench" / "cpu" / "silu");
+  roles::KernelView one{&task, "", read_file(task.baseline_path()), measured_verdict()};
+  one.figures = run_figures();
+  one.figures->disagreeing = {{"final confirmation", 15.25, 13.38, 17.32}};
+  one.knob_timings = {{"CHUNK = 1024", "PASSED", 1.25, 1.2, 1.3, true}};
+  one.timing_target = 0.02;
+  roles::KernelView two = one;
+  two.verdict->timing->speedup = 2;
+  two.figures->speedup = 7.5;
+  two.figures->latency_seconds = 0.004;
+  two.figures->percent_of_peak = 31;
+  two.figures->disagreeing.clear();
+  two.knob_timings[0].speedup = 1.1;
+  EXPECT_NE(kernel_variables(one), kernel_variables(two));
+  EXPECT_EQ(kernel_variables(without_measurements(one)),
+            kernel_variables(without_measurements(two)));
+  EXPECT_NE(kernel_variables(without_measurements(one)).dump().find("timed paired"),
+            std::string::npos);  // where a figure comes from stays
+  roles::Insight first{"Fuse", "One pass.", "", "", 1.4, 1.3, 1.5, true};
+  first.task = "silu", first.workload = "default", first.run = 3, first.iteration = 1;
+  first.slow_candidate = 7, first.fast_candidate = 12;
+  roles::Insight second = first;
+  second.run = 5, second.slow_candidate = 9, second.fast_candidate = 14, second.speedup = 1.6;
+  EXPECT_NE(memory_variables({first}), memory_variables({second}));
+  EXPECT_EQ(memory_variables(without_measurements(std::vector<roles::Insight>{first})),
+            memory_variables(without_measurements(std::vector<roles::Insight>{second})));
+  EXPECT_EQ(memory_variables({first})["entries"][0]["origin"],
+            "task silu, workload default, run 3: #7 → #12 in iteration 1");
+}
+
 TEST(Prompts, OptionsSwitchTheWording) {
   task::Task task = task::load_task(kSourceDir / "bench" / "cpu" / "silu");
   roles::KernelView kernel{&task, "small", read_file(task.baseline_path()), std::nullopt};

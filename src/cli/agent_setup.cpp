@@ -32,13 +32,15 @@ void check_mode(const std::string& mode) {
 }
 
 agents::LlmAgentOptions llm_agent_options(const std::string& mode, const std::string& prompts,
-                                          const platform::BuiltPlatform& platform) {
+                                          const platform::BuiltPlatform& platform,
+                                          const search::SearchConfig& search) {
   agents::LlmAgentOptions options;
   options.prompts_dir = prompts;
   // The agents are told the platform's machine, in its own prompt fragment (platform/registry.h).
   options.platform = platform.prompt_fragment;
-  options.machine = platform.description.prompt_variables;
+  options.machine = platform.description;
   options.structural_only = mode == "hybrid";
+  options.plans_in_one_call = search.plans_in_one_call;
   return options;
 }
 

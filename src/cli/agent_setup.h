@@ -8,6 +8,7 @@
 #include "agents/llm_agents.h"
 #include "llm/config.h"
 #include "platform/registry.h"
+#include "search/config.h"
 
 namespace accelopt::cli {
 
@@ -26,9 +27,10 @@ ConfigFile read_config(const std::string& path);
 // UserError unless `mode` is tuner, llm or hybrid.
 void check_mode(const std::string& mode);
 
-// The LLM agents' options for a run in `mode` (llm or hybrid) on `platform`, with the user's
-// prompt templates from `prompts` (empty: the built-in ones only).
+// The LLM agents' options for a run in `mode` (llm or hybrid) on `platform` with `search`'s
+// settings, and the user's prompt templates from `prompts` (empty: the built-in ones only).
 agents::LlmAgentOptions llm_agent_options(const std::string& mode, const std::string& prompts,
-                                          const platform::BuiltPlatform& platform);
+                                          const platform::BuiltPlatform& platform,
+                                          const search::SearchConfig& search);
 
 }  // namespace accelopt::cli

@@ -85,7 +85,7 @@ void check_models_configured(const std::string& mode, const ConfigFile& config) 
 
 // The LLM agents (llm, hybrid) record their model calls in `store` under `run_id`.
 std::unique_ptr<Agents> make_agents(const std::string& mode, const ConfigFile& config,
-                                    const std::string& prompts,
+                                    const search::SearchConfig& search, const std::string& prompts,
                                     const platform::BuiltPlatform& platform, store::Store& store,
                                     int64_t run_id) {
   check_mode(mode);
@@ -102,7 +102,7 @@ std::unique_ptr<Agents> make_agents(const std::string& mode, const ConfigFile& c
   model_options.run_id = std::to_string(run_id);
   agents->models = std::make_unique<llm::ModelSet>(config.llm, std::move(model_options));
   agents->llm =
-      agents::make_llm_agents(*agents->models, llm_agent_options(mode, prompts, platform));
+      agents::make_llm_agents(*agents->models, llm_agent_options(mode, prompts, platform, search));
   static_cast<roles::RoleAgents&>(agents->set) = agents->llm.roles();
   if (mode == "hybrid") {
     agents->set.refine_planner = &agents->tuner.planner;
@@ -290,7 +290,8 @@ int run_optimize(const OptimizeArguments& arguments) {
     int64_t run_id = search::create_run(std::move(settings), creating);
     std::unique_ptr<Agents> agents;
     try {
-      agents = make_agents(mode, file, arguments.prompts, bench->platform, *bench->store, run_id);
+      agents = make_agents(mode, file, config, arguments.prompts, bench->platform, *bench->store,
+                           run_id);
     } catch (const UserError& error) {
       bench->store->set_run_state(run_id, std::string("failed: ") + error.what());
       throw;
@@ -327,8 +328,8 @@ int run_resume(const ResumeArguments& arguments) {
   ConfigFile file = read_config(settings.config_file);
   std::string mode = settings.agents.empty() ? "tuner" : settings.agents;
   check_models_answer(mode, file);
-  auto agents =
-      make_agents(mode, file, settings.prompts, bench->platform, *bench->store, arguments.run_id);
+  auto agents = make_agents(mode, file, settings.search, settings.prompts, bench->platform,
+                            *bench->store, arguments.run_id);
   StopOnSignals signals;
   search::SearchContext context = make_context(task, *bench, *agents, signals);
   search::RunSummary summary =

@@ -105,7 +105,7 @@ int run_prompt(const PromptArguments& arguments) {
   if (!file.path.empty()) search::apply_config_text(config, file.text, file.path);
   roles::Plan plan = plan_of(arguments);
   platform::BuiltPlatform built = platform::make_platform(choice, {.progress = &std::cerr});
-  agents::LlmAgentOptions options = llm_agent_options(arguments.agents, arguments.prompts, built);
+  agents::LlmAgentOptions options = llm_agent_options(arguments.agents, arguments.prompts, built, config);
   platform::Platform* judge = arguments.evaluate ? &built.get() : nullptr;
   std::filesystem::path kernel =
       arguments.kernel.empty() ? task.baseline_path() : std::filesystem::path(arguments.kernel);

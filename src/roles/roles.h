@@ -30,6 +30,35 @@ inline constexpr std::string_view kSummarizer = "summarizer";
 inline constexpr std::array<std::string_view, 4> kRoleNames = {kPlanner, kExecutor, kFixer,
                                                                kSummarizer};
 
+// A speedup over the run's baseline measured apart from the search's own timing, named and dated:
+// "memory re-timing, iteration 1", "final confirmation".
+struct NamedSpeedup {
+  std::string name;
+  double speedup = 0, speedup_low = 0, speedup_high = 0;  // 95 % interval
+};
+
+// A kernel's one figure as the run states it (search/figures.h): its speedup over the run's
+// baseline, and the latency and % of peak derived from it and the baseline's careful latency.
+// `disagreeing` holds the other measurements of the same pair (this kernel against the baseline)
+// whose 95 % interval is disjoint from `speedup`'s: both are said, never one silently.
+struct KernelFigures {
+  bool baseline = false;  // the run's baseline: 1x by definition
+  double speedup = 0, speedup_low = 0, speedup_high = 0;
+  double latency_seconds = 0, latency_low = 0, latency_high = 0;
+  double percent_of_peak = 0, percent_low = 0, percent_high = 0;
+  std::string origin;  // where the figure comes from: "timed paired against the baseline in …"
+  std::vector<NamedSpeedup> disagreeing = {};
+};
+
+// A candidate of this run that shares a kernel's source apart from its knob values: which values
+// were timed (or failed) for the kernel's structure.
+struct KnobTiming {
+  std::string setting;                                    // "TILE_N = 128, UNROLL = 4"
+  std::string status;                                     // the verdict's status name
+  double speedup = 0, speedup_low = 0, speedup_high = 0;  // over the run's baseline; 0: not timed
+  bool current = false;                                   // the kernel shown
+};
+
 // A kernel with what is known of it: the planner's and the fixer's view.
 struct KernelView {
   const task::Task* task = nullptr;
@@ -43,6 +72,13 @@ struct KernelView {
   // The planner's view only: plan texts already tried on this kernel (it stayed in the beam), so a
   // planner proposes others instead of being asked the same question again.
   std::vector<std::string> tried_plans = {};
+  // The planner's view only: plans already proposed for this kernel in this iteration (earlier
+  // draws), so that the next draw proposes a different idea.
+  std::vector<std::string> plans_this_iteration = {};
+  std::optional<KernelFigures> figures = {};  // absent: not timed, or outside a run
+  std::vector<KnobTiming> knob_timings = {};  // empty: no knobs, or no sibling timed
+  // The run's target half-width of a candidate's 95 % interval (0.02: ±2 %); 0: not said.
+  double timing_target = 0;
 };
 
 // One memory entry as an agent sees it (the memory part keeps provenance beside it).
@@ -54,6 +90,10 @@ struct Insight {
   double speedup_low = 1, speedup_high = 1;
   bool positive = true;
   Json detail = Json::object();  // agent-specific, e.g. the tuner's knob statistics
+  // Where it was learned (empty or 0 where not known).
+  std::string task = "", workload = "";
+  int64_t run = 0, slow_candidate = 0, fast_candidate = 0;
+  int iteration = 0;
 };
 
 struct Plan {
@@ -70,11 +110,21 @@ struct Implementation {
   std::string author;
 };
 
+// Another kernel made for the same parent in the same iteration (or the rewrite itself), so that
+// a rewrite is judged against what its siblings reached.
+struct Sibling {
+  std::string plan;                                       // the plan's first line (its title)
+  std::string status;                                     // the verdict's status name
+  double speedup = 0, speedup_low = 0, speedup_high = 0;  // over the run's baseline; 0: not timed
+  bool rewrite = false;                                   // the pair's fast side
+};
+
 // A slow→fast (or fast→slow) pair measured by the harness, for the summarizer.
 struct RewritePair {
   KernelView slow, fast;
   Plan plan;
   double speedup = 1, speedup_low = 1, speedup_high = 1;  // fast over slow
+  std::vector<Sibling> siblings = {};  // the rewrite among them; empty: not known
 };
 
 // Why an agent could not do its job, apart from the kernel: the search reacts to these and to no

@@ -80,6 +80,9 @@ class Run {
   void restore(const SearchCheckpoint& checkpoint);
   // Re-times the final beam against the baseline (confirmation.h); false when interrupted first.
   bool confirm();
+  // Hands the book the measurements against the baseline that the confirmation and the memory's
+  // re-timings took (a resumed run's too), for the agents' figures.
+  void note_measurements();
   // The careful timing of a re-timing (memory, confirmation), cut to what is left of the wall-time
   // budget: once it is spent, the fewest pairs a candidate gets and no time beyond them.
   // `shortened` is set when it was cut.
@@ -277,6 +280,13 @@ std::vector<roles::Insight> Run::insights() {
   std::vector<roles::Insight> result;
   for (const auto& entry : entries) {
     roles::Insight insight = memory::insight_from_json(entry.insight);
+    insight.task = entry.task;
+    insight.run = entry.run_id;
+    insight.slow_candidate = entry.slow_candidate;
+    insight.fast_candidate = entry.fast_candidate;
+    insight.iteration = entry.iteration;
+    if (auto slow = context_.store->candidate(entry.slow_candidate))
+      insight.workload = slow->workload;
     insight.detail["task"] = entry.task;
     if (!insight.detail.contains("op_type")) insight.detail["op_type"] = entry.op_type;
     result.push_back(std::move(insight));
@@ -306,6 +316,7 @@ void Run::restore(const SearchCheckpoint& checkpoint) {
   baseline_ = Scored{checkpoint.baseline, verdict_of(checkpoint.baseline)};
   progress_.set_scale(RunScale(baseline_.verdict));
   confirmation_ = checkpoint.confirmation;
+  note_measurements();
   beam_.clear();
   for (int64_t id : checkpoint.beam) beam_.push_back(Scored{id, verdict_of(id)});
   clock_.add_earlier(checkpoint.wall_seconds);
@@ -390,7 +401,29 @@ bool Run::confirm() {
         checkpoint(iterations_done_, none);
       });
   if (done) progress_.emit(EventKind::kNote, iterations_done_, confirmation_->outcome());
+  note_measurements();
   return done;
+}
+
+void Run::note_measurements() {
+  if (confirmation_) {
+    std::string name =
+        confirmation_->iterations >= 0
+            ? fmt::format("final confirmation after iteration {}", confirmation_->iterations)
+            : std::string("final confirmation");
+    for (const Measurement& measured : confirmation_->measurements) {
+      if (measured.against != baseline_.candidate || !measured.passed()) continue;
+      book_.add_measurement(measured.candidate,
+                            {name, measured.speedup, measured.speedup_low, measured.speedup_high});
+    }
+  }
+  // The re-timings the memory kept (those it dropped were not stored).
+  for (const store::MemoryEntryRecord& entry : context_.store->memory_entries()) {
+    if (entry.run_id != run_id_ || entry.slow_candidate != baseline_.candidate) continue;
+    book_.add_measurement(entry.fast_candidate,
+                          {fmt::format("memory re-timing, iteration {}", entry.iteration),
+                           entry.speedup, entry.speedup_low, entry.speedup_high});
+  }
 }
 
 RunSummary Run::summary(const std::string& state) const {

@@ -29,6 +29,7 @@ Json SearchConfig::to_json() const {
             {"strategy", strategy_name(strategy)},
             {"beam_width", beam_width},
             {"plans", plans},
+            {"plans_in_one_call", plans_in_one_call},
             {"implementations", implementations},
             {"iterations", iterations},
             {"fix_rounds", fix_rounds},
@@ -55,6 +56,7 @@ SearchConfig SearchConfig::from_json(const Json& json) {
   config.strategy = parse_strategy(json.value("strategy", "beam"));
   config.beam_width = json.value("beam_width", config.beam_width);
   config.plans = json.value("plans", config.plans);
+  config.plans_in_one_call = json.value("plans_in_one_call", config.plans_in_one_call);
   config.implementations = json.value("implementations", config.implementations);
   config.iterations = json.value("iterations", config.iterations);
   config.fix_rounds = json.value("fix_rounds", config.fix_rounds);
@@ -149,6 +151,7 @@ const std::vector<std::string> kSearchKeys = {"preset",
                                               "strategy",
                                               "beam_width",
                                               "plans",
+                                              "plans_in_one_call",
                                               "implementations",
                                               "iterations",
                                               "fix_rounds",
@@ -162,6 +165,12 @@ const std::vector<std::string> kSearchKeys = {"preset",
                                               "timing_min_pairs"};
 const std::vector<std::string> kMemoryKeys = {
     "scope", "top_k", "exp_n", "retrieve_limit", "positive_threshold", "negative_threshold"};
+
+bool bool_value(const toml::node& node, const std::filesystem::path& path, const std::string& key) {
+  auto value = node.value<bool>();
+  if (!value) bad_key(path, key, "expected true or false");
+  return *value;
+}
 
 std::string string_value(const toml::node& node, const std::filesystem::path& path,
                          const std::string& key) {
@@ -197,6 +206,8 @@ void apply_config_text(SearchConfig& config, std::string_view toml_text,
         config.beam_width = int_value(node, path, full);
       else if (key == "plans")
         config.plans = int_value(node, path, full);
+      else if (key == "plans_in_one_call")
+        config.plans_in_one_call = bool_value(node, path, full);
       else if (key == "implementations")
         config.implementations = int_value(node, path, full);
       else if (key == "iterations")

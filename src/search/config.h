@@ -22,8 +22,11 @@ std::string_view strategy_name(Strategy strategy);  // "beam", "repeated-samplin
 struct SearchConfig {
   std::string preset = "quick";
   Strategy strategy = Strategy::kBeam;
-  int beam_width = 6;       // B
-  int plans = 12;           // N per beam kernel
+  int beam_width = 6;  // B
+  int plans = 12;      // N per beam kernel
+  // The LLM planner's N plans from one call asking for N distinct ones, instead of N draws, each
+  // shown the plans drawn before it.
+  bool plans_in_one_call = false;
   int implementations = 2;  // K per plan
   int iterations = 16;      // T
   int fix_rounds = 2;       // F

@@ -2,17 +2,83 @@
 
 #include <fmt/format.h>
 
+#include <sstream>
+
 #include "common/error.h"
 #include "common/hash.h"
+#include "kernel/knobs.h"
 #include "search/answers.h"
 #include "search/figures.h"
 #include "search/normalize.h"
 
 namespace accelopt::search {
 
+std::string knob_structure_hash(const std::string& source) {
+  std::vector<kernel::Knob> knobs = kernel::parse_knobs(source);
+  if (knobs.empty()) return {};
+  std::map<int, std::string> knob_at;  // line → name
+  for (const kernel::Knob& knob : knobs) knob_at[knob.line] = knob.name;
+  std::istringstream stream(source);
+  std::string line, structure;
+  for (int number = 1; std::getline(stream, line); ++number) {
+    auto knob = knob_at.find(number);
+    // Code, not a comment: normalizing drops comments, and the knob's name must count.
+    structure += knob == knob_at.end() ? line : "ACCELOPT_KNOB " + knob->second + ";";
+    structure += '\n';
+  }
+  return normalized_hash(structure);
+}
+
 void CandidateBook::add(const store::CandidateRecord& candidate) {
+  std::string structure = knob_structure_hash(candidate.source);  // outside the lock: it parses
   std::lock_guard lock(mutex_);
   candidates_[candidate.id] = candidate;
+  if (!structure.empty()) structures_[candidate.id] = std::move(structure);
+}
+
+void CandidateBook::set_verdict(int64_t id, const kernel::Verdict& verdict) {
+  std::lock_guard lock(mutex_);
+  verdicts_[id] = verdict;
+}
+
+void CandidateBook::add_measurement(int64_t id, roles::NamedSpeedup measured) {
+  std::lock_guard lock(mutex_);
+  std::vector<roles::NamedSpeedup>& list = measurements_[id];
+  for (const roles::NamedSpeedup& known : list) {
+    if (known.name == measured.name) return;  // a resumed run hands the same one again
+  }
+  list.push_back(std::move(measured));
+}
+
+std::optional<store::CandidateRecord> CandidateBook::record_of(int64_t id) const {
+  std::lock_guard lock(mutex_);
+  auto found = candidates_.find(id);
+  if (found == candidates_.end()) return std::nullopt;
+  return found->second;
+}
+
+std::optional<kernel::Verdict> CandidateBook::verdict_of(int64_t id) const {
+  std::lock_guard lock(mutex_);
+  auto found = verdicts_.find(id);
+  if (found == verdicts_.end()) return std::nullopt;
+  return found->second;
+}
+
+std::vector<roles::NamedSpeedup> CandidateBook::measurements_of(int64_t id) const {
+  std::lock_guard lock(mutex_);
+  auto found = measurements_.find(id);
+  return found == measurements_.end() ? std::vector<roles::NamedSpeedup>{} : found->second;
+}
+
+std::vector<int64_t> CandidateBook::knob_siblings(int64_t id) const {
+  std::lock_guard lock(mutex_);
+  std::vector<int64_t> siblings;
+  auto mine = structures_.find(id);
+  if (mine == structures_.end()) return siblings;
+  for (const auto& [other, structure] : structures_) {
+    if (structure == mine->second) siblings.push_back(other);
+  }
+  return siblings;
 }
 
 std::string CandidateBook::source_of(int64_t id) const {
@@ -61,6 +127,7 @@ void Evaluator::load_stored() {
     const store::CandidateRecord& candidate = by_id[trace.candidate_id];
     bool evaluated = !trace.reused_from && !candidate.normalized_hash.empty();
     if (evaluated) evaluated_by_hash_.emplace(candidate.normalized_hash, trace.candidate_id);
+    parts_.book->set_verdict(trace.candidate_id, trace.verdict);
     if (candidate.kind == store::CandidateKind::kBaseline) continue;
     if (evaluated) ++started_;
     parts_.progress->count(trace.verdict, evaluated);
@@ -205,6 +272,7 @@ std::optional<Attempt> Evaluator::evaluate(store::CandidateRecord record, int64_
   attempt.reused = reused_from.has_value();
   record.id = attempt.candidate;
   parts_.book->add(record);
+  parts_.book->set_verdict(record.id, verdict);
   if (mine) {
     {
       std::lock_guard lock(mutex_);

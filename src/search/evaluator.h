@@ -37,13 +37,22 @@ struct Attempt {
   bool reused = false;  // the verdict copies an earlier evaluation of the same source
 };
 
-// The run's candidates by id: what agents are shown of a kernel, what was tried on it.
-// (thread-safe)
+// The run's candidates by id: what agents are shown of a kernel, what was tried on it, and the
+// measurements of a kernel against the baseline taken apart from its own timing (the memory's
+// re-timings, the confirmation). (thread-safe)
 class CandidateBook {
  public:
   void add(const store::CandidateRecord& candidate);
+  void set_verdict(int64_t id, const kernel::Verdict& verdict);
+  void add_measurement(int64_t id, roles::NamedSpeedup measured);
   std::string source_of(int64_t id) const;  // empty for an unknown id
   std::optional<store::CandidateKind> kind_of(int64_t id) const;
+  std::optional<store::CandidateRecord> record_of(int64_t id) const;
+  std::optional<kernel::Verdict> verdict_of(int64_t id) const;
+  std::vector<roles::NamedSpeedup> measurements_of(int64_t id) const;
+  // The candidates whose source equals `id`'s apart from knob values (`id` included), by id;
+  // empty when its source declares no knobs.
+  std::vector<int64_t> knob_siblings(int64_t id) const;
   // The plan texts tried on `kernel` before `iteration` (repairs not counted).
   std::set<std::string> plans_tried_on(int64_t kernel, int iteration) const;
   std::vector<store::CandidateRecord> all() const;  // by id
@@ -51,7 +60,13 @@ class CandidateBook {
  private:
   mutable std::mutex mutex_;
   std::map<int64_t, store::CandidateRecord> candidates_;
+  std::map<int64_t, kernel::Verdict> verdicts_;
+  std::map<int64_t, std::vector<roles::NamedSpeedup>> measurements_;
+  std::map<int64_t, std::string> structures_;  // knob values left out, normalized; with knobs only
 };
+
+// The hash of `source` normalized with its knobs' values left out; empty when it has no knobs.
+std::string knob_structure_hash(const std::string& source);
 
 // The run's wall time: what earlier processes spent plus this one's.
 class RunClock {

@@ -1,5 +1,7 @@
 #include "search/figures.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "platform/roofline.h"
@@ -40,6 +42,41 @@ Figures RunScale::of(double speedup, double low, double high) const {
 Figures RunScale::of(const kernel::Verdict& verdict) const {
   if (!verdict.passed() || !verdict.timing) return {};
   return of(verdict.timing->speedup, verdict.timing->speedup_low, verdict.timing->speedup_high);
+}
+
+std::optional<roles::KernelFigures> kernel_figures(const RunScale& scale,
+                                                   const kernel::Verdict& verdict, bool baseline,
+                                                   int iteration,
+                                                   const std::vector<roles::NamedSpeedup>& others) {
+  if (!verdict.passed() || !verdict.timing) return std::nullopt;
+  Figures figures = baseline ? scale.baseline() : scale.of(verdict);
+  if (figures.speedup <= 0) return std::nullopt;
+  roles::KernelFigures result;
+  result.baseline = baseline;
+  result.speedup = figures.speedup;
+  result.speedup_low = figures.speedup_low;
+  result.speedup_high = figures.speedup_high;
+  result.latency_seconds = figures.latency_seconds;
+  result.latency_low = figures.latency_low;
+  result.latency_high = figures.latency_high;
+  result.percent_of_peak = figures.percent_of_peak;
+  result.percent_low = figures.percent_low;
+  result.percent_high = figures.percent_high;
+  if (baseline) {
+    result.origin =
+        "the run's baseline: 1x by definition; its latency timed carefully at the start";
+    return result;
+  }
+  result.origin = iteration > 0
+                      ? fmt::format("timed paired against the baseline in iteration {}", iteration)
+                      : "timed paired against the baseline at the start of the run";
+  for (const roles::NamedSpeedup& other : others) {
+    if (other.speedup <= 0) continue;
+    if (other.speedup_low > result.speedup_high || other.speedup_high < result.speedup_low) {
+      result.disagreeing.push_back(other);
+    }
+  }
+  return result;
 }
 
 platform::TimingOptions careful_timing(const platform::TimingOptions& candidate) {

@@ -5,8 +5,11 @@
 // tables show the derived figures.
 #pragma once
 
+#include <vector>
+
 #include "kernel/verdict.h"
 #include "platform/platform.h"
+#include "roles/roles.h"
 
 namespace accelopt::search {
 
@@ -37,6 +40,15 @@ class RunScale {
   double latency_ = 0;
   double percent_ = 0;
 };
+
+// A kernel's figures as the agents are told them: for the baseline 1x by definition; for another
+// kernel `verdict`'s paired timing against the baseline (taken in `iteration`), with those of
+// `others` (other measurements of the same pair) whose 95 % interval is disjoint from it. None for
+// a kernel that failed or was not timed.
+std::optional<roles::KernelFigures> kernel_figures(const RunScale& scale,
+                                                   const kernel::Verdict& verdict, bool baseline,
+                                                   int iteration,
+                                                   const std::vector<roles::NamedSpeedup>& others);
 
 // The timing for what outlives a moment (a run's baseline, the rewrites its memory keeps, its final
 // confirmation): half the candidates' target interval, three times their budget, twice their

@@ -6,13 +6,53 @@
 
 #include "search/candidate_key.h"
 #include "search/normalize.h"
+#include "search/proposer.h"
 
 namespace accelopt::search {
+
+namespace {
+
+std::string first_line(const std::string& text) {
+  size_t start = text.find_first_not_of(" \t\n");
+  if (start == std::string::npos) return {};
+  std::string line = text.substr(start, text.find('\n', start) - start);
+  while (!line.empty() && (line.front() == '#' || line.front() == ' ')) line.erase(0, 1);
+  return line.size() > 120 ? line.substr(0, 117) + "..." : line;
+}
+
+// What the other kernels made for `parent` in this iteration reached, the rewrite `fast` among
+// them, in the order they were made.
+std::vector<roles::Sibling> siblings_of(const std::vector<Attempt>& attempts, int64_t parent,
+                                        int64_t fast, const RunScale& scale) {
+  std::vector<roles::Sibling> siblings;
+  for (const Attempt& attempt : attempts) {
+    if (attempt.beam_parent != parent) continue;
+    roles::Sibling sibling;
+    sibling.plan = first_line(attempt.plan.text);
+    sibling.status = kernel::status_name(attempt.verdict.status);
+    Figures figures = scale.of(attempt.verdict);
+    sibling.speedup = figures.speedup;
+    sibling.speedup_low = figures.speedup_low;
+    sibling.speedup_high = figures.speedup_high;
+    sibling.rewrite = attempt.candidate == fast;
+    siblings.push_back(std::move(sibling));
+  }
+  return siblings;
+}
+
+}  // namespace
 
 std::optional<memory::Rewrite> MemoryWriter::retimed(int iteration, const memory::Rewrite& rewrite,
                                                      const Measure& retime) {
   std::optional<Measurement> measured = retime(rewrite.fast_candidate, rewrite.slow_candidate);
   if (!measured) return std::nullopt;
+  if (measured->passed() &&
+      parts_.book->kind_of(rewrite.slow_candidate) == store::CandidateKind::kBaseline) {
+    // The same pair the search timed: the agents are told both where they disagree.
+    parts_.book->add_measurement(
+        rewrite.fast_candidate, {fmt::format("memory re-timing, iteration {}", iteration),
+                                 measured->speedup, measured->speedup_low, measured->speedup_high});
+  }
   memory::Rewrite again = rewrite;
   again.speedup = measured->speedup;
   again.speedup_low = measured->speedup_low;
@@ -83,8 +123,13 @@ std::vector<store::MemoryEntryRecord> MemoryWriter::entries(int iteration,
     pair.slow.verdict = parts_.store->trace(rewrite.slow_candidate)->verdict;
     pair.fast.source = parts_.book->source_of(rewrite.fast_candidate);
     pair.fast.verdict = attempt.verdict;
+    pair.slow.timing_target = pair.fast.timing_target = config_.timing.target_half_width;
     pair.slow.place = pair.fast.place =
         summary_answer_key(iteration, rewrite.slow_candidate, rewrite.fast_candidate);
+    RunScale scale = parts_.progress->scale();
+    add_kernel_figures(pair.slow, rewrite.slow_candidate, *parts_.book, scale);
+    add_kernel_figures(pair.fast, rewrite.fast_candidate, *parts_.book, scale);
+    pair.siblings = siblings_of(attempts, attempt.beam_parent, attempt.candidate, scale);
     pair.plan = attempt.plan;
     pair.speedup = rewrite.speedup;
     pair.speedup_low = rewrite.speedup_low;

@@ -39,6 +39,11 @@ class Progress {
     scale_ = scale;
   }
 
+  RunScale scale() const {
+    std::lock_guard lock(mutex_);
+    return scale_;
+  }
+
   void set_iterations(int iterations) {
     std::lock_guard lock(mutex_);
     iterations_ = iterations;
@@ -69,7 +74,7 @@ class Progress {
   EventSink* sink_;
   std::function<double()> spend_usd_;
   int64_t run_id_;
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   int iterations_;
   int done_ = 0, failed_ = 0;
   int64_t evaluations_ = 0;

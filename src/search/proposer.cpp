@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "kernel/knobs.h"
 #include "search/normalize.h"
 
 namespace accelopt::search {
@@ -82,7 +83,55 @@ roles::KernelView Proposer::view_of(int64_t candidate, uint64_t seed) const {
   view.workload = workload_;
   view.seed = seed;
   view.source = book_.source_of(candidate);
+  view.timing_target = config_.timing.target_half_width;
   return view;
+}
+
+void Proposer::add_figures(roles::KernelView& view, int64_t candidate) const {
+  add_kernel_figures(view, candidate, book_, progress_.scale());
+}
+
+void add_kernel_figures(roles::KernelView& view, int64_t candidate, const CandidateBook& book,
+                        const RunScale& scale) {
+  auto kernel_verdict = book.verdict_of(candidate);
+  auto record = book.record_of(candidate);
+  if (kernel_verdict && record) {
+    view.figures =
+        kernel_figures(scale, *kernel_verdict, record->kind == store::CandidateKind::kBaseline,
+                       record->iteration, book.measurements_of(candidate));
+  }
+  std::vector<int64_t> siblings = book.knob_siblings(candidate);
+  if (siblings.size() < 2) return;  // only the kernel itself: no other value was timed
+  for (int64_t sibling : siblings) {
+    auto verdict = book.verdict_of(sibling);
+    if (!verdict) continue;  // being evaluated
+    roles::KnobTiming timing;
+    for (const kernel::Knob& knob : kernel::parse_knobs(book.source_of(sibling))) {
+      timing.setting +=
+          fmt::format("{}{} = {}", timing.setting.empty() ? "" : ", ", knob.name, knob.value);
+    }
+    timing.status = kernel::status_name(verdict->status);
+    timing.current = sibling == candidate;
+    auto record_of_sibling = book.record_of(sibling);
+    bool baseline = record_of_sibling && record_of_sibling->kind == store::CandidateKind::kBaseline;
+    if (auto figures = kernel_figures(scale, *verdict, baseline, 0, {})) {
+      timing.speedup = figures->speedup;
+      timing.speedup_low = figures->speedup_low;
+      timing.speedup_high = figures->speedup_high;
+    }
+    // The same setting evaluated again (a repeat source) is listed once.
+    bool repeat = std::any_of(
+        view.knob_timings.begin(), view.knob_timings.end(),
+        [&](const roles::KnobTiming& known) { return known.setting == timing.setting; });
+    if (repeat) {
+      if (timing.current) {
+        for (auto& known : view.knob_timings) known.current |= known.setting == timing.setting;
+      }
+      continue;
+    }
+    view.knob_timings.push_back(std::move(timing));
+  }
+  if (view.knob_timings.size() < 2) view.knob_timings.clear();
 }
 
 std::vector<roles::Plan> Proposer::plans(const CandidateKey& slot, const Scored& parent,
@@ -94,6 +143,7 @@ std::vector<roles::Plan> Proposer::plans(const CandidateKey& slot, const Scored&
       count + static_cast<int>(std::min<size_t>(tried.size(), static_cast<size_t>(2 * count)));
   roles::KernelView view = view_of(parent.candidate, slot.plans_seed(config_.seed));
   view.verdict = parent.verdict;
+  add_figures(view, parent.candidate);
   view.tried_plans.assign(tried.begin(), tried.end());
   view.place = slot.str();
   Json answer = call(slot.plans_answer(), [&] {
@@ -123,6 +173,7 @@ std::vector<Attempt> Proposer::attempts(const CandidateKey& place, const Scored&
   if (stop_.stopped()) return finals;
   roles::KernelView view = view_of(parent.candidate, place.implementations_seed(config_.seed));
   view.verdict = parent.verdict;
+  add_figures(view, parent.candidate);
   view.place = place.str();
   Json answer = call(place.implementations_answer(), [&] {
     Json list = Json::array();

@@ -18,9 +18,15 @@
 #include "search/answers.h"
 #include "search/candidate_key.h"
 #include "search/evaluator.h"
+#include "search/figures.h"
 #include "search/selection.h"
 
 namespace accelopt::search {
+
+// Fills `view`'s figures (figures.h) and the timed knob values of its structure from what `book`
+// holds of `candidate`.
+void add_kernel_figures(roles::KernelView& view, int64_t candidate, const CandidateBook& book,
+                        const RunScale& scale);
 
 // The agent calls of an iteration, for deciding whether the agents could be reached at all.
 struct AgentTally {
@@ -64,6 +70,7 @@ class Proposer {
   Attempt repaired(const CandidateKey& key, Attempt attempt, const Scored& parent,
                    const roles::Plan& plan, roles::Fixer& fixer);
   roles::KernelView view_of(int64_t candidate, uint64_t seed) const;
+  void add_figures(roles::KernelView& view, int64_t candidate) const;
 
   const SearchConfig& config_;
   const task::Task& task_;

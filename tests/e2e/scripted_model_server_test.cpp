@@ -28,7 +28,7 @@ class ScriptedServer : public ::testing::Test {
         llm::parse_llm_config(server_.config_toml(), "scripted.toml", roles::kRoleNames),
         std::move(options));
     options_.builtin_prompts_dir = kSourceDir / "prompts";
-    options_.machine = {{"isa", "AVX2"}};
+    options_.machine.prompt_variables = {{"isa", "AVX2"}};
   }
 
   ScriptedModelServer server_;

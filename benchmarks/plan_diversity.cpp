@@ -1,0 +1,166 @@
+// Plan diversity: the LLM planner's ways of drawing N plans for one kernel, against the scripted
+// model server (tests/e2e), which stands in for a model that favours the obvious idea.
+//
+//   independent  the old way: N draws at once, none seeing another (N calls of one plan each)
+//   sequential   the default: N draws one after another, each shown the plans drawn before it
+//   one call     plans_in_one_call: one call asking for N distinct plans
+//
+// The simulated model knows eight ideas with falling odds (Zipf, s = 1.2) and never proposes one
+// that its prompt already lists; asked for N plans in one call it writes the N likeliest. Each
+// answer takes `--latency-ms` (default 40). Printed per mode over `--kernels` kernels (default 40)
+// with `--plans` N (default 4): calls, prompt and completion tokens (characters / 4, as the server
+// counts), distinct plans kept after the planner's near-duplicate filter, and wall time.
+//
+//   build/benchmarks/plan_diversity [--plans 4] [--kernels 40] [--latency-ms 40]
+#include <fmt/format.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <future>
+#include <iostream>
+#include <random>
+#include <regex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "agents/llm_agents.h"
+#include "common/files.h"
+#include "llm/config.h"
+#include "llm/models.h"
+#include "roles/roles.h"
+#include "scripted_model_server.h"
+#include "task/task.h"
+
+namespace {
+
+using namespace accelopt;
+
+const std::filesystem::path kSourceDir = ACCELOPT_SOURCE_DIR;
+
+const std::vector<std::string> kIdeas = {
+    "Polynomial exp", "Wider vectors",      "Unroll the loop", "Fuse the passes",
+    "Prefetch ahead", "Tile for the cache", "Aligned stores",  "Split the reduction"};
+
+std::string idea_answer(size_t idea) {
+  return fmt::format("## Plan: {}\nApply {} where the kernel spends its time (idea {}).",
+                     kIdeas[idea], kIdeas[idea], idea);
+}
+
+// The simulated model's answer for one planner prompt; `draw` seeds its choice.
+std::string answer(const std::string& user, uint64_t draw) {
+  size_t asked = 0;
+  static const std::regex one_call(R"(Propose (\d+) distinct plans)");
+  if (std::smatch match; std::regex_search(user, match, one_call)) {
+    asked = std::stoul(match[1].str());
+  }
+  std::vector<size_t> open;
+  for (size_t idea = 0; idea < kIdeas.size(); ++idea) {
+    if (user.find("- ## Plan: " + kIdeas[idea]) == std::string::npos) open.push_back(idea);
+  }
+  if (asked > 0) {
+    std::string text;
+    for (size_t i = 0; i < asked && i < open.size(); ++i) {
+      text += fmt::format("## Plan {}: {}\nApply {} where the kernel spends its time.\n", i + 1,
+                          kIdeas[open[i]], kIdeas[open[i]]);
+    }
+    return text;
+  }
+  std::vector<double> weights;
+  for (size_t idea : open) weights.push_back(1 / std::pow(static_cast<double>(idea + 1), 1.2));
+  std::mt19937_64 random(draw);
+  std::discrete_distribution<size_t> pick(weights.begin(), weights.end());
+  return idea_answer(open[pick(random)]);
+}
+
+struct Figures {
+  int calls = 0;
+  int64_t prompt_tokens = 0, completion_tokens = 0;
+  int kept = 0;
+  double seconds = 0;
+};
+
+enum class Mode { kIndependent, kSequential, kOneCall };
+
+Figures measure(Mode mode, int plans, int kernels, int latency_ms) {
+  testing::ScriptedModelServer server;
+  std::atomic<uint64_t> draws{0};
+  server.set_responder([&](const testing::ScriptedRequest& request) -> std::optional<std::string> {
+    std::this_thread::sleep_for(std::chrono::milliseconds(latency_ms));
+    return answer(request.user, 1000003 * ++draws);
+  });
+  llm::ModelSetOptions model_options;
+  std::string toml = server.config_toml() + "\n";
+  auto models = std::make_unique<llm::ModelSet>(
+      llm::parse_llm_config(toml, "bench.toml", roles::kRoleNames), std::move(model_options));
+  agents::LlmAgentOptions options;
+  options.builtin_prompts_dir = kSourceDir / "prompts";
+  options.plans_in_one_call = mode == Mode::kOneCall;
+  auto planner = agents::make_llm_planner(*models, options);
+  task::Task task = task::load_task(kSourceDir / "bench" / "cpu" / "silu");
+  roles::KernelView kernel{&task, "", read_file(task.baseline_path()), std::nullopt};
+
+  Figures figures;
+  auto start = std::chrono::steady_clock::now();
+  for (int k = 0; k < kernels; ++k) {
+    kernel.seed = static_cast<uint64_t>(k);
+    std::vector<roles::Plan> got;
+    if (mode == Mode::kIndependent) {
+      std::vector<std::future<std::vector<roles::Plan>>> draws_of;
+      for (int i = 0; i < plans; ++i) {
+        draws_of.push_back(std::async(std::launch::async, [&, i] {
+          roles::KernelView mine = kernel;
+          mine.place = fmt::format("k{}/p{}", k, i);
+          return planner->propose(mine, {}, 1);
+        }));
+      }
+      for (auto& draw : draws_of) {
+        for (auto& plan : draw.get()) got.push_back(std::move(plan));
+      }
+    } else {
+      got = planner->propose(kernel, {}, plans);
+    }
+    std::set<std::string> distinct;  // what the search keeps: exact duplicates dropped too
+    for (const roles::Plan& plan : got) distinct.insert(plan.text.substr(0, plan.text.find('\n')));
+    figures.kept += static_cast<int>(distinct.size());
+  }
+  figures.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  for (const testing::ScriptedRequest& request : server.requests("planner")) {
+    ++figures.calls;
+    figures.prompt_tokens +=
+        static_cast<int64_t>((request.system.size() + request.user.size()) / 4);
+    figures.completion_tokens += static_cast<int64_t>(request.answer.size() / 4);
+  }
+  return figures;
+}
+
+int flag(int argc, char** argv, const char* name, int fallback) {
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (std::strcmp(argv[i], name) == 0) return std::stoi(argv[i + 1]);
+  }
+  return fallback;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int plans = flag(argc, argv, "--plans", 4);
+  int kernels = flag(argc, argv, "--kernels", 40);
+  int latency_ms = flag(argc, argv, "--latency-ms", 40);
+  std::cout << fmt::format("{} kernels, N = {} plans each, {} ms per answer\n", kernels, plans,
+                           latency_ms);
+  std::cout << fmt::format("{:<12} {:>6} {:>14} {:>18} {:>22} {:>10}\n", "mode", "calls",
+                           "prompt tokens", "completion tokens", "distinct plans kept", "wall s");
+  for (auto [mode, name] :
+       {std::pair{Mode::kIndependent, "independent"}, std::pair{Mode::kSequential, "sequential"},
+        std::pair{Mode::kOneCall, "one call"}}) {
+    Figures f = measure(mode, plans, kernels, latency_ms);
+    std::cout << fmt::format("{:<12} {:>6} {:>14} {:>18} {:>10} ({:.2f} a kernel) {:>8.2f}\n", name,
+                             f.calls, f.prompt_tokens, f.completion_tokens, f.kept,
+                             static_cast<double>(f.kept) / kernels, f.seconds);
+  }
+  return 0;
+}
