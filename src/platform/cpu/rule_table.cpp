@@ -133,7 +133,7 @@ std::vector<SourceRule> make_rules() {
   // Words that have no business in a kernel: they load files at compile time, run code at load
   // time, or call the kernel of the operating system directly. Looked for in string literals too,
   // where inline assembly hides.
-  const std::string load_time = "runs code when the library loads";
+  const std::string load_time = "runs code when the library loads or unloads, outside any timed call";
   for (auto [word, reason] : std::initializer_list<std::pair<const char*, std::string>>{
            {"incbin", "reads a file into the object at compile time"},
            {"constructor", load_time},
