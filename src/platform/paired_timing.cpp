@@ -22,6 +22,12 @@ struct PerCall {
   std::optional<double> cpu;
 };
 
+// A side's calls per turn, and the fewest wall seconds per call its calibration turns took.
+struct Calibration {
+  int calls = 1;
+  double seconds_per_call = 0;
+};
+
 // Runs turns and keeps the account: seconds spent inside turns, and the first candidate failure.
 class TurnTaker {
  public:
@@ -53,21 +59,23 @@ class TurnTaker {
   // the platform's work around a turn (writing inputs, checking outputs: on large workloads it can
   // take several times a short turn). Turns that short would spend most of the budget outside the
   // timed turns and leave each pair's two turns far apart in the machine's moods; up to
-  // `longest_turn_seconds`.
-  std::optional<int> calibrate(Side side, double min_turn_seconds, double longest_turn_seconds) {
+  // `longest_turn_seconds`. Also the fewest wall seconds per call seen, the first call left out.
+  std::optional<Calibration> calibrate(Side side, double min_turn_seconds,
+                                       double longest_turn_seconds) {
     // The first call pays for page faults and cold caches; it must not set the pace.
     if (!per_call(side, 1)) return std::nullopt;
-    int calls = 1;
+    Calibration result{1, 1e30};
     for (int attempt = 0; attempt < 12; ++attempt) {
-      std::optional<double> seconds = per_call(side, calls);
+      std::optional<double> seconds = per_call(side, result.calls);
       if (!seconds) return std::nullopt;
+      result.seconds_per_call = std::min(result.seconds_per_call, *seconds);
       double wanted =
           std::max(min_turn_seconds, std::min(last_untimed_seconds_, longest_turn_seconds));
-      if (*seconds * calls >= wanted) return calls;
+      if (*seconds * result.calls >= wanted) return result;
       int needed = static_cast<int>(std::ceil(wanted * 1.2 / std::max(*seconds, 1e-9)));
-      calls = std::clamp(needed, calls + 1, calls * 64);
+      result.calls = std::clamp(needed, result.calls + 1, result.calls * 64);
     }
-    return calls;
+    return result;
   }
 
   double timed_seconds() const { return timed_seconds_; }
@@ -79,6 +87,23 @@ class TurnTaker {
   double last_untimed_seconds_ = 0;  // the last turn's wall time outside the timed calls
   std::optional<TurnFailure> failure_;
 };
+
+// One count for both sides, chosen from both calibrations. A turn's first call is cold (the other
+// side and the harness's writes went through the caches since), and each side's share of such
+// calls must be the same: an adamw A/A evaluation whose anchor calibrated at a slow moment ran 13
+// calls a turn against 1 and came out 1.54x [1.39, 1.85]. The larger count, unless the slower
+// side's turn would then last over 4 longest turns (as it could before, when counts within 4x of
+// each other were made equal; a slow moment during calibration must not cut the count); never below
+// what the slower side needs.
+int common_calls_per_turn(const Calibration& candidate, const Calibration& anchor,
+                          double longest_turn_seconds) {
+  int most = std::max(candidate.calls, anchor.calls);
+  int least = std::min(candidate.calls, anchor.calls);
+  double slower = std::max(candidate.seconds_per_call, anchor.seconds_per_call);
+  double fits = std::floor(4 * longest_turn_seconds / std::max(slower, 1e-12));
+  int cap = static_cast<int>(std::min<double>(fits, most));
+  return std::max({std::min(most, cap), least, 1});
+}
 
 double relative_half_width(const MedianInterval& ratio) {
   return std::max(ratio.median - ratio.low, ratio.high - ratio.median) / ratio.median;
@@ -110,27 +135,20 @@ PairedTiming time_paired(PairedTurns& turns, const TimingOptions& options,
   // them) still fit in the budget.
   double longest_turn =
       std::max(options.min_turn_seconds, options.budget_seconds / (4.0 * options.min_pairs));
-  std::optional<int> candidate_calls =
+  std::optional<Calibration> candidate_calibration =
       taker.calibrate(Side::kCandidate, options.min_turn_seconds, longest_turn);
-  if (!candidate_calls) return failed();
-  std::optional<int> anchor_calls =
+  if (!candidate_calibration) return failed();
+  std::optional<Calibration> anchor_calibration =
       taker.calibrate(Side::kAnchor, options.min_turn_seconds, longest_turn);
-  if (!anchor_calls) return failed();
-  // Alike sides get alike turns: a turn's fixed costs (waking the side, the first call's cold
-  // caches) then weigh the same on both. Far apart, the faster side keeps its own count so the
-  // slower side's turns do not grow without need.
-  int most = std::max(*candidate_calls, *anchor_calls);
-  if (most <= 4 * std::min(*candidate_calls, *anchor_calls)) {
-    candidate_calls = anchor_calls = most;
-  }
+  if (!anchor_calibration) return failed();
+  int calls = common_calls_per_turn(*candidate_calibration, *anchor_calibration, longest_turn);
 
   Timing timing;
   timing.anchor = anchor_name;
-  timing.candidate_calls_per_turn = *candidate_calls;
-  timing.anchor_calls_per_turn = *anchor_calls;
+  timing.candidate_calls_per_turn = timing.anchor_calls_per_turn = calls;
   for (int warmup = 0; warmup < options.warmup_turns; ++warmup) {
-    if (!taker.per_call(Side::kCandidate, *candidate_calls)) return failed();
-    if (!taker.per_call(Side::kAnchor, *anchor_calls)) return failed();
+    if (!taker.per_call(Side::kCandidate, calls)) return failed();
+    if (!taker.per_call(Side::kAnchor, calls)) return failed();
   }
 
   std::vector<double> candidate_seconds, anchor_seconds;
@@ -138,11 +156,11 @@ PairedTiming time_paired(PairedTurns& turns, const TimingOptions& options,
   for (int pair = 0; pair < options.max_pairs; ++pair) {
     std::optional<PerCall> candidate, anchor;
     if (pair % 2 == 0) {
-      if (!(candidate = taker.turn(Side::kCandidate, *candidate_calls))) return failed();
-      if (!(anchor = taker.turn(Side::kAnchor, *anchor_calls))) return failed();
+      if (!(candidate = taker.turn(Side::kCandidate, calls))) return failed();
+      if (!(anchor = taker.turn(Side::kAnchor, calls))) return failed();
     } else {
-      if (!(anchor = taker.turn(Side::kAnchor, *anchor_calls))) return failed();
-      if (!(candidate = taker.turn(Side::kCandidate, *candidate_calls))) return failed();
+      if (!(anchor = taker.turn(Side::kAnchor, calls))) return failed();
+      if (!(candidate = taker.turn(Side::kCandidate, calls))) return failed();
     }
     // Both sides on the same clock: CPU time when both turns have it.
     bool cpu = candidate->cpu && anchor->cpu;

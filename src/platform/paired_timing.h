@@ -4,10 +4,11 @@
 // supplies the rest:
 //
 //   calibrate k per side (a turn lasts ≥ min_turn_seconds, and as long as the platform's work
-//   around a turn within the budget's means; both sides get the same k when their counts are
-//   within 4× of each other) → warm-up turns → pairs, candidate first in even pairs and
-//   second in odd ones (ABBA: a linear drift of the machine cancels) → after min_pairs, stop when
-//   the 95 % interval of the median ratio is within ±target, or when the budget is spent.
+//   around a turn within the budget's means), then one k for both sides, the larger within the
+//   budget (a turn's cold first call weighs the same on both) → warm-up turns → pairs, candidate
+//   first in even pairs and second in odd ones (ABBA: a linear drift of the machine cancels) →
+//   after min_pairs, stop when the 95 % interval of the median ratio is within ±target, or when the
+//   budget is spent.
 //
 // Ratios use the sides' CPU time where the platform gives it for both (TurnResult::cpu_seconds),
 // else wall time. The interval is median_interval_series (statistics.h): ratios of neighbouring

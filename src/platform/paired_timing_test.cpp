@@ -24,6 +24,7 @@ class FakeTurns : public PairedTurns {
     if (untimed_seconds > 0)
       std::this_thread::sleep_for(std::chrono::duration<double>(untimed_seconds));
     double per_call = side == Side::kCandidate ? candidate_seconds_ : anchor_seconds_;
+    if (side == Side::kAnchor && anchor_turns_++ < anchor_slow_turns) per_call *= slow_factor;
     TurnResult result;
     result.seconds = per_call * calls;
     const std::optional<double>& cpu = side == Side::kCandidate ? candidate_cpu : anchor_cpu;
@@ -38,12 +39,15 @@ class FakeTurns : public PairedTurns {
   std::vector<int> calls_made;
   int fail_at_candidate_turn = -1;
   double untimed_seconds = 0;
+  // The anchor's first `anchor_slow_turns` turns take `slow_factor` times as long (a busy moment).
+  int anchor_slow_turns = 0;
+  double slow_factor = 1;
   // CPU seconds per call each side reports; unset: none.
   std::optional<double> candidate_cpu, anchor_cpu;
 
  private:
   double candidate_seconds_, anchor_seconds_;
-  int candidate_turns_ = 0;
+  int candidate_turns_ = 0, anchor_turns_ = 0;
 };
 
 TimingOptions quick_options() {
@@ -100,12 +104,35 @@ TEST(PairedTiming, PairsAlternateWhichSideGoesFirst) {
   EXPECT_NE(turns.sides[n - 4], turns.sides[n - 3]);
 }
 
-TEST(PairedTiming, FarApartSidesKeepTheirOwnCalls) {
+// 100x apart, both sides still run the same calls per turn, as many as the slower side's turn
+// allows within 4 longest turns (4 x 5 s / (4 x 10 pairs) = 500 ms: 50 calls of 10 ms).
+TEST(PairedTiming, FarApartSidesShareOneCountWithinTheBudget) {
   FakeTurns turns(0.0001, 0.01);
   PairedTiming paired = time_paired(turns, quick_options(), "baseline");
   ASSERT_TRUE(paired.timing);
-  EXPECT_GT(paired.timing->candidate_calls_per_turn, 4 * paired.timing->anchor_calls_per_turn);
+  EXPECT_EQ(paired.timing->candidate_calls_per_turn, paired.timing->anchor_calls_per_turn);
+  EXPECT_EQ(paired.timing->anchor_calls_per_turn, 50);
   EXPECT_NEAR(paired.timing->speedup, 100, 1e-6);
+}
+
+// The anchor's calibration turns come at a slow moment (every call 30x slower than it is), as one
+// adamw A/A evaluation's did: it calibrated to 1 call per turn against the candidate's 13, so all
+// its timed calls were a turn's cold first call. Both sides must still get the same count, the
+// one the steady side needs.
+TEST(PairedTiming, ASideSlowAtCalibrationStillGetsTheSameCallsPerTurn) {
+  FakeTurns turns(0.001, 0.001);
+  turns.anchor_slow_turns = 12;  // all its calibration turns, whatever their number
+  turns.slow_factor = 30;
+  PairedTiming paired = time_paired(turns, quick_options(), "baseline");
+  ASSERT_TRUE(paired.timing);
+  EXPECT_EQ(paired.timing->candidate_calls_per_turn, paired.timing->anchor_calls_per_turn);
+  EXPECT_GE(paired.timing->anchor_calls_per_turn * 0.001, 0.01);
+  // Every turn after calibration, warm-up included, ran the common count on both sides.
+  int turns_after = 2 * (quick_options().warmup_turns + paired.timing->pairs);
+  ASSERT_GE(static_cast<int>(turns.calls_made.size()), turns_after);
+  for (size_t i = turns.calls_made.size() - turns_after; i < turns.calls_made.size(); ++i) {
+    EXPECT_EQ(turns.calls_made[i], paired.timing->candidate_calls_per_turn) << "turn " << i;
+  }
 }
 
 TEST(PairedTiming, RatiosUseCpuTimeWhenBothSidesHaveIt) {

@@ -5,6 +5,7 @@
 //   // expect: STATUS            the verdict's status
 //   // message: text             a phrase the message (or the log) must contain
 //   // time: yes                 evaluate with timing (timed turns and the physics check)
+//   // speedup at most: 1.5      a kernel that may pass but must gain nothing from its trick
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -61,6 +62,10 @@ TEST_P(CorrectnessTest, IsRefusedWithTheRightStatus) {
 
   EXPECT_EQ(kernel::status_name(verdict.status), status)
       << "message: " << verdict.message << "\nlog: " << verdict.log;
+  if (std::string most = field(source, "speedup at most"); !most.empty()) {
+    ASSERT_TRUE(verdict.timing) << verdict.message;
+    EXPECT_LE(verdict.timing->speedup, std::stod(most)) << verdict.message;
+  }
   std::string message = field(source, "message");
   EXPECT_NE((verdict.message + "\n" + verdict.log).find(message), std::string::npos)
       << "message: " << verdict.message << "\nlog: " << verdict.log;

@@ -58,10 +58,44 @@ std::vector<ReferenceCase> CpuPlatform::reference_cases(const task::Task& task,
                        seeds.empty() ? correctness_cases(task) : chosen_cases(seeds));
 }
 
-std::vector<ReferenceCase> CpuPlatform::run_reference(const task::Task& task,
-                                                      const task::Workload& workload,
-                                                      const std::vector<CaseSpec>& specs,
-                                                      const std::atomic<bool>* abandon) {
+// The reference's runner and the buffers it calls on, for as long as answers are wanted.
+class ReferenceRunner {
+ public:
+  ReferenceRunner(const task::Task& task, const std::vector<size_t>& sizes, RunnerOptions options,
+                  std::chrono::milliseconds timeout)
+      : task_(task), buffers_(sizes), runner_(std::move(options), buffers_), timeout_(timeout) {
+    if (auto failure = runner_.start()) {
+      throw UserError("the reference of task " + task.name + " cannot run: " + *failure);
+    }
+  }
+
+  // Fills `reference_case`'s outputs (and reference_seconds) from its inputs.
+  void answer(ReferenceCase& reference_case) {
+    load_case(buffers_, task_, reference_case);
+    CallResult call = runner_.call(1, timeout_);
+    if (call.outcome != CallOutcome::kDone) {
+      throw UserError("the reference of task " + task_.name + " failed on " + reference_case.label +
+                      ": " + call.message + "\n" + runner_.output());
+    }
+    reference_case.reference_seconds = call.seconds;
+    reference_case.outputs.clear();
+    for (size_t o = 0; o < task_.outputs.size(); ++o) {
+      size_t index = task_.inputs.size() + o;
+      const float* values = buffers_.floats(index);
+      reference_case.outputs.emplace_back(values, values + buffers_.size(index) / sizeof(float));
+    }
+  }
+
+ private:
+  const task::Task& task_;
+  SharedBuffers buffers_;
+  Runner runner_;
+  std::chrono::milliseconds timeout_;
+};
+
+std::unique_ptr<ReferenceRunner> CpuPlatform::start_reference(const task::Task& task,
+                                                              const task::Workload& workload,
+                                                              const std::atomic<bool>* abandon) {
   require_float32(task);
   std::string reference_source = read_file(task.reference_path());
   std::string header = task::generate_kernel_header(task, workload);
@@ -69,12 +103,16 @@ std::vector<ReferenceCase> CpuPlatform::run_reference(const task::Task& task,
   if (!compiled.ok) {
     throw UserError(task.reference_path().string() + " does not compile:\n" + compiled.diagnostics);
   }
-  SharedBuffers buffers(buffer_sizes(task, workload));
-  Runner runner(runner_options(task, compiled.library, abandon), buffers);
-  if (auto failure = runner.start()) {
-    throw UserError("the reference of task " + task.name + " cannot run: " + *failure);
-  }
+  return std::make_unique<ReferenceRunner>(task, buffer_sizes(task, workload),
+                                           runner_options(task, compiled.library, abandon),
+                                           options_.reference_timeout);
+}
 
+std::vector<ReferenceCase> CpuPlatform::run_reference(const task::Task& task,
+                                                      const task::Workload& workload,
+                                                      const std::vector<CaseSpec>& specs,
+                                                      const std::atomic<bool>* abandon) {
+  std::unique_ptr<ReferenceRunner> reference = start_reference(task, workload, abandon);
   std::vector<ReferenceCase> cases;
   for (const CaseSpec& spec : specs) {
     ReferenceCase reference_case;
@@ -83,18 +121,7 @@ std::vector<ReferenceCase> CpuPlatform::run_reference(const task::Task& task,
     reference_case.label = spec.label;
     const task::InputSet* set = spec.set.empty() ? nullptr : &task.input_set(spec.set);
     reference_case.inputs = generate_inputs(task, workload, spec.seed, set);
-    load_case(buffers, task, reference_case);
-    CallResult call = runner.call(1, options_.reference_timeout);
-    if (call.outcome != CallOutcome::kDone) {
-      throw UserError("the reference of task " + task.name + " failed on " + spec.label + ": " +
-                      call.message + "\n" + runner.output());
-    }
-    reference_case.reference_seconds = call.seconds;
-    for (size_t o = 0; o < task.outputs.size(); ++o) {
-      size_t index = task.inputs.size() + o;
-      const float* values = buffers.floats(index);
-      reference_case.outputs.emplace_back(values, values + buffers.size(index) / sizeof(float));
-    }
+    reference->answer(reference_case);
     cases.push_back(std::move(reference_case));
   }
   return cases;
@@ -268,7 +295,25 @@ std::optional<TurnFailure> CpuPlatform::time_against_anchor(
   if (auto failure = anchor.start()) {
     throw UserError("the anchor kernel (" + request.anchor_name + ") cannot run: " + *failure);
   }
-  RunnerTurns turns(task, cases, layout, candidate, {anchor, candidate.buffers},
+  // Timed turns run on fresh inputs mixed from a pool of their own (runner_turns.h), never the
+  // correctness cases, and are checked against a reference kept running beside them.
+  const task::Workload& workload = task.workload_or_default(request.workload);
+  std::unique_ptr<ReferenceRunner> reference = start_reference(task, workload, request.abandon);
+  TurnReference turn_reference;
+  for (const CaseSpec& spec : timing_cases(task, layout.input_slots + 1)) {
+    ReferenceCase pool_case;
+    pool_case.label = spec.label;
+    pool_case.inputs = generate_inputs(task, workload, spec.seed);
+    turn_reference.pool.push_back(std::move(pool_case));
+  }
+  turn_reference.outputs = [&](ReferenceCase& reference_case) {
+    reference->answer(reference_case);
+  };
+  for (const ReferenceCase& reference_case : cases) {
+    turn_reference.seconds_per_case =
+        std::max(turn_reference.seconds_per_case, reference_case.reference_seconds);
+  }
+  RunnerTurns turns(task, std::move(turn_reference), layout, candidate, {anchor, candidate.buffers},
                     request.anchor_name, call_timeout);
   PairedTiming paired = time_paired(turns, request.timing, request.anchor_name);
   if (paired.failure) return paired.failure;

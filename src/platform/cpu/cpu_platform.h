@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -31,6 +32,8 @@ struct CpuPlatformOptions {
   uint64_t slot_bytes = 256ull << 20;
 };
 
+class ReferenceRunner;
+
 class CpuPlatform : public Platform {
  public:
   CpuPlatform(CpuPlatformOptions options, MachinePeaks peaks);
@@ -47,6 +50,11 @@ class CpuPlatform : public Platform {
   std::vector<ReferenceCase> run_reference(const task::Task& task, const task::Workload& workload,
                                            const std::vector<CaseSpec>& cases,
                                            const std::atomic<bool>* abandon = nullptr);
+  // The reference in a sandboxed runner of its own, started and kept: timed turns check their fresh
+  // inputs against it (runner_turns.h).
+  std::unique_ptr<ReferenceRunner> start_reference(const task::Task& task,
+                                                   const task::Workload& workload,
+                                                   const std::atomic<bool>* abandon);
   // run_reference for seeds a person chose (empty: a fresh correctness check's cases).
   std::vector<ReferenceCase> reference_cases(const task::Task& task, const task::Workload& workload,
                                              std::vector<uint64_t> seeds = {});

@@ -14,6 +14,21 @@ Status outcome_status(CallOutcome outcome) {
   return outcome == CallOutcome::kTimedOut ? Status::kTimeout : Status::kRuntimeError;
 }
 
+// SplitMix64: the next draw of `state`.
+uint64_t next_draw(uint64_t& state) {
+  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+// True with probability `p`, from getrandom(2): nobody can know before.
+bool secret_chance(double p) {
+  return static_cast<double>(secret_seed() >> 11) * 0x1p-53 < p;
+}
+
+constexpr size_t kMixBlock = 256;  // elements: 1 KiB, long enough to copy at memory speed
+
 }  // namespace
 
 std::chrono::milliseconds turn_deadline(int calls, std::optional<double> seconds_per_call,
@@ -25,11 +40,37 @@ std::chrono::milliseconds turn_deadline(int calls, std::optional<double> seconds
   return std::clamp(generous, call_timeout, most);
 }
 
-RunnerTurns::RunnerTurns(const task::Task& task, const std::vector<ReferenceCase>& cases,
-                         SlotLayout layout, TimedKernel candidate, TimedKernel anchor,
-                         std::string anchor_name, std::chrono::milliseconds call_timeout)
+void mix_inputs(const std::vector<ReferenceCase>& pool, uint64_t seed, ReferenceCase& into) {
+  if (pool.empty()) throw InternalError("mix_inputs: no cases to mix");
+  size_t tensors = pool.front().inputs.size();
+  into.inputs.resize(tensors);
+  uint64_t state = seed;
+  std::vector<size_t> rotation(pool.size());
+  for (size_t t = 0; t < tensors; ++t) {
+    size_t n = pool.front().inputs[t].size();
+    std::vector<float>& out = into.inputs[t];
+    out.resize(n);
+    if (n == 0) continue;
+    for (size_t& r : rotation) r = next_draw(state) % n;
+    for (size_t start = 0; start < n; start += kMixBlock) {
+      size_t k = next_draw(state) % pool.size();
+      const std::vector<float>& source = pool[k].inputs[t];
+      size_t length = std::min(kMixBlock, n - start);
+      size_t from = (start + rotation[k]) % n;
+      size_t first = std::min(length, n - from);  // up to the end, then from the start
+      std::copy_n(source.begin() + static_cast<std::ptrdiff_t>(from), first,
+                  out.begin() + static_cast<std::ptrdiff_t>(start));
+      std::copy_n(source.begin(), length - first,
+                  out.begin() + static_cast<std::ptrdiff_t>(start + first));
+    }
+  }
+}
+
+RunnerTurns::RunnerTurns(const task::Task& task, TurnReference reference, SlotLayout layout,
+                         TimedKernel candidate, TimedKernel anchor, std::string anchor_name,
+                         std::chrono::milliseconds call_timeout)
     : task_(task),
-      cases_(cases),
+      reference_(std::move(reference)),
       layout_(layout),
       candidate_(candidate),
       anchor_(anchor),
@@ -37,43 +78,70 @@ RunnerTurns::RunnerTurns(const task::Task& task, const std::vector<ReferenceCase
       call_timeout_(call_timeout) {
   candidate_.runner.pause();
   anchor_.runner.pause();
+  cases_.resize(static_cast<size_t>(layout_.input_slots));
 }
 
-std::vector<const ReferenceCase*> RunnerTurns::load_turn(SharedBuffers& buffers, int turn) const {
-  // The task's own distributions only (the first task.seeds cases): edge-case inputs such as
-  // denormals would change the speed being measured.
-  size_t pool = std::min(cases_.size(), static_cast<size_t>(task_.seeds));
-  std::vector<const ReferenceCase*> slot_cases;
+RunnerTurns::TurnPlan& RunnerTurns::plan(int turn) {
+  auto found = plans_.find(turn);
+  if (found != plans_.end()) return found->second;
+  TurnPlan& plan = plans_[turn];
+  plan.schedule_seed = secret_seed();
+  plan.inputs_seed = secret_seed();
+  // The reference may take about as long as the anchor's turns of a pair; where it costs less
+  // (small workloads), every turn is checked.
+  double cost = reference_.seconds_per_case * std::min(layout_.input_slots, layout_.output_slots);
+  double share = 1;
+  if (anchor_turn_seconds_ && cost > 0) share = 2 * *anchor_turn_seconds_ / cost;
+  plan.checked = secret_chance(std::clamp(share, kLeastCheckedShare, 1.0));
+  return plan;
+}
+
+void RunnerTurns::load_turn(SharedBuffers& buffers, const TurnPlan& plan) {
   for (int slot = 0; slot < layout_.input_slots; ++slot) {
-    slot_cases.push_back(&cases_[static_cast<size_t>(turn + slot) % pool]);
-    load_inputs(buffers, layout_, slot, *slot_cases.back());
+    ReferenceCase& slot_case = cases_[static_cast<size_t>(slot)];
+    mix_inputs(reference_.pool,
+               plan.inputs_seed + static_cast<uint64_t>(slot) * 0x632BE59BD9B4E019ull, slot_case);
+    slot_case.outputs.clear();
+    slot_case.label = fmt::format("fresh inputs {} of the turn", slot + 1);
+    load_inputs(buffers, layout_, slot, slot_case);
   }
   for (int slot = 0; slot < layout_.output_slots; ++slot) clear_outputs(buffers, layout_, slot);
   buffers.fill_canaries();
-  return slot_cases;
 }
 
-bool RunnerTurns::check_turn(const TimedKernel& kernel,
-                             const std::vector<const ReferenceCase*>& slot_cases, uint64_t seed,
-                             int calls, int turn, Verdict& verdict) const {
+bool RunnerTurns::check_turn(const TimedKernel& kernel, TurnPlan& plan, int calls, int turn,
+                             Verdict& verdict) {
   for (int slot = 0; slot < layout_.input_slots; ++slot) {
-    if (!check_inputs(task_, kernel.buffers, layout_, slot, *slot_cases[static_cast<size_t>(slot)],
+    if (!check_inputs(task_, kernel.buffers, layout_, slot, cases_[static_cast<size_t>(slot)],
                       fmt::format("timed turn {}", turn), verdict)) {
       return false;
     }
   }
+  if (!plan.checked) return true;
   std::vector<int> last_call(static_cast<size_t>(layout_.output_slots), -1);
   std::vector<int> last_input(static_cast<size_t>(layout_.output_slots), 0);
   for (int call = 0; call < calls; ++call) {
-    CallSlots slots = turn_slots(seed, static_cast<uint64_t>(call), layout_);
+    CallSlots slots = turn_slots(plan.schedule_seed, static_cast<uint64_t>(call), layout_);
     last_call[static_cast<size_t>(slots.output)] = call;
     last_input[static_cast<size_t>(slots.output)] = slots.input;
+  }
+  // The reference's answers for the input slots those calls read, once for both sides (whose
+  // turns may differ in calls while calibrating, and so in the slots read last).
+  if (plan.outputs.empty()) ++turns_checked_;
+  plan.outputs.resize(static_cast<size_t>(layout_.input_slots));
+  for (int output = 0; output < layout_.output_slots; ++output) {
+    if (last_call[static_cast<size_t>(output)] < 0) continue;
+    auto input = static_cast<size_t>(last_input[static_cast<size_t>(output)]);
+    if (!plan.outputs[input].empty()) continue;
+    reference_.outputs(cases_[input]);
+    plan.outputs[input] = cases_[input].outputs;
   }
   for (int output = 0; output < layout_.output_slots; ++output) {
     int call = last_call[static_cast<size_t>(output)];
     if (call < 0) continue;  // no call wrote there this turn
     int input = last_input[static_cast<size_t>(output)];
-    const ReferenceCase& reference_case = *slot_cases[static_cast<size_t>(input)];
+    ReferenceCase& reference_case = cases_[static_cast<size_t>(input)];
+    reference_case.outputs = plan.outputs[static_cast<size_t>(input)];
     std::string when = fmt::format("call {} of {} in timed turn {} ({})", call + 1, calls, turn,
                                    reference_case.label);
     if (!check_call(task_, kernel.buffers, kernel.runner, layout_, {input, output}, reference_case,
@@ -88,16 +156,17 @@ TurnResult RunnerTurns::run_turn(Side side, int calls) {
   bool is_candidate = side == Side::kCandidate;
   TimedKernel& kernel = is_candidate ? candidate_ : anchor_;
   int turn = ++(is_candidate ? candidate_turns_ : anchor_turns_);
-  if (turn_seeds_.size() < static_cast<size_t>(turn)) turn_seeds_.push_back(secret_seed());
-  uint64_t seed = turn_seeds_[static_cast<size_t>(turn - 1)];
+  TurnPlan& turn_plan = plan(turn);
+  uint64_t seed = turn_plan.schedule_seed;
   // Written by this process just before the turn, on both sides alike.
-  std::vector<const ReferenceCase*> slot_cases = load_turn(kernel.buffers, turn);
+  load_turn(kernel.buffers, turn_plan);
 
   std::optional<double>& per_call = is_candidate ? candidate_per_call_ : anchor_per_call_;
   kernel.runner.resume();
   CallResult call = kernel.runner.turn(calls, seed, turn_deadline(calls, per_call, call_timeout_));
   kernel.runner.pause();
   per_call = call.seconds / std::max(calls, 1);
+  if (!is_candidate) anchor_turn_seconds_ = call.seconds;
   TurnResult result;
   result.seconds = call.seconds;
   if (task_.threads <= 1 && call.cpu_seconds >= 0) result.cpu_seconds = call.cpu_seconds;
@@ -112,7 +181,9 @@ TurnResult RunnerTurns::run_turn(Side side, int calls) {
   // Both sides are checked after their turns: the same work between turns on both, and an
   // anchor that gives wrong answers is no yardstick.
   Verdict verdict;
-  if (check_turn(kernel, slot_cases, seed, calls, turn, verdict)) return result;
+  bool correct = check_turn(kernel, turn_plan, calls, turn, verdict);
+  if (++turn_plan.sides_done == 2) plans_.erase(turn);
+  if (correct) return result;
   if (!is_candidate) {
     throw UserError("the anchor kernel (" + anchor_name_ +
                     ") gave wrong results while timing: " + verdict.message);

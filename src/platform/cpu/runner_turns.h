@@ -1,14 +1,25 @@
 // The CPU platform's side of paired timing (platform/paired_timing.h): the candidate and the
 // anchor in two runner processes pinned to one core, the idle one SIGSTOPped.
 //
-// Inputs vary within a turn and the calls in it are checked, not only its last state. Before every
-// turn each input slot (runner_protocol.h's SlotLayout) gets one case of the pool (the
-// evaluation's cases from the task's own distributions, rotating by one slot a turn) and every
-// output slot NaN. The turn's seed, fresh from getrandom(2), picks each call's input and output
-// slot at random; after the turn the last call on each output slot has left its outputs there,
-// and those calls, at places in the turn nobody knew before it was drawn, are checked against the
-// reference of the case they read. Both sides' n-th turns get the same cases in the same slots and
-// the same seed: the same work and the same cache state.
+// Timed turns run on fresh inputs, never the correctness cases: a kernel that remembered the
+// answers it gave during the correctness check (keyed by its inputs' content) only copied them in
+// every timed call, and a plain copy of remembered answers timed 39.8x the baseline on silu small
+// (tests/adversarial/correctness/memoizes_answers_by_content.cpp). Before every turn each input
+// slot (runner_protocol.h's SlotLayout) gets inputs no kernel saw before: blocks of 256 elements
+// taken from a pool of cases drawn for this evaluation alone (fresh secret seeds, the task's own
+// distributions), each block from a pool case and a rotation drawn per turn. Elements within a
+// tensor are independent draws of one distribution, so the blocks are too; a turn's inputs differ
+// from every earlier turn's; writing them costs what copying a case did. Every output slot gets
+// NaN. The turn's seed, fresh from getrandom(2), picks each call's input and output slot at random;
+// after the turn the last call on each output slot has left its outputs there.
+//
+// Those calls are checked against the reference on the turn's inputs, computed after the turn by
+// the reference's own runner. On large workloads the reference costs more than the turn (float64
+// loops), so a turn is checked with a probability drawn in secret before it runs: enough that the
+// reference takes at most about as long as the anchor's turns, never under kLeastCheckedShare,
+// every turn where the reference is cheap (all small workloads). Every turn's input slots are
+// compared byte for byte. Both sides' n-th turns get the same inputs in the same slots, the same
+// seed and the same check: the same work and the same cache state.
 //
 // Both sides call on one set of buffers (the region both runners map). With one set each, a
 // memory-bound kernel timed against itself (adamw's CPU workload, benchmarks/timing_honesty) came
@@ -21,6 +32,8 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,40 +54,69 @@ inline constexpr double kTurnDeadlineFactor = 10;
 std::chrono::milliseconds turn_deadline(int calls, std::optional<double> seconds_per_call,
                                         std::chrono::milliseconds call_timeout);
 
+// Fills `reference_case.outputs` from its inputs: the reference's runner (CpuPlatform).
+using ReferenceOutputs = std::function<void(ReferenceCase& reference_case)>;
+
+// At least this share of turns is checked, however dear the reference.
+inline constexpr double kLeastCheckedShare = 0.2;
+
+// `pool`'s inputs, mixed into one fresh case: block b of tensor t comes from pool case k_b, read
+// from a rotation r_k,t (all drawn from `seed`). Every tensor gets `pool`'s element counts.
+void mix_inputs(const std::vector<ReferenceCase>& pool, uint64_t seed, ReferenceCase& into);
+
 // A started runner and the buffers it calls on.
 struct TimedKernel {
   Runner& runner;
   SharedBuffers& buffers;
 };
 
+// What timed turns are checked against: fresh cases to mix inputs from (inputs only), the
+// reference that answers them, and its seconds per case (how dear a check is).
+struct TurnReference {
+  std::vector<ReferenceCase> pool;
+  ReferenceOutputs outputs;
+  double seconds_per_case = 0;
+};
+
 class RunnerTurns : public PairedTurns {
  public:
-  // Both runners start paused. The buffers have `layout`; the sides may share them. `cases` must
-  // outlive this.
-  RunnerTurns(const task::Task& task, const std::vector<ReferenceCase>& cases, SlotLayout layout,
+  // Both runners start paused. The buffers have `layout`; the sides may share them.
+  RunnerTurns(const task::Task& task, TurnReference reference, SlotLayout layout,
               TimedKernel candidate, TimedKernel anchor, std::string anchor_name,
               std::chrono::milliseconds call_timeout);
 
   TurnResult run_turn(Side side, int calls) override;
 
+  int turns_checked() const { return turns_checked_; }  // turn numbers, not sides' turns
+
  private:
-  // Puts turn `turn`'s cases in the input slots and NaN in the output slots; returns each input
-  // slot's case.
-  std::vector<const ReferenceCase*> load_turn(SharedBuffers& buffers, int turn) const;
-  // Checks the calls whose outputs the turn left (see above); false with `verdict` filled.
-  bool check_turn(const TimedKernel& kernel, const std::vector<const ReferenceCase*>& slot_cases,
-                  uint64_t seed, int calls, int turn, Verdict& verdict) const;
+  // Turn n's secrets, the same for both sides; dropped once both ran it.
+  struct TurnPlan {
+    uint64_t schedule_seed = 0, inputs_seed = 0;
+    bool checked = true;
+    std::vector<std::vector<std::vector<float>>> outputs;  // per input slot, once computed
+    int sides_done = 0;
+  };
+
+  TurnPlan& plan(int turn);
+  // Puts the plan's fresh inputs in the input slots (and in cases_) and NaN in the output slots.
+  void load_turn(SharedBuffers& buffers, const TurnPlan& plan);
+  // Checks the input slots, and the calls whose outputs the turn left when the plan says so;
+  // false with `verdict` filled.
+  bool check_turn(const TimedKernel& kernel, TurnPlan& plan, int calls, int turn, Verdict& verdict);
 
   const task::Task& task_;
-  const std::vector<ReferenceCase>& cases_;
+  TurnReference reference_;
   SlotLayout layout_;
   TimedKernel candidate_, anchor_;
   std::string anchor_name_;
   std::chrono::milliseconds call_timeout_;
-  int candidate_turns_ = 0, anchor_turns_ = 0;
-  std::vector<uint64_t> turn_seeds_;  // turn n's seed, for both sides
+  int candidate_turns_ = 0, anchor_turns_ = 0, turns_checked_ = 0;
+  std::map<int, TurnPlan> plans_;
+  std::vector<ReferenceCase> cases_;  // the current turn's inputs, one per input slot
   // Wall seconds per call in each side's last turn, for the next turn's deadline.
   std::optional<double> candidate_per_call_, anchor_per_call_;
+  std::optional<double> anchor_turn_seconds_;  // the anchor's last turn: how dear a check may be
 };
 
 }  // namespace accelopt::platform::cpu
