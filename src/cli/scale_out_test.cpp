@@ -3,9 +3,13 @@
 // postgresql:// workspace is killed with SIGKILL and resumed; the server restarted under a worker
 // and a run; a worker stopped by SIGTERM mid-job; passwords kept out of every message; `accelopt
 // slurm` writes its sbatch array, and submits two workers to a one-node Slurm the test starts.
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -272,6 +276,28 @@ TEST_F(ScaleOut, APasswordInTheUrlIsNeverPrinted) {
       {"slurm", "--dry-run", "--db", "postgresql://me:hunter2'hunter2@db.example/ao"});
   EXPECT_EQ(quote.status.exit_code, 2) << quote.output;
   EXPECT_EQ(quote.output.find("hunter2"), std::string::npos) << quote.output;
+}
+
+// A port that accepts connections but never answers: the default connect_timeout (10 s) ends the
+// wait with a clear error instead of a hang.
+TEST(ScaleOutTimeout, AServerThatNeverAnswersFailsWithinTheConnectTimeout) {
+  int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(listener, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+  ASSERT_EQ(::listen(listener, 16), 0);  // the kernel completes handshakes; nobody reads
+  socklen_t length = sizeof address;
+  ::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length);
+  auto started = std::chrono::steady_clock::now();
+  CommandResult result = accelopt_command(
+      {"runs", "--db", fmt::format("postgresql://me@127.0.0.1:{}/none", ntohs(address.sin_port))},
+      {"PGCONNECT_TIMEOUT="});
+  auto took = std::chrono::steady_clock::now() - started;
+  ::close(listener);
+  EXPECT_EQ(result.status.exit_code, 2) << result.output;
+  EXPECT_LT(took, 40s) << result.output;
 }
 
 TEST(Slurm, DryRunPrintsAnArrayOfWorkers) {

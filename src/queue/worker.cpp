@@ -100,9 +100,13 @@ WorkerStats run_worker(const WorkerOptions& options, const Evaluate& evaluate,
     if (!job) {
       if (options.idle_exit.count() > 0 && Clock::now() - idle_since >= options.idle_exit) break;
       if (options.listen) {
-        // In slices, so that `stop` is seen within a fraction of a second.
-        queue->wait(
-            std::min<std::chrono::milliseconds>(options.poll, std::chrono::milliseconds(250)));
+        // Until a NOTIFY or `poll`, in slices so that `stop` is seen within a fraction of a second.
+        auto until = Clock::now() + options.poll;
+        while (!stop && Clock::now() < until &&
+               !queue->wait(std::min<std::chrono::milliseconds>(
+                   std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()),
+                   std::chrono::milliseconds(250)))) {
+        }
       } else {
         std::this_thread::sleep_for(options.poll);
       }

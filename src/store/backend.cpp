@@ -149,8 +149,9 @@ std::string redact(std::string_view text, std::string_view location) {
 
 std::string with_connect_timeout(std::string_view url) {
   std::string result(url);
+  const char* environment = std::getenv("PGCONNECT_TIMEOUT");
   if (!is_postgres_url(result) || result.find("connect_timeout=") != std::string::npos ||
-      std::getenv("PGCONNECT_TIMEOUT") != nullptr) {
+      (environment != nullptr && *environment != '\0')) {
     return result;
   }
   result += result.find('?') == std::string::npos ? '?' : '&';
