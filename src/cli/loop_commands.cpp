@@ -177,6 +177,21 @@ Json machine_facts(const Workbench& bench, bool remote_workers) {
   return facts;
 }
 
+// A search that throws (the database unreachable past its reconnection window, say) leaves its run
+// "failed: why", resumable, rather than "running"; best effort, since the database may be gone.
+template <typename Search>
+search::RunSummary ending_failed_on_error(store::Store& store, int64_t run_id, Search&& run) {
+  try {
+    return run();
+  } catch (const std::exception& error) {
+    try {
+      store.set_run_state(run_id, std::string("failed: ") + error.what());
+    } catch (const std::exception&) {  // nothing more can be recorded; the error says why
+    }
+    throw;
+  }
+}
+
 // The one place a search's context is built, for optimize and resume alike.
 search::SearchContext make_context(const task::Task& task, Workbench& bench, const Agents& agents,
                                    const StopOnSignals& signals) {
@@ -298,7 +313,8 @@ int run_optimize(const OptimizeArguments& arguments) {
     }
     search::SearchContext context = make_context(task, *bench, *agents, signals);
     if (tasks.size() > 1) std::cerr << fmt::format("== {} ==\n", task.name);
-    search::RunSummary summary = search::run_created(run_id, context);
+    search::RunSummary summary = ending_failed_on_error(
+        *bench->store, run_id, [&] { return search::run_created(run_id, context); });
     code = std::max(code, exit_code(summary.state, signals));
     summaries.emplace_back(task.name, summary);
   }
@@ -332,8 +348,9 @@ int run_resume(const ResumeArguments& arguments) {
                             *bench->store, arguments.run_id);
   StopOnSignals signals;
   search::SearchContext context = make_context(task, *bench, *agents, signals);
-  search::RunSummary summary =
-      search::resume_run(arguments.run_id, context, arguments.more_iterations);
+  search::RunSummary summary = ending_failed_on_error(*bench->store, arguments.run_id, [&] {
+    return search::resume_run(arguments.run_id, context, arguments.more_iterations);
+  });
   report::print_run_summary(std::cout, summary);
   return exit_code(summary.state, signals);
 }

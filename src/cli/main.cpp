@@ -8,6 +8,24 @@
 #include "cli/commands.h"
 #include "cli/scale_out_commands.h"
 #include "common/error.h"
+#include "store/store.h"
+
+namespace {
+
+// The last guard where text leaves the program: no password of a URL given on the command line,
+// whatever layer wrote the message.
+std::string shown(std::string message, int argc, char** argv) {
+  for (int index = 1; index < argc; ++index) {
+    std::string_view argument = argv[index];
+    if (size_t equals = argument.find('='); argument.starts_with("--") && equals != argument.npos) {
+      argument.remove_prefix(equals + 1);
+    }
+    message = accelopt::store::redact(message, argument);
+  }
+  return message;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   ::signal(SIGPIPE, SIG_IGN);  // a closed pipe is an error value, not a death
@@ -28,10 +46,10 @@ int main(int argc, char** argv) {
   try {
     return table.run();
   } catch (const accelopt::UserError& error) {
-    std::cerr << "accelopt: " << error.what() << "\n";
+    std::cerr << "accelopt: " << shown(error.what(), argc, argv) << "\n";
     return 2;
   } catch (const std::exception& error) {
-    std::cerr << "accelopt: internal error: " << error.what() << "\n";
+    std::cerr << "accelopt: internal error: " << shown(error.what(), argc, argv) << "\n";
     return 3;
   }
 }

@@ -1,10 +1,15 @@
 // End to end (slow) against a throwaway PostgreSQL server and the real `accelopt` binary: two
 // `accelopt worker` processes evaluate kernels queued by a RemotePlatform; a run on a
-// postgresql:// workspace is killed with SIGKILL and resumed; `accelopt slurm` writes its sbatch
-// array, and submits two workers to a one-node Slurm the test starts.
+// postgresql:// workspace is killed with SIGKILL and resumed; the server restarted under a worker
+// and a run; a worker stopped by SIGTERM mid-job; passwords kept out of every message; `accelopt
+// slurm` writes its sbatch array, and submits two workers to a one-node Slurm the test starts.
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -183,6 +188,118 @@ CommandResult accelopt_command(const std::vector<std::string>& arguments,
   return run_command(options, 60s);
 }
 
+// PostgreSQL goes down for a few seconds under a live worker and a live `optimize
+// --remote-workers`: both reconnect and carry on, and the run finishes.
+TEST_F(ScaleOut, AWorkerAndARunCarryOnAcrossADatabaseRestart) {
+  TempDir dir;
+  queue::Queue::open(url());
+  Process worker =
+      start_accelopt({"worker", "--db", url(), "--name", "steady", "--idle-exit-seconds", "20"},
+                     dir.path() / "worker.log");
+  std::filesystem::path config = dir.path() / "accelopt.toml";
+  write_file_atomic(config,
+                    "[search]\npreset = \"quick\"\niterations = 2\n"
+                    "timing_target = 0.1\ntiming_budget_seconds = 1.0\ntiming_min_pairs = 4\n");
+  std::string task = std::string(ACCELOPT_SOURCE_DIR) + "/bench/cpu/silu";
+  Process run =
+      start_accelopt({"optimize", "--task", task, "--workload", "small", "--config",
+                      config.string(), "--max-evaluations", "4", "--db", url(), "--remote-workers"},
+                     dir.path() / "optimize.log");
+  for (int wait = 0; wait < 1200; ++wait) {
+    std::this_thread::sleep_for(100ms);
+    if (run.try_wait()) break;
+    if (psql("SELECT count(*) FROM evaluation_queue WHERE state = 'done'") != "0") break;
+  }
+  ASSERT_FALSE(run.try_wait().has_value()) << read_file(dir.path() / "optimize.log");
+  cluster().stop_server();
+  std::this_thread::sleep_for(4s);
+  cluster().start_server();
+  ExitStatus status = run.wait(10min);
+  std::string logs = read_file(dir.path() / "optimize.log") + read_file(dir.path() / "worker.log");
+  ASSERT_TRUE(status.exited && status.exit_code == 0) << logs;
+  EXPECT_EQ(psql("SELECT state FROM runs WHERE id = 1").rfind("running", 0), std::string::npos);
+  EXPECT_GE(std::stoi(psql("SELECT count(*) FROM evaluation_queue WHERE state = 'done' AND "
+                           "worker = 'steady' AND finished_at > (SELECT min(finished_at) FROM "
+                           "evaluation_queue) ")),
+            1)
+      << logs;
+  ExitStatus worker_status = worker.wait(2min);
+  EXPECT_TRUE(worker_status.exited && worker_status.exit_code == 0)
+      << worker_status.describe() << logs;
+}
+
+// SIGTERM (Slurm's time limit, scancel) in the middle of an evaluation: the worker abandons it,
+// hands the job back at once (the attempt not counted) and exits 143.
+TEST_F(ScaleOut, AWorkerStoppedMidJobHandsItBack) {
+  TempDir dir;
+  auto queue = queue::Queue::open(url());
+  task::Task task = task::load_task(std::string(ACCELOPT_SOURCE_DIR) + "/bench/cpu/silu");
+  platform::EvalRequest request;
+  request.task = &task;
+  request.workload = "small";
+  request.source = read_file(task.baseline_path());
+  request.timing.target_half_width = 0.0001;  // never met: the whole budget is spent
+  request.timing.budget_seconds = 120;
+  int64_t id = queue->enqueue("cpu", queue::request_to_json(request));
+  Process worker =
+      start_accelopt({"worker", "--db", url(), "--name", "stopped"}, dir.path() / "worker.log");
+  for (int wait = 0; wait < 600 && queue->outcome(id)->state != queue::JobState::kLeased; ++wait) {
+    std::this_thread::sleep_for(100ms);
+  }
+  ASSERT_EQ(queue->outcome(id)->state, queue::JobState::kLeased)
+      << read_file(dir.path() / "worker.log");
+  std::this_thread::sleep_for(1s);  // well into the evaluation
+  auto stopped_at = std::chrono::steady_clock::now();
+  ::kill(worker.pid(), SIGTERM);
+  ExitStatus status = worker.wait(30s);
+  EXPECT_LT(std::chrono::steady_clock::now() - stopped_at, 15s);
+  EXPECT_EQ(status.exit_code, 143) << status.describe() << read_file(dir.path() / "worker.log");
+  queue::Outcome outcome = *queue->outcome(id);
+  EXPECT_EQ(outcome.state, queue::JobState::kQueued) << read_file(dir.path() / "worker.log");
+  EXPECT_EQ(outcome.attempts, 0);
+  EXPECT_NE(read_file(dir.path() / "worker.log").find("handed back"), std::string::npos);
+}
+
+// A password in the URL is never printed: not by `runs` on an empty database, not in libpq's own
+// complaint about the URL, not in `slurm`'s refusal.
+TEST_F(ScaleOut, APasswordInTheUrlIsNeverPrinted) {
+  std::string secret = url() + "&password=hunter2hunter2";
+  CommandResult runs = accelopt_command({"runs", "--db", secret});
+  EXPECT_EQ(runs.status.exit_code, 0) << runs.output;
+  EXPECT_NE(runs.output.find("no runs in"), std::string::npos) << runs.output;
+  EXPECT_EQ(runs.output.find("hunter2"), std::string::npos) << runs.output;
+  CommandResult escape =
+      accelopt_command({"runs", "--db", "postgresql://me:hunter2%zzhunter2@localhost/none"});
+  EXPECT_EQ(escape.status.exit_code, 2) << escape.output;
+  EXPECT_EQ(escape.output.find("hunter2"), std::string::npos) << escape.output;
+  CommandResult quote = accelopt_command(
+      {"slurm", "--dry-run", "--db", "postgresql://me:hunter2'hunter2@db.example/ao"});
+  EXPECT_EQ(quote.status.exit_code, 2) << quote.output;
+  EXPECT_EQ(quote.output.find("hunter2"), std::string::npos) << quote.output;
+}
+
+// A port that accepts connections but never answers: the default connect_timeout (10 s) ends the
+// wait with a clear error instead of a hang.
+TEST(ScaleOutTimeout, AServerThatNeverAnswersFailsWithinTheConnectTimeout) {
+  int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(listener, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+  ASSERT_EQ(::listen(listener, 16), 0);  // the kernel completes handshakes; nobody reads
+  socklen_t length = sizeof address;
+  ::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length);
+  auto started = std::chrono::steady_clock::now();
+  CommandResult result = accelopt_command(
+      {"runs", "--db", fmt::format("postgresql://me@127.0.0.1:{}/none", ntohs(address.sin_port))},
+      {"PGCONNECT_TIMEOUT="});
+  auto took = std::chrono::steady_clock::now() - started;
+  ::close(listener);
+  EXPECT_EQ(result.status.exit_code, 2) << result.output;
+  EXPECT_LT(took, 40s) << result.output;
+}
+
 TEST(Slurm, DryRunPrintsAnArrayOfWorkers) {
   CommandResult result = accelopt_command({"slurm", "--dry-run", "--workers", "3", "--partition",
                                            "debug", "--db", "postgresql://queue.example/ao"});
@@ -203,6 +320,17 @@ TEST(Slurm, DryRunPrintsAnArrayOfWorkers) {
   EXPECT_NE(cuda.output.find("#SBATCH --gres=gpu:1\n"), std::string::npos) << cuda.output;
   CommandResult sqlite = accelopt_command({"slurm", "--dry-run", "--db", ".accelopt"});
   EXPECT_EQ(sqlite.status.exit_code, 2) << sqlite.output;
+  for (std::string time : {"30", "90:00", "04:00:00", "2-12", "1-00:30:00", "UNLIMITED"}) {
+    CommandResult good = accelopt_command(
+        {"slurm", "--dry-run", "--time", time, "--db", "postgresql://queue.example/ao"});
+    EXPECT_EQ(good.status.exit_code, 0) << time << ": " << good.output;
+  }
+  for (std::string time : {"4h", "04:00:00:00", "", "1-", "tomorrow"}) {
+    CommandResult bad = accelopt_command(
+        {"slurm", "--dry-run", "--time", time, "--db", "postgresql://queue.example/ao"});
+    EXPECT_EQ(bad.status.exit_code, 2) << time << ": " << bad.output;
+    EXPECT_NE(bad.output.find("--time"), std::string::npos) << bad.output;
+  }
 }
 
 // A one-node Slurm of the test's own (queue/slurm_cluster.h): `accelopt slurm` submits two
@@ -231,6 +359,9 @@ TEST_F(ScaleOut, SlurmRunsTwoWorkers) {
        (dir.path() / "workers.sbatch").string(), "--log-dir", logs.string()},
       {slurm->environment_entry()});
   ASSERT_EQ(submitted.status.exit_code, 0) << submitted.output;
+  EXPECT_EQ(std::filesystem::status(dir.path() / "workers.sbatch").permissions() &
+                std::filesystem::perms::all,
+            std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
   std::string job = submitted.output.substr(submitted.output.find("Slurm job ") + 10);
   job = job.substr(0, job.find_first_not_of("0123456789"));
   ASSERT_FALSE(job.empty()) << submitted.output;

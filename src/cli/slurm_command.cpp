@@ -2,18 +2,21 @@
 // starts N workers as one job array (one worker per array task) and submits it; --dry-run prints
 // the script instead. The workers reach the database and the task folders from the compute nodes,
 // so both must be visible there (a shared file system, a reachable server).
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <regex>
 
 #include "cli/scale_out_commands.h"
 #include "common/error.h"
 #include "common/files.h"
 #include "common/subprocess.h"
 #include "platform/registry.h"
+#include "store/store.h"
 
 namespace accelopt::cli {
 namespace {
@@ -33,12 +36,24 @@ struct SlurmArguments {
   bool dry_run = false;
 };
 
-// Single-quoted for the shell; refuses what cannot be quoted so.
+// Single-quoted for the shell; refuses what cannot be quoted so (naming it without a password).
 std::string shell_quoted(const std::string& text) {
   if (text.find('\'') != std::string::npos) {
-    throw UserError("slurm: a single quote cannot appear in " + text);
+    throw UserError("slurm: a single quote cannot appear in " + store::redact_url(text));
   }
   return "'" + text + "'";
+}
+
+// Slurm's --time forms: minutes, minutes:seconds, hours:minutes:seconds, days-hours,
+// days-hours:minutes, days-hours:minutes:seconds, or "UNLIMITED"/"INFINITE".
+void check_time(const std::string& time) {
+  static const std::regex kForms(
+      R"((\d+)|(\d+):(\d{1,2})|(\d+):(\d{1,2}):(\d{1,2})|(\d+)-(\d+)(:\d{1,2}(:\d{1,2})?)?)");
+  if (time == "UNLIMITED" || time == "INFINITE" || std::regex_match(time, kForms)) return;
+  throw UserError(
+      fmt::format("slurm: --time {}: give minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS "
+                  "(Slurm's forms)",
+                  time));
 }
 
 std::string this_executable() {
@@ -48,8 +63,25 @@ std::string this_executable() {
   return path.string();
 }
 
+// The script holds the URL (a password, if the user put one there): created 0600, for the user's
+// eyes only, from the first byte (a file written then chmod-ed is readable in between).
+void write_private_file(const std::filesystem::path& path, const std::string& text) {
+  std::filesystem::path temporary = path.string() + ".tmp";
+  std::filesystem::remove(temporary);
+  int descriptor = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (descriptor < 0) throw UserError(errno_message("slurm: creating " + temporary.string()));
+  bool written = ::write(descriptor, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  written = ::close(descriptor) == 0 && written;
+  if (!written || ::rename(temporary.c_str(), path.c_str()) != 0) {
+    std::string message = errno_message("slurm: writing " + path.string());
+    std::filesystem::remove(temporary);
+    throw UserError(message);
+  }
+}
+
 std::string sbatch_script(const SlurmArguments& arguments) {
   if (arguments.workers < 1) throw UserError("slurm: --workers must be at least 1");
+  check_time(arguments.time);
   // The registry checks the value (an evaluator's file, made absolute for the workers) and says
   // how many devices one worker holds.
   platform::PlatformChoice choice = platform::parse_platform_choice(arguments.platform);
@@ -79,7 +111,7 @@ std::string sbatch_script(const SlurmArguments& arguments) {
 }
 
 int run_slurm(const SlurmArguments& arguments) {
-  if (!arguments.db.starts_with("postgresql://") && !arguments.db.starts_with("postgres://")) {
+  if (!store::is_postgres_url(arguments.db)) {
     throw UserError("slurm: workers share a PostgreSQL database: give --db postgresql://…");
   }
   std::string script = sbatch_script(arguments);
@@ -87,8 +119,14 @@ int run_slurm(const SlurmArguments& arguments) {
     std::cout << script;
     return 0;
   }
-  std::filesystem::create_directories(std::filesystem::absolute(arguments.log_directory));
-  write_file_atomic(arguments.script, script);
+  std::filesystem::path logs = std::filesystem::absolute(arguments.log_directory);
+  std::error_code error;
+  std::filesystem::create_directories(logs, error);
+  if (error || !std::filesystem::is_directory(logs)) {
+    throw UserError(fmt::format("slurm: cannot create the log folder {}: {}", logs.string(),
+                                error ? error.message() : "not a folder"));
+  }
+  write_private_file(arguments.script, script);
   SpawnOptions options;
   options.argv = {"/bin/sh", "-c", "exec sbatch --parsable " + shell_quoted(arguments.script)};
   for (char** variable = environ; *variable != nullptr; ++variable) {
@@ -97,7 +135,8 @@ int run_slurm(const SlurmArguments& arguments) {
   CommandResult result = run_command(options, std::chrono::seconds(60));
   if (!result.status.exited || result.status.exit_code != 0) {
     throw UserError(fmt::format("slurm: sbatch {} {}: {}", arguments.script,
-                                result.status.describe(), result.output));
+                                result.status.describe(),
+                                store::redact(result.output, arguments.db)));
   }
   std::cout << fmt::format("submitted {} workers as Slurm job {} (script {}, logs in {})\n",
                            arguments.workers, result.output, arguments.script,

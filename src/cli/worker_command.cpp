@@ -1,14 +1,16 @@
 // `accelopt worker --db postgresql://… --platform cpu|cuda|command:FILE`: claims evaluations from
 // the shared queue, compiles and runs them on this host with the local harness (the same source
 // rules and compiler checks as a local run), and records the verdicts. Stops at --max-jobs, after
-// --idle-exit-seconds with nothing queued, or when killed: a killed worker's lease expires and its
-// evaluation is redone by another worker.
+// --idle-exit-seconds with nothing queued, or on SIGTERM/SIGINT (Slurm's time limit, scancel): the
+// evaluation in flight is abandoned and its job handed back, so another worker claims it at once.
+// A SIGKILLed worker's lease expires instead, and its evaluation is redone by another worker.
 #include <fmt/format.h>
 
 #include <iostream>
 #include <memory>
 
 #include "cli/scale_out_commands.h"
+#include "cli/signals.h"
 #include "common/error.h"
 #include "platform/registry.h"
 #include "queue/evaluation_request.h"
@@ -43,15 +45,16 @@ int run_worker_command(const WorkerArguments& arguments) {
   options.lease = milliseconds(arguments.lease_seconds);
   options.max_jobs = arguments.max_jobs;
   options.idle_exit = milliseconds(arguments.idle_exit_seconds);
-  auto evaluate = [&platform](const Json& request) {
+  auto evaluate = [&platform](const Json& request, const std::atomic<bool>& abandon) {
     queue::LoadedRequest loaded = queue::request_from_json(request);
+    loaded.request.abandon = &abandon;
     return platform.get().evaluate(loaded.request).to_json();
   };
-  std::atomic<bool> stop = false;
-  queue::WorkerStats stats = queue::run_worker(options, evaluate, stop, std::cout);
-  std::cout << fmt::format("worker: {} completed, {} failed, {} lost\n", stats.completed,
-                           stats.failed, stats.lost);
-  return 0;
+  StopOnSignals signals;
+  queue::WorkerStats stats = queue::run_worker(options, evaluate, signals.requested(), std::cout);
+  std::cout << fmt::format("worker: {} completed, {} failed, {} lost, {} handed back\n",
+                           stats.completed, stats.failed, stats.lost, stats.released);
+  return signals.signal() != 0 ? signals.exit_code() : 0;
 }
 
 }  // namespace

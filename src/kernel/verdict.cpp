@@ -14,6 +14,7 @@ constexpr std::pair<Status, std::string_view> kStatusNames[] = {
     {Status::kIncorrectShape, "INCORRECT_SHAPE"},
     {Status::kIncorrectNumerical, "INCORRECT_NUMERICAL"},
     {Status::kRejectedPhysics, "REJECTED_PHYSICS"},
+    {Status::kEvaluationFailed, "EVALUATION_FAILED"},
 };
 
 }  // namespace

@@ -22,6 +22,7 @@ enum class Status : uint8_t {
   kIncorrectShape = 5,      // wrote outside its output buffers
   kIncorrectNumerical = 6,  // wrong values, non-finite values, changed inputs, stale results
   kRejectedPhysics = 7,     // faster than the roofline allows: it skipped work
+  kEvaluationFailed = 8,    // no worker could evaluate it (remote workers: the reasons in message)
 };
 
 std::string_view status_name(Status status);  // "PASSED", "COMPILE_ERROR", ...

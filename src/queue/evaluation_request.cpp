@@ -20,12 +20,11 @@ Json request_to_json(const platform::EvalRequest& request) {
 
 LoadedRequest request_from_json(const Json& json) {
   LoadedRequest loaded;
+  std::string directory, extension;
+  platform::EvalRequest& request = loaded.request;
   try {
-    loaded.task = std::make_shared<const task::Task>(
-        task::load_task(json.at("task_directory").get<std::string>(),
-                        json.value("kernel_extension", std::string(".cpp"))));
-    platform::EvalRequest& request = loaded.request;
-    request.task = loaded.task.get();
+    directory = json.at("task_directory").get<std::string>();
+    extension = json.value("kernel_extension", std::string(".cpp"));
     request.workload = json.at("workload").get<std::string>();
     request.source = json.at("source").get<std::string>();
     request.anchor_source = json.value("anchor_source", "");
@@ -33,8 +32,10 @@ LoadedRequest request_from_json(const Json& json) {
     request.measure_time = json.value("measure_time", true);
     request.timing = platform::TimingOptions::from_json(json.at("timing"));
   } catch (const Json::exception& error) {
-    throw UserError(fmt::format("a malformed evaluation request: {}", error.what()));
+    throw MalformedRequest(fmt::format("a malformed evaluation request: {}", error.what()));
   }
+  loaded.task = std::make_shared<const task::Task>(task::load_task(directory, extension));
+  request.task = loaded.task.get();
   return loaded;
 }
 

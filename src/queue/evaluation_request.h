@@ -13,6 +13,7 @@
 
 #include <memory>
 
+#include "common/error.h"
 #include "common/json.h"
 #include "platform/platform.h"
 
@@ -20,8 +21,15 @@ namespace accelopt::queue {
 
 Json request_to_json(const platform::EvalRequest& request);
 
-// The request read back, with the task it points to loaded (and owned). Throws UserError for a
-// malformed request or a task that does not load.
+// A request no worker can evaluate (not the shape above): the job fails at once, not again.
+class MalformedRequest : public UserError {
+ public:
+  explicit MalformedRequest(const std::string& message) : UserError(message) {}
+};
+
+// The request read back, with the task it points to loaded (and owned). Throws MalformedRequest
+// for a malformed request, UserError for a task that does not load here (another host may see
+// it: the job goes to another worker).
 struct LoadedRequest {
   std::shared_ptr<const task::Task> task;
   platform::EvalRequest request;

@@ -4,15 +4,21 @@
 // `lease_until` are the lease; the request and the verdict are JSON text, as the store keeps its
 // records. A partial index over the queued rows keeps a claim cheap however many jobs are done.
 // The table lives beside the store's tables in an accelopt database; it is created with IF NOT
-// EXISTS under an advisory lock, so workers starting together create it once.
+// EXISTS under an advisory lock, so workers starting together create it once. The later columns
+// are added the same way (ADD COLUMN IF NOT EXISTS), so an older queue table is widened in place:
+// `request_hash` and `collected` let a resumed run adopt the job it had queued, `failed_on` and
+// `not_before` hand a failed job to another worker first.
 #include "queue/queue.h"
 
 #include <fmt/format.h>
 
 #include <mutex>
 #include <pqxx/pqxx>
+#include <thread>
+#include <vector>
 
 #include "common/error.h"
+#include "store/backend.h"
 #include "store/store.h"
 
 namespace accelopt::queue {
@@ -37,7 +43,16 @@ CREATE TABLE IF NOT EXISTS evaluation_queue (
   finished_at TIMESTAMPTZ);
 CREATE INDEX IF NOT EXISTS evaluation_queue_ready ON evaluation_queue (platform, id)
   WHERE state = 'queued';
+ALTER TABLE evaluation_queue ADD COLUMN IF NOT EXISTS request_hash TEXT;
+ALTER TABLE evaluation_queue ADD COLUMN IF NOT EXISTS collected BOOLEAN NOT NULL DEFAULT false;
+ALTER TABLE evaluation_queue ADD COLUMN IF NOT EXISTS failed_on TEXT[] NOT NULL DEFAULT '{}';
+ALTER TABLE evaluation_queue ADD COLUMN IF NOT EXISTS not_before TIMESTAMPTZ;
+CREATE INDEX IF NOT EXISTS evaluation_queue_uncollected ON evaluation_queue (request_hash)
+  WHERE NOT collected;
 )sql";
+
+// One more reason in a job's error: the reasons of every attempt are kept, "; "-separated.
+const char* const kAppendError = "CASE WHEN error = '' THEN $4 ELSE error || '; ' || $4 END";
 
 double seconds(std::chrono::milliseconds duration) {
   return std::chrono::duration<double>(duration).count();
@@ -50,6 +65,32 @@ JobState parse_state(const std::string& name) {
   if (name == "failed") return JobState::kFailed;
   throw InternalError("evaluation_queue: unknown state " + name);
 }
+
+// What a lost connection looks like: the socket gone, or the server ending the session as it
+// shuts down (SQLSTATE class 57P) or failing the connection (class 08).
+bool connection_lost(const pqxx::sql_error& error) {
+  return error.sqlstate().starts_with("57P") || error.sqlstate().starts_with("08");
+}
+
+// Tells a job's state change to whoever listens, in the transaction that made it.
+void notify_state(pqxx::work& work, int64_t id, const std::string& state,
+                  const std::string& platform) {
+  if (state == "queued") {
+    work.exec_params("SELECT pg_notify($1, $2)", kJobsChannel, platform);
+  } else if (state == "done" || state == "failed") {
+    work.exec_params("SELECT pg_notify($1, $2)", kVerdictsChannel, std::to_string(id));
+  }
+}
+
+class Receiver : public pqxx::notification_receiver {
+ public:
+  Receiver(pqxx::connection_base& connection, const std::string& channel, int64_t& received)
+      : pqxx::notification_receiver(connection, channel), received_(received) {}
+  void operator()(const std::string&, int) override { ++received_; }
+
+ private:
+  int64_t& received_;
+};
 
 }  // namespace
 
@@ -69,25 +110,75 @@ std::string_view state_name(JobState state) {
 
 struct Queue::Impl {
   std::string url;
+  std::chrono::milliseconds window{60000};
   std::unique_ptr<pqxx::connection> connection;
-  std::mutex mutex;  // one connection: one statement at a time
+  std::vector<std::string> channels;
+  int64_t received = 0;                              // notifications not yet taken by wait()
+  std::vector<std::unique_ptr<Receiver>> receivers;  // after `connection`: destroyed first
+  std::mutex mutex;                                  // one connection: one statement at a time
 
-  // Runs `body(work)` in one transaction and commits; errors carry what was being done.
+  ~Impl() { receivers.clear(); }
+
+  void open_connection() {
+    receivers.clear();
+    connection.reset();
+    connection = std::make_unique<pqxx::connection>(store::with_connect_timeout(url));
+    for (const std::string& channel : channels) {
+      receivers.push_back(std::make_unique<Receiver>(*connection, channel, received));
+    }
+  }
+
+  // A new connection, tried with backoff until one opens or `window` has passed since `since`.
+  void reconnect(std::chrono::steady_clock::time_point since, const std::string& cause) {
+    auto pause = std::chrono::milliseconds(100);
+    std::string last = cause;
+    for (;;) {
+      if (std::chrono::steady_clock::now() - since + pause > window) {
+        throw store::ConnectionLost(
+            fmt::format("evaluation queue: the database {} could not be reached again for {} s: {}",
+                        store::redact_url(url),
+                        std::chrono::duration_cast<std::chrono::seconds>(window).count(),
+                        store::redact(last, url)));
+      }
+      std::this_thread::sleep_for(pause);
+      pause = std::min(pause * 2, std::chrono::milliseconds(5000));
+      try {
+        open_connection();
+        ++received;  // notifications may have been missed meanwhile: whoever waits looks again
+        return;
+      } catch (const std::exception& error) {
+        last = error.what();
+      }
+    }
+  }
+
+  // Runs `body(work)` in one transaction and commits; on a lost connection, reconnects and runs
+  // it again. Errors carry what was being done, without the password.
   template <typename Body>
   auto transaction(const char* what, Body&& body) {
     std::lock_guard lock(mutex);
-    try {
-      pqxx::work work(*connection);
-      auto result = body(work);
-      work.commit();
-      return result;
-    } catch (const pqxx::broken_connection& error) {
-      throw UserError(
-          fmt::format("evaluation queue: {}: the connection to the database was "
-                      "lost: {}",
-                      what, error.what()));
-    } catch (const pqxx::sql_error& error) {
-      throw InternalError(fmt::format("evaluation queue: {}: {}", what, error.what()));
+    std::optional<std::chrono::steady_clock::time_point> lost_since;
+    for (;;) {
+      std::string cause;
+      try {
+        if (!connection || !connection->is_open()) throw pqxx::broken_connection("not connected");
+        pqxx::work work(*connection);
+        auto result = body(work);
+        work.commit();
+        return result;
+      } catch (const pqxx::broken_connection& error) {
+        cause = error.what();
+      } catch (const pqxx::in_doubt_error& error) {
+        cause = error.what();
+      } catch (const pqxx::sql_error& error) {
+        if (!connection_lost(error)) {
+          throw InternalError(
+              fmt::format("evaluation queue: {}: {}", what, store::redact(error.what(), url)));
+        }
+        cause = error.what();
+      }
+      if (!lost_since) lost_since = std::chrono::steady_clock::now();
+      reconnect(*lost_since, fmt::format("{}: {}", what, cause));
     }
   }
 };
@@ -96,17 +187,19 @@ Queue::Queue(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Queue::~Queue() = default;
 
 std::unique_ptr<Queue> Queue::open(const std::string& url) {
-  if (!url.starts_with("postgresql://") && !url.starts_with("postgres://")) {
+  if (!store::is_postgres_url(url)) {
     throw UserError("the evaluation queue lives in PostgreSQL: give --db postgresql://…, not " +
                     store::redact_url(url));
   }
   store::Store::open(url);  // an accelopt database, migrated
   auto impl = std::make_unique<Impl>();
   impl->url = url;
+  impl->window = store::reconnect_window();
   try {
-    impl->connection = std::make_unique<pqxx::connection>(url);
+    impl->open_connection();
   } catch (const std::exception& error) {
-    throw UserError(fmt::format("evaluation queue: connecting: {}", error.what()));
+    throw UserError(fmt::format("evaluation queue: connecting to {}: {}", store::redact_url(url),
+                                store::redact(error.what(), url)));
   }
   impl->transaction("creating the table", [](pqxx::work& work) {
     work.exec("SET LOCAL client_min_messages = warning");
@@ -118,13 +211,40 @@ std::unique_ptr<Queue> Queue::open(const std::string& url) {
 }
 
 int64_t Queue::enqueue(const std::string& platform, const Json& request, int max_attempts) {
+  std::string text = request.dump();
   return impl_->transaction("enqueueing", [&](pqxx::work& work) {
-    return work
-        .exec_params1(
-            "INSERT INTO evaluation_queue (platform, request, max_attempts) "
-            "VALUES ($1, $2, $3) RETURNING id",
-            platform, request.dump(), max_attempts)[0]
-        .as<int64_t>();
+    pqxx::result found = work.exec_params(
+        "SELECT id FROM evaluation_queue WHERE request_hash = md5($2) AND NOT collected AND "
+        "platform = $1 AND request = $2 AND state IN ('queued', 'leased', 'done') ORDER BY id "
+        "LIMIT 1",
+        platform, text);
+    if (!found.empty()) return found[0][0].as<int64_t>();
+    int64_t id = work.exec_params1(
+                         "INSERT INTO evaluation_queue (platform, request, request_hash, "
+                         "max_attempts) VALUES ($1, $2, md5($2), $3) RETURNING id",
+                         platform, text, max_attempts)[0]
+                     .as<int64_t>();
+    notify_state(work, id, "queued", platform);
+    return id;
+  });
+}
+
+void Queue::collect(int64_t id) {
+  impl_->transaction("collecting a verdict", [&](pqxx::work& work) {
+    work.exec_params("UPDATE evaluation_queue SET collected = true WHERE id = $1", id);
+    return 0;
+  });
+}
+
+void Queue::cancel(int64_t id, const std::string& why) {
+  impl_->transaction("cancelling a job", [&](pqxx::work& work) {
+    pqxx::result rows = work.exec_params(
+        "UPDATE evaluation_queue SET state = 'failed', collected = true, lease_until = NULL, "
+        "finished_at = now(), error = CASE WHEN error = '' THEN $2 ELSE error || '; ' || $2 END "
+        "WHERE id = $1 AND state IN ('queued', 'leased') RETURNING platform",
+        id, "cancelled: " + why);
+    if (!rows.empty()) notify_state(work, id, "failed", "");
+    return 0;
   });
 }
 
@@ -132,30 +252,44 @@ std::optional<Job> Queue::claim(const std::string& worker, const std::string& pl
                                 std::chrono::milliseconds lease) {
   expire_leases();
   return impl_->transaction("claiming", [&](pqxx::work& work) -> std::optional<Job> {
-    pqxx::result rows = work.exec_params(
-        "UPDATE evaluation_queue SET state = 'leased', attempts = attempts + 1, worker = $1, "
-        "lease_until = now() + $3::double precision * interval '1 second', claimed_at = now() "
-        "WHERE id = (SELECT id FROM evaluation_queue WHERE state = 'queued' AND platform = $2 "
-        "ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED) "
-        "RETURNING id, request, attempts",
-        worker, platform, seconds(lease));
-    if (rows.empty()) return std::nullopt;
-    Job job;
-    job.id = rows[0][0].as<int64_t>();
-    job.platform = platform;
-    job.request = Json::parse(rows[0][1].as<std::string>());
-    job.attempt = rows[0][2].as<int>();
-    job.worker = worker;
-    return job;
+    for (;;) {
+      pqxx::result rows = work.exec_params(
+          "UPDATE evaluation_queue SET state = 'leased', attempts = attempts + 1, worker = $1, "
+          "lease_until = now() + $3::double precision * interval '1 second', claimed_at = now() "
+          "WHERE id = (SELECT id FROM evaluation_queue WHERE state = 'queued' AND platform = $2 "
+          "AND (NOT $1 = ANY(failed_on) OR not_before IS NULL OR not_before <= now()) "
+          "ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED) "
+          "RETURNING id, request, attempts",
+          worker, platform, seconds(lease));
+      if (rows.empty()) return std::nullopt;
+      Job job;
+      job.id = rows[0][0].as<int64_t>();
+      job.platform = platform;
+      job.attempt = rows[0][2].as<int>();
+      job.worker = worker;
+      try {
+        job.request = Json::parse(rows[0][1].as<std::string>());
+        return job;
+      } catch (const Json::exception& error) {
+        // Nobody can evaluate it: failed now, and the next job is claimed instead.
+        work.exec_params(
+            "UPDATE evaluation_queue SET state = 'failed', lease_until = NULL, finished_at = "
+            "now(), error = $2 WHERE id = $1",
+            job.id, fmt::format("{}: the request is not JSON: {}", worker, error.what()));
+        notify_state(work, job.id, "failed", platform);
+      }
+    }
   });
 }
 
 bool Queue::heartbeat(const Job& job, std::chrono::milliseconds lease) {
+  // A lease that expired while the database was unreachable, and that nobody claimed since, is
+  // taken back: the evaluation need not be redone.
   return impl_->transaction("renewing a lease", [&](pqxx::work& work) {
     return work.exec_params(
-                   "UPDATE evaluation_queue SET lease_until = now() + "
+                   "UPDATE evaluation_queue SET state = 'leased', lease_until = now() + "
                    "$4::double precision * interval '1 second' WHERE id = $1 AND "
-                   "worker = $2 AND attempts = $3 AND state = 'leased'",
+                   "worker = $2 AND attempts = $3 AND state IN ('leased', 'queued')",
                    job.id, job.worker, job.attempt, seconds(lease))
                .affected_rows() == 1;
   });
@@ -163,36 +297,84 @@ bool Queue::heartbeat(const Job& job, std::chrono::milliseconds lease) {
 
 bool Queue::complete(const Job& job, const Json& result) {
   return impl_->transaction("completing", [&](pqxx::work& work) {
-    return work.exec_params(
-                   "UPDATE evaluation_queue SET state = 'done', result = $4, "
-                   "lease_until = NULL, finished_at = now() WHERE id = $1 AND "
-                   "worker = $2 AND attempts = $3 AND state = 'leased'",
-                   job.id, job.worker, job.attempt, result.dump())
-               .affected_rows() == 1;
+    // Accepted from the worker of the last attempt, also when its lease expired meanwhile (a
+    // database outage) and nobody claimed the job since.
+    pqxx::result rows = work.exec_params(
+        "UPDATE evaluation_queue SET state = 'done', result = $4, lease_until = NULL, "
+        "finished_at = now() WHERE id = $1 AND worker = $2 AND attempts = $3 AND "
+        "state IN ('leased', 'queued') RETURNING platform",
+        job.id, job.worker, job.attempt, result.dump());
+    if (!rows.empty()) {
+      notify_state(work, job.id, "done", job.platform);
+      return true;
+    }
+    // Run twice across a reconnection: the first one was recorded.
+    return !work.exec_params(
+                    "SELECT 1 FROM evaluation_queue WHERE id = $1 AND worker = $2 AND "
+                    "attempts = $3 AND state = 'done'",
+                    job.id, job.worker, job.attempt)
+                .empty();
   });
 }
 
 bool Queue::fail(const Job& job, const std::string& error) {
   return impl_->transaction("failing", [&](pqxx::work& work) {
-    return work.exec_params(
-                   "UPDATE evaluation_queue SET state = CASE WHEN attempts < max_attempts "
-                   "THEN 'queued' ELSE 'failed' END, error = $4, lease_until = NULL, "
-                   "finished_at = CASE WHEN attempts < max_attempts THEN NULL ELSE now() END "
-                   "WHERE id = $1 AND worker = $2 AND attempts = $3 AND state = 'leased'",
-                   job.id, job.worker, job.attempt, fmt::format("{}: {}", job.worker, error))
-               .affected_rows() == 1;
+    pqxx::result rows = work.exec_params(
+        std::string("UPDATE evaluation_queue SET state = CASE WHEN attempts < max_attempts "
+                    "THEN 'queued' ELSE 'failed' END, error = ") +
+            kAppendError +
+            ", lease_until = NULL, failed_on = array_append(failed_on, $2), not_before = now() + "
+            "$5::double precision * interval '1 second', "
+            "finished_at = CASE WHEN attempts < max_attempts THEN NULL ELSE now() END "
+            "WHERE id = $1 AND worker = $2 AND attempts = $3 AND state = 'leased' "
+            "RETURNING state",
+        job.id, job.worker, job.attempt, fmt::format("{}: {}", job.worker, error),
+        seconds(kHandoff));
+    if (rows.empty()) return false;
+    notify_state(work, job.id, rows[0][0].as<std::string>(), job.platform);
+    return true;
+  });
+}
+
+bool Queue::reject(const Job& job, const std::string& error) {
+  return impl_->transaction("rejecting", [&](pqxx::work& work) {
+    pqxx::result rows = work.exec_params(
+        std::string("UPDATE evaluation_queue SET state = 'failed', error = ") + kAppendError +
+            ", lease_until = NULL, finished_at = now() "
+            "WHERE id = $1 AND worker = $2 AND attempts = $3 AND state = 'leased' RETURNING id",
+        job.id, job.worker, job.attempt, fmt::format("{}: {}", job.worker, error));
+    if (rows.empty()) return false;
+    notify_state(work, job.id, "failed", job.platform);
+    return true;
+  });
+}
+
+bool Queue::release(const Job& job) {
+  return impl_->transaction("handing a job back", [&](pqxx::work& work) {
+    pqxx::result rows = work.exec_params(
+        "UPDATE evaluation_queue SET state = 'queued', attempts = attempts - 1, worker = NULL, "
+        "lease_until = NULL WHERE id = $1 AND worker = $2 AND attempts = $3 AND state = 'leased' "
+        "RETURNING id",
+        job.id, job.worker, job.attempt);
+    if (rows.empty()) return false;
+    notify_state(work, job.id, "queued", job.platform);
+    return true;
   });
 }
 
 int64_t Queue::expire_leases() {
   return impl_->transaction("expiring leases", [&](pqxx::work& work) {
-    return static_cast<int64_t>(
-        work.exec("UPDATE evaluation_queue SET state = CASE WHEN attempts < max_attempts "
-                  "THEN 'queued' ELSE 'failed' END, error = 'the lease of ' || worker || "
-                  "' expired during attempt ' || attempts, lease_until = NULL, "
-                  "finished_at = CASE WHEN attempts < max_attempts THEN NULL ELSE now() END "
-                  "WHERE state = 'leased' AND lease_until < now()")
-            .affected_rows());
+    pqxx::result rows = work.exec(
+        "UPDATE evaluation_queue SET state = CASE WHEN attempts < max_attempts "
+        "THEN 'queued' ELSE 'failed' END, error = CASE WHEN error = '' THEN '' ELSE error || "
+        "'; ' END || 'the lease of ' || worker || ' expired during attempt ' || attempts, "
+        "lease_until = NULL, failed_on = array_append(failed_on, worker), "
+        "finished_at = CASE WHEN attempts < max_attempts THEN NULL ELSE now() END "
+        "WHERE state = 'leased' AND lease_until < now() RETURNING id, state, platform");
+    for (const pqxx::row& row : rows) {
+      notify_state(work, row[0].as<int64_t>(), row[1].as<std::string>(), row[2].as<std::string>());
+    }
+    return static_cast<int64_t>(rows.size());
   });
 }
 
@@ -236,6 +418,40 @@ QueueCounts Queue::counts() {
     }
     return counts;
   });
+}
+
+void Queue::listen(const std::string& channel) {
+  std::lock_guard lock(impl_->mutex);
+  impl_->channels.push_back(channel);
+  try {
+    impl_->receivers.push_back(
+        std::make_unique<Receiver>(*impl_->connection, channel, impl_->received));
+  } catch (const std::exception&) {
+    // The connection is broken: the next wait() or statement reconnects and listens.
+  }
+}
+
+bool Queue::wait(std::chrono::milliseconds timeout) {
+  std::lock_guard lock(impl_->mutex);
+  auto take = [this] {
+    bool any = impl_->received > 0;
+    impl_->received = 0;
+    return any;
+  };
+  if (take()) return true;
+  std::string cause;
+  try {
+    if (impl_->connection && impl_->connection->is_open()) {
+      auto micros = std::chrono::duration_cast<std::chrono::microseconds>(timeout).count();
+      impl_->connection->await_notification(micros / 1000000, micros % 1000000);
+      return take();
+    }
+    cause = "not connected";
+  } catch (const std::exception& error) {
+    cause = error.what();
+  }
+  impl_->reconnect(std::chrono::steady_clock::now(), "waiting for a notification: " + cause);
+  return take();
 }
 
 }  // namespace accelopt::queue

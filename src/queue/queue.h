@@ -6,12 +6,26 @@
 //     │                 │ harness failure
 //     └─ attempts left ─┴─ none left ─► failed
 //
+//   leased ──release (the worker was told to stop)──► queued, the attempt not counted
+//   queued/leased ──cancel (the run that queued it stopped)──► failed
+//   a request that is not JSON ──claim──► failed at once
+//
 // A claim is `FOR UPDATE SKIP LOCKED`, so workers never wait on one another and never get the
 // same job. A claim is a lease: the worker renews it by heartbeats while it evaluates; a lease not
-// renewed in time expires and the job is queued again, at most max_attempts times in all (2: a
-// dead worker's evaluation is redone once). Completion is accepted only from the worker holding
-// the current lease, so a worker presumed dead that wakes up cannot record a second verdict.
+// renewed in time expires and the job is queued again, at most max_attempts times in all (3).
+// A harness failure (the task folder missing on that host, a device error) is handed to another
+// worker first: the worker that failed may claim the job again only after kHandoff, which lets a
+// lone worker retry its own failure. Completion is accepted only from the worker that made the
+// current attempt, so a worker presumed dead that wakes up cannot record a second verdict.
 // All times are the server's clock, so hosts need not agree on theirs.
+//
+// Wake-ups: an enqueue (or a job queued again) NOTIFYs kJobsChannel with the platform, a finished
+// job kVerdictsChannel with its id, in the same transaction; listen() and wait() let workers and
+// runs sleep on the connection's socket instead of polling, and polling stays as the fallback.
+//
+// A lost connection (a server restart) is reopened with backoff for store::reconnect_window()
+// and the statement run again; every call is safe to run twice (an enqueue adopts the job it
+// already made, a completion already recorded reports success).
 #pragma once
 
 #include <chrono>
@@ -42,6 +56,12 @@ struct Outcome {
   std::string worker;  // who completed it (or holds it)
 };
 
+// The channels of NOTIFY.
+inline constexpr const char* kJobsChannel = "accelopt_jobs";
+inline constexpr const char* kVerdictsChannel = "accelopt_verdicts";
+// How long a job failed by a worker is kept for the other workers before that worker may retry.
+inline constexpr std::chrono::seconds kHandoff{10};
+
 struct QueueCounts {
   int64_t queued = 0, leased = 0, done = 0, failed = 0;
 };
@@ -55,9 +75,17 @@ class Queue {
   Queue(const Queue&) = delete;
   Queue& operator=(const Queue&) = delete;
 
-  int64_t enqueue(const std::string& platform, const Json& request, int max_attempts = 2);
+  // Queues a request, or adopts the job already queued, leased or done for the same platform and
+  // request whose verdict nobody collected (a run killed while waiting for it, then resumed).
+  int64_t enqueue(const std::string& platform, const Json& request, int max_attempts = 3);
+  // The verdict of a done job was taken: a later identical request makes a new job.
+  void collect(int64_t id);
+  // The run that queued it no longer wants it: failed, with `why`; a worker evaluating it loses
+  // its lease at the next heartbeat.
+  void cancel(int64_t id, const std::string& why);
 
-  // Expires dead leases, then leases the oldest queued job of `platform`, if any.
+  // Expires dead leases, then leases the oldest queued job of `platform`, if any. A row whose
+  // request is not JSON is marked failed and skipped.
   std::optional<Job> claim(const std::string& worker, const std::string& platform,
                            std::chrono::milliseconds lease);
   // Renews the lease; false when the job is no longer this worker's (its lease expired and it
@@ -68,12 +96,24 @@ class Queue {
   // The harness failed on this job (not the kernel: that is a verdict): queue it again while
   // attempts remain. False when the lease was lost.
   bool fail(const Job& job, const std::string& error);
+  // The request itself is broken (no attempt can succeed): failed at once.
+  bool reject(const Job& job, const std::string& error);
+  // The worker stops before finishing (SIGTERM): queued again at once, the attempt not counted.
+  bool release(const Job& job);
   // Leases past their deadline go back to the queue, or to failed when no attempts remain.
   // Returns how many expired.
   int64_t expire_leases();
 
   std::optional<Outcome> outcome(int64_t id);
   QueueCounts counts();
+
+  // LISTENs on `channel` (kJobsChannel, kVerdictsChannel) on this connection, again after every
+  // reconnection.
+  void listen(const std::string& channel);
+  // Sleeps until a notification arrives on a channel listened to, or `timeout`; true when one did
+  // (or the connection was reopened, which may have lost some). Not to be called from several
+  // threads at once: it holds the connection while it waits.
+  bool wait(std::chrono::milliseconds timeout);
 
  private:
   struct Impl;

@@ -4,6 +4,7 @@
 // nothing is lost or recorded twice.
 #include "queue/queue.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -15,8 +16,11 @@
 #include <thread>
 
 #include "common/files.h"
+#include "queue/evaluation_request.h"
+#include "queue/remote_platform.h"
 #include "queue/worker.h"
 #include "store/postgres_test_fixture.h"
+#include "task/task.h"
 
 namespace accelopt::queue {
 namespace {
@@ -27,7 +31,7 @@ using QueueTest = store::PostgresTest;
 
 // A stand-in evaluation: the request's number, doubled, after `delay`.
 Evaluate doubling(std::chrono::milliseconds delay) {
-  return [delay](const Json& request) {
+  return [delay](const Json& request, const std::atomic<bool>&) {
     std::this_thread::sleep_for(delay);
     return Json{{"status", "PASSED"}, {"value", request.at("n").get<int>() * 2}};
   };
@@ -45,7 +49,8 @@ TEST_F(QueueTest, AJobIsClaimedOnceAndCompletedWithItsVerdict) {
   EXPECT_FALSE(queue->claim("v", "cpu", 10s).has_value());  // leased: nobody else gets it
   EXPECT_TRUE(queue->heartbeat(*job, 10s));
   EXPECT_TRUE(queue->complete(*job, Json{{"value", 42}}));
-  EXPECT_FALSE(queue->complete(*job, Json{{"value", 43}}));  // recorded once
+  // Run again (as across a reconnection): reported recorded, and the first verdict stays.
+  EXPECT_TRUE(queue->complete(*job, Json{{"value", 43}}));
   std::optional<Outcome> outcome = queue->outcome(id);
   ASSERT_TRUE(outcome.has_value());
   EXPECT_EQ(outcome->state, JobState::kDone);
@@ -55,7 +60,7 @@ TEST_F(QueueTest, AJobIsClaimedOnceAndCompletedWithItsVerdict) {
 
 TEST_F(QueueTest, AnExpiredLeaseIsRetriedOnceThenFails) {
   auto queue = Queue::open(url());
-  int64_t id = queue->enqueue("cpu", Json{{"n", 1}});
+  int64_t id = queue->enqueue("cpu", Json{{"n", 1}}, /*max_attempts=*/2);
   std::optional<Job> first = queue->claim("a", "cpu", 100ms);
   ASSERT_TRUE(first.has_value());
   std::this_thread::sleep_for(300ms);
@@ -73,14 +78,47 @@ TEST_F(QueueTest, AnExpiredLeaseIsRetriedOnceThenFails) {
   EXPECT_NE(outcome->error.find("lease of b expired"), std::string::npos) << outcome->error;
 }
 
-TEST_F(QueueTest, AHarnessFailureIsQueuedAgainWhileAttemptsRemain) {
+TEST_F(QueueTest, AHarnessFailureGoesToAnotherWorkerThenFailsTheJobWithEveryReason) {
   auto queue = Queue::open(url());
   int64_t id = queue->enqueue("cpu", Json{{"n", 1}});
-  EXPECT_TRUE(queue->fail(*queue->claim("a", "cpu", 10s), "compiler missing"));
+  EXPECT_TRUE(queue->fail(*queue->claim("a", "cpu", 10s), "task folder not found"));
   EXPECT_EQ(queue->outcome(id)->state, JobState::kQueued);
-  EXPECT_TRUE(queue->fail(*queue->claim("a", "cpu", 10s), "compiler missing"));
-  EXPECT_EQ(queue->outcome(id)->state, JobState::kFailed);
-  EXPECT_EQ(queue->outcome(id)->error, "a: compiler missing");
+  EXPECT_FALSE(queue->claim("a", "cpu", 10s).has_value());  // kept for the others first
+  EXPECT_TRUE(queue->fail(*queue->claim("b", "cpu", 10s), "device error"));
+  EXPECT_TRUE(queue->fail(*queue->claim("c", "cpu", 10s), "compiler missing"));
+  std::optional<Outcome> outcome = queue->outcome(id);
+  EXPECT_EQ(outcome->state, JobState::kFailed);
+  EXPECT_EQ(outcome->attempts, 3);
+  EXPECT_EQ(outcome->error, "a: task folder not found; b: device error; c: compiler missing");
+}
+
+TEST_F(QueueTest, AMalformedRowIsFailedAndTheWorkerCarriesOn) {
+  auto queue = Queue::open(url());
+  psql(
+      "INSERT INTO evaluation_queue (platform, request, max_attempts) "
+      "VALUES ('cpu', 'this is not JSON', 3)");
+  int64_t shapeless = queue->enqueue("cpu", Json{{"nonsense", true}});
+  int64_t good = queue->enqueue("cpu", Json{{"n", 4}});
+  WorkerOptions options;
+  options.url = url();
+  options.idle_exit = 500ms;
+  std::atomic<bool> stop = false;
+  std::ostringstream log;
+  WorkerStats stats = run_worker(
+      options,
+      [](const Json& request, const std::atomic<bool>& abandon) {
+        if (!request.contains("n")) throw MalformedRequest("no n in the request");
+        return doubling(0ms)(request, abandon);
+      },
+      stop, log);
+  EXPECT_EQ(stats.completed, 1) << log.str();
+  EXPECT_EQ(psql("SELECT state || ' ' || (error LIKE '%not JSON%') FROM evaluation_queue "
+                 "WHERE request = 'this is not JSON'"),
+            "failed true");
+  std::optional<Outcome> rejected = queue->outcome(shapeless);
+  EXPECT_EQ(rejected->state, JobState::kFailed);
+  EXPECT_EQ(rejected->attempts, 1);  // not tried again: no worker could do better
+  EXPECT_EQ((*queue->outcome(good)->result)["value"], 8);
 }
 
 TEST_F(QueueTest, HeartbeatsKeepALongEvaluation) {
@@ -172,7 +210,7 @@ TEST_F(QueueTest, AWorkerKilledMidEvaluationIsRedoneOnceAndNothingIsLostOrDouble
   doomed.url = url();
   doomed.name = "doomed";
   doomed.lease = 1s;
-  pid_t child = fork_worker(doomed, [&](const Json& request) -> Json {
+  pid_t child = fork_worker(doomed, [&](const Json& request, const std::atomic<bool>&) -> Json {
     std::ofstream(began) << request.dump();
     for (;;) std::this_thread::sleep_for(1s);
   });
@@ -202,6 +240,166 @@ TEST_F(QueueTest, AWorkerKilledMidEvaluationIsRedoneOnceAndNothingIsLostOrDouble
   QueueCounts counts = queue->counts();
   EXPECT_EQ(counts.done, 3);
   EXPECT_EQ(counts.queued + counts.leased + counts.failed, 0);
+}
+
+// A listening worker wakes on the enqueue's NOTIFY: it claims within a fraction of a second
+// though its polling fallback is 30 s.
+TEST_F(QueueTest, AnIdleWorkerWakesOnTheEnqueue) {
+  auto queue = Queue::open(url());
+  WorkerOptions options;
+  options.url = url();
+  options.poll = 30s;
+  options.max_jobs = 1;
+  std::atomic<bool> stop = false;
+  std::ostringstream log;
+  std::jthread worker([&] { run_worker(options, doubling(0ms), stop, log); });
+  std::this_thread::sleep_for(500ms);  // asleep in wait()
+  int64_t id = queue->enqueue("cpu", Json{{"n", 1}});
+  worker.join();
+  EXPECT_EQ(queue->outcome(id)->state, JobState::kDone) << log.str();
+  double waited = std::stod(psql(fmt::format(
+      "SELECT extract(epoch FROM claimed_at - enqueued_at) FROM evaluation_queue WHERE id = {}",
+      id)));
+  EXPECT_LT(waited, 5.0) << "the worker waited for its poll, not the NOTIFY";
+}
+
+// SIGTERM (the stop flag): the evaluation is abandoned and the job handed back, its attempt not
+// counted, so that the next worker claims it at once.
+TEST_F(QueueTest, AStoppedWorkerHandsItsJobBack) {
+  auto queue = Queue::open(url());
+  int64_t id = queue->enqueue("cpu", Json{{"n", 3}});
+  WorkerOptions options;
+  options.url = url();
+  options.name = "stopped";
+  std::atomic<bool> stop = false;
+  std::atomic<bool> began = false;
+  std::ostringstream log;
+  WorkerStats stats;
+  std::jthread worker([&] {
+    stats = run_worker(
+        options,
+        [&](const Json&, const std::atomic<bool>& abandon) -> Json {
+          began = true;
+          while (!abandon) std::this_thread::sleep_for(10ms);
+          throw std::runtime_error("abandoned");
+        },
+        stop, log);
+  });
+  while (!began) std::this_thread::sleep_for(10ms);
+  stop = true;
+  worker.join();
+  EXPECT_EQ(stats.released, 1) << log.str();
+  std::optional<Outcome> outcome = queue->outcome(id);
+  EXPECT_EQ(outcome->state, JobState::kQueued);
+  EXPECT_EQ(outcome->attempts, 0);
+  std::optional<Job> next = queue->claim("next", "cpu", 10s);
+  ASSERT_TRUE(next.has_value());
+  EXPECT_EQ(next->attempt, 1);
+}
+
+task::Task silu() {
+  return task::load_task(std::string(ACCELOPT_SOURCE_DIR) + "/bench/cpu/silu");
+}
+
+platform::EvalRequest silu_request(const task::Task& task) {
+  platform::EvalRequest request;
+  request.task = &task;
+  request.workload = "small";
+  request.source = "// a kernel";
+  request.measure_time = false;
+  return request;
+}
+
+// A worker that cannot see the task folder fails the job; another worker evaluates it. A job that
+// fails on every worker is the candidate's verdict, EVALUATION_FAILED with the reasons.
+TEST_F(QueueTest, AJobOneWorkerCannotDoIsDoneByAnotherAndOneNobodyCanDoIsAVerdict) {
+  task::Task task = silu();
+  RemotePlatformOptions remote_options;
+  remote_options.url = url();
+  RemotePlatform remote(remote_options);
+  auto blind = [](const Json&, const std::atomic<bool>&) -> Json {
+    throw UserError("task folder /no/such/place not found on this host");
+  };
+  auto passing = [](const Json&, const std::atomic<bool>&) {
+    return platform::Verdict{}.to_json();  // PASSED
+  };
+  std::atomic<bool> stop = false;
+  std::ostringstream log;
+  auto worker_thread = [&](std::string name, Evaluate evaluate) {
+    return std::jthread([&, name, evaluate] {
+      WorkerOptions options;
+      options.url = url();
+      options.name = name;
+      options.idle_exit = 2s;
+      std::ostringstream own;
+      run_worker(options, evaluate, stop, own);
+    });
+  };
+  {
+    std::jthread first = worker_thread("blind", blind);
+    std::this_thread::sleep_for(300ms);  // the blind worker is first in line
+    std::jthread second = worker_thread("sighted", passing);
+    platform::Verdict verdict = remote.evaluate(silu_request(task));
+    EXPECT_TRUE(verdict.passed()) << verdict.to_json().dump(1);
+  }
+  EXPECT_EQ(psql("SELECT worker || ' ' || attempts FROM evaluation_queue"), "sighted 2");
+  {
+    std::jthread one = worker_thread("one", blind);
+    std::jthread two = worker_thread("two", blind);
+    std::jthread three = worker_thread("three", blind);
+    platform::EvalRequest request = silu_request(task);
+    request.source = "// another kernel";
+    platform::Verdict verdict = remote.evaluate(request);
+    EXPECT_EQ(verdict.status, kernel::Status::kEvaluationFailed);
+    EXPECT_NE(verdict.message.find("failed on every worker (3 attempts"), std::string::npos)
+        << verdict.message;
+    EXPECT_NE(verdict.message.find("not found on this host"), std::string::npos);
+  }
+}
+
+// A run killed while its job was queued leaves the job there; the resumed run's identical request
+// adopts it instead of queueing a second evaluation. Ctrl-C cancels the job instead.
+TEST_F(QueueTest, AResumedRunAdoptsItsJobAndAnInterruptedOneCancelsIt) {
+  task::Task task = silu();
+  platform::EvalRequest request = silu_request(task);
+  pid_t child = fork();
+  if (child == 0) {
+    RemotePlatformOptions options;
+    options.url = url();
+    RemotePlatform(options).evaluate(request);  // waits for ever: no worker yet
+    _exit(0);
+  }
+  auto queue = Queue::open(url());
+  for (int wait = 0; wait < 500 && queue->counts().queued == 0; ++wait) {
+    std::this_thread::sleep_for(20ms);
+  }
+  ::kill(child, SIGKILL);
+  wait_for(child);
+  std::atomic<bool> stop = false;
+  std::jthread worker([&] {
+    WorkerOptions options;
+    options.url = url();
+    options.idle_exit = 2s;
+    std::ostringstream log;
+    run_worker(
+        options,
+        [](const Json&, const std::atomic<bool>&) { return platform::Verdict{}.to_json(); }, stop,
+        log);
+  });
+  RemotePlatformOptions options;
+  options.url = url();
+  RemotePlatform resumed(options);
+  EXPECT_TRUE(resumed.evaluate(request).passed());
+  EXPECT_EQ(psql("SELECT count(*) FROM evaluation_queue"), "1");  // adopted, not queued again
+  worker.join();
+
+  std::atomic<bool> interrupt = true;
+  request.source = "// interrupted";
+  request.abandon = &interrupt;
+  EXPECT_THROW(resumed.evaluate(request), platform::EvaluationAbandoned);
+  EXPECT_EQ(psql("SELECT state || ' ' || error FROM evaluation_queue WHERE request LIKE "
+                 "'%interrupted%'"),
+            "failed cancelled: the run was interrupted");
 }
 
 }  // namespace

@@ -9,34 +9,72 @@
 #include <stop_token>
 #include <thread>
 
+#include "queue/evaluation_request.h"
 #include "queue/queue.h"
 
 namespace accelopt::queue {
 namespace {
 
-// Renews a job's lease every lease/3 on its own connection until destroyed; says whether the
-// lease was lost meanwhile.
+using Clock = std::chrono::steady_clock;
+
+// While an evaluation runs: renews its lease every lease/3 on its own connection, and sets
+// `abandon` when the lease is lost or the worker is told to stop. Nothing escapes its thread: a
+// failed renewal (the database down past the reconnection window) is tried again at the next one.
 class Heartbeat {
  public:
-  Heartbeat(Queue& queue, const Job& job, std::chrono::milliseconds lease)
-      : thread_([this, &queue, job, lease](std::stop_token stop) {
+  Heartbeat(Queue& queue, const Job& job, std::chrono::milliseconds lease,
+            const std::atomic<bool>& stop, std::atomic<bool>& abandon)
+      : thread_([this, &queue, job, lease, &stop, &abandon](std::stop_token token) {
           std::mutex mutex;
           std::unique_lock lock(mutex);
-          while (!condition_.wait_for(lock, stop, lease / 3, [] { return false; })) {
-            if (stop.stop_requested()) return;
-            if (!queue.heartbeat(job, lease)) {
-              lost_ = true;
-              return;
+          auto next = Clock::now() + lease / 3;
+          auto tick = std::min<std::chrono::milliseconds>(lease / 3, std::chrono::milliseconds(50));
+          while (!condition_.wait_for(lock, token, tick, [] { return false; })) {
+            if (token.stop_requested()) return;
+            if (stop) abandon = true;
+            if (Clock::now() < next) continue;
+            next = Clock::now() + lease / 3;
+            try {
+              if (!queue.heartbeat(job, lease)) {
+                lost_ = true;
+                abandon = true;
+                return;
+              }
+            } catch (const std::exception& error) {
+              std::lock_guard guard(trouble_mutex_);
+              trouble_ = error.what();
             }
           }
         }) {}
   bool lost() const { return lost_; }
+  std::string trouble() const {
+    std::lock_guard guard(trouble_mutex_);
+    return trouble_;
+  }
 
  private:
   std::condition_variable_any condition_;
   std::atomic<bool> lost_ = false;
+  mutable std::mutex trouble_mutex_;
+  std::string trouble_;  // the last renewal that failed
   std::jthread thread_;  // last: started after the members it uses, stopped and joined first
 };
+
+// Records a computed verdict, through database outages: each try reconnects for the window;
+// then again, until recorded or the worker is stopped. False when the lease was lost.
+bool record_verdict(Queue& queue, const Job& job, const Json& verdict,
+                    const std::atomic<bool>& stop, const std::string& name, std::ostream& log) {
+  for (;;) {
+    try {
+      return queue.complete(job, verdict);
+    } catch (const std::exception& error) {
+      if (stop) throw;
+      log << fmt::format("worker {}: job {}: keeping its verdict and trying again: {}\n", name,
+                         job.id, error.what())
+          << std::flush;
+    }
+  }
+}
 
 }  // namespace
 
@@ -50,53 +88,86 @@ WorkerStats run_worker(const WorkerOptions& options, const Evaluate& evaluate,
                        const std::atomic<bool>& stop, std::ostream& log) {
   std::string name = options.name.empty() ? default_worker_name() : options.name;
   auto queue = Queue::open(options.url);
+  if (options.listen) queue->listen(kJobsChannel);
   auto heartbeats = Queue::open(options.url);  // a second connection, used while evaluating
   WorkerStats stats;
-  auto idle_since = std::chrono::steady_clock::now();
+  auto idle_since = Clock::now();
   log << fmt::format("worker {}: claiming {} evaluations\n", name, options.platform) << std::flush;
-  while (!stop && (options.max_jobs == 0 ||
-                   stats.completed + stats.failed + stats.lost < options.max_jobs)) {
+  while (!stop &&
+         (options.max_jobs == 0 ||
+          stats.completed + stats.failed + stats.lost + stats.released < options.max_jobs)) {
     std::optional<Job> job = queue->claim(name, options.platform, options.lease);
     if (!job) {
-      if (options.idle_exit.count() > 0 &&
-          std::chrono::steady_clock::now() - idle_since >= options.idle_exit) {
-        break;
+      if (options.idle_exit.count() > 0 && Clock::now() - idle_since >= options.idle_exit) break;
+      if (options.listen) {
+        // Until a NOTIFY or `poll`, in slices so that `stop` is seen within a fraction of a second.
+        auto until = Clock::now() + options.poll;
+        while (!stop && Clock::now() < until &&
+               !queue->wait(std::min<std::chrono::milliseconds>(
+                   std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()),
+                   std::chrono::milliseconds(250)))) {
+        }
+      } else {
+        std::this_thread::sleep_for(options.poll);
       }
-      std::this_thread::sleep_for(options.poll);
       continue;
     }
-    auto started = std::chrono::steady_clock::now();
+    auto started = Clock::now();
     Json verdict;
     std::string error;
+    bool malformed = false;
     bool lost = false;
+    std::atomic<bool> abandon = false;
+    std::string trouble;
     {
-      Heartbeat heartbeat(*heartbeats, *job, options.lease);
+      Heartbeat heartbeat(*heartbeats, *job, options.lease, stop, abandon);
       try {
-        verdict = evaluate(job->request);
+        verdict = evaluate(job->request, abandon);
+      } catch (const MalformedRequest& exception) {
+        error = exception.what();
+        malformed = true;
       } catch (const std::exception& exception) {
         error = exception.what();
+        if (error.empty()) error = "an unnamed harness failure";
       }
       lost = heartbeat.lost();
+      trouble = heartbeat.trouble();
     }
-    double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    if (!lost && error.empty()) lost = !queue->complete(*job, verdict);
-    if (!lost && !error.empty()) lost = !queue->fail(*job, error);
+    double elapsed = std::chrono::duration<double>(Clock::now() - started).count();
+    bool abandoned = abandon && !error.empty();
+    if (!trouble.empty()) {
+      log << fmt::format("worker {}: job {}: a lease renewal failed: {}\n", name, job->id, trouble);
+    }
     if (lost) {
       ++stats.lost;
       log << fmt::format("worker {}: job {} lost its lease after {:.1f} s; dropped\n", name,
                          job->id, elapsed);
-    } else if (!error.empty()) {
+    } else if (abandoned && stop) {
+      bool released = queue->release(*job);
+      ++stats.released;
+      log << fmt::format("worker {}: stopping: job {} {} after {:.1f} s\n", name, job->id,
+                         released ? "handed back" : "lost its lease", elapsed);
+    } else if (error.empty()) {
+      if (record_verdict(*queue, *job, verdict, stop, name, log)) {
+        ++stats.completed;
+        log << fmt::format("worker {}: job {} {} in {:.1f} s (attempt {})\n", name, job->id,
+                           verdict.value("status", "done"), elapsed, job->attempt);
+      } else {
+        ++stats.lost;
+        log << fmt::format("worker {}: job {} lost its lease after {:.1f} s; dropped\n", name,
+                           job->id, elapsed);
+      }
+    } else if (malformed ? queue->reject(*job, error) : queue->fail(*job, error)) {
       ++stats.failed;
-      log << fmt::format("worker {}: job {} failed (attempt {}): {}\n", name, job->id, job->attempt,
-                         error);
+      log << fmt::format("worker {}: job {} {} (attempt {}): {}\n", name, job->id,
+                         malformed ? "rejected" : "failed", job->attempt, error);
     } else {
-      ++stats.completed;
-      log << fmt::format("worker {}: job {} {} in {:.1f} s (attempt {})\n", name, job->id,
-                         verdict.value("status", "done"), elapsed, job->attempt);
+      ++stats.lost;
+      log << fmt::format("worker {}: job {} lost its lease after {:.1f} s; dropped\n", name,
+                         job->id, elapsed);
     }
     log << std::flush;
-    idle_since = std::chrono::steady_clock::now();
+    idle_since = Clock::now();
   }
   return stats;
 }

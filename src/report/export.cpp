@@ -123,14 +123,17 @@ void write_under(const std::filesystem::path& file, const std::string& text) {
   write_file_atomic(file, text);
 }
 
-// FlashInfer's statuses are ours less the two REJECTED_ ones: a source that breaks a rule never
-// built, and a kernel faster than physics computed something else.
+// FlashInfer's statuses are ours less the two REJECTED_ ones (a source that breaks a rule never
+// built, and a kernel faster than physics computed something else) and EVALUATION_FAILED (no
+// worker could run it).
 std::string flashinfer_status(kernel::Status status) {
   switch (status) {
     case kernel::Status::kRejectedSource:
       return "COMPILE_ERROR";
     case kernel::Status::kRejectedPhysics:
       return "INCORRECT_NUMERICAL";
+    case kernel::Status::kEvaluationFailed:
+      return "RUNTIME_ERROR";
     default:
       return std::string(kernel::status_name(status));
   }

@@ -160,7 +160,7 @@ void print_cost_table(std::ostream& out, std::string_view title,
 void print_runs(std::ostream& out, const store::Store& store, const std::string& workspace) {
   auto runs = store.runs();
   if (runs.empty()) {
-    out << "no runs in " << workspace << "\n";
+    out << "no runs in " << store::redact_url(workspace) << "\n";
     return;
   }
   // A state too long for the row's end ("failed: why") goes on a line of its own under it.

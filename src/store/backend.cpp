@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <cstdlib>
+#include <vector>
 
 #include "common/error.h"
 #include "store/store.h"
@@ -79,6 +81,92 @@ std::string redact_url(std::string_view location) {
     text.replace(value, end == std::string::npos ? std::string::npos : end - value, "…");
   }
   return text;
+}
+
+namespace {
+
+// "%41" → "A"; a malformed escape is kept as it is.
+std::string percent_decoded(std::string_view text) {
+  std::string result;
+  for (size_t index = 0; index < text.size(); ++index) {
+    if (text[index] == '%' && index + 2 < text.size()) {
+      int value = 0;
+      auto [end, error] =
+          std::from_chars(text.data() + index + 1, text.data() + index + 3, value, 16);
+      if (error == std::errc() && end == text.data() + index + 3) {
+        result += static_cast<char>(value);
+        index += 2;
+        continue;
+      }
+    }
+    result += text[index];
+  }
+  return result;
+}
+
+// The password a URL carries, as written there: in `user:secret@` and in `?password=secret`.
+std::vector<std::string> url_passwords(std::string_view url) {
+  std::vector<std::string> passwords;
+  size_t authority = url.find("://") + 3;
+  size_t query = url.find('?', authority);
+  size_t at = url.rfind('@', query);
+  if (at != std::string::npos && at >= authority) {
+    size_t colon = url.find(':', authority);
+    if (colon < at) passwords.emplace_back(url.substr(colon + 1, at - colon - 1));
+  }
+  for (size_t key = url.find("password=", authority); key != std::string::npos;
+       key = url.find("password=", key + 1)) {
+    if (url[key - 1] != '?' && url[key - 1] != '&') continue;
+    size_t value = key + std::string_view("password=").size();
+    size_t end = url.find('&', value);
+    passwords.emplace_back(url.substr(value, end == std::string::npos ? end : end - value));
+  }
+  return passwords;
+}
+
+void replace_all(std::string& text, std::string_view from, std::string_view to) {
+  if (from.empty()) return;
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+    text.replace(at, from.size(), to);
+  }
+}
+
+}  // namespace
+
+std::string redact(std::string_view text, std::string_view location) {
+  std::string result(text);
+  if (!is_postgres_url(location)) return result;
+  replace_all(result, location, redact_url(location));
+  for (const std::string& password : url_passwords(location)) {
+    // A password of one to three characters would blank out ordinary words; it is redacted in
+    // the URL above, and secret enough for nobody.
+    for (const std::string& form : {password, percent_decoded(password)}) {
+      if (form.size() >= 4) replace_all(result, form, "…");
+    }
+  }
+  return result;
+}
+
+std::string with_connect_timeout(std::string_view url) {
+  std::string result(url);
+  const char* environment = std::getenv("PGCONNECT_TIMEOUT");
+  if (!is_postgres_url(result) || result.find("connect_timeout=") != std::string::npos ||
+      (environment != nullptr && *environment != '\0')) {
+    return result;
+  }
+  result += result.find('?') == std::string::npos ? '?' : '&';
+  return result + "connect_timeout=10";
+}
+
+std::chrono::milliseconds reconnect_window() {
+  const char* text = std::getenv("ACCELOPT_DB_RETRY_SECONDS");
+  if (text == nullptr || *text == '\0') return std::chrono::seconds(60);
+  char* end = nullptr;
+  double seconds = std::strtod(text, &end);
+  if (end == text || *end != '\0' || seconds < 0) {
+    throw UserError(fmt::format("ACCELOPT_DB_RETRY_SECONDS={}: give a number of seconds", text));
+  }
+  return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
 }
 
 }  // namespace accelopt::store

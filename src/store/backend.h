@@ -15,7 +15,16 @@
 #include <variant>
 #include <vector>
 
+#include "common/error.h"
+
 namespace accelopt::store {
+
+// The database could not be reached again within store::reconnect_window(), or the connection
+// broke inside a transaction (which the Store then runs again on a new connection).
+class ConnectionLost : public UserError {
+ public:
+  explicit ConnectionLost(const std::string& message) : UserError(message) {}
+};
 
 // A parameter or a column value. PostgreSQL hands every value back as text; the accessors of Row
 // convert, so the Store reads both engines the same way.
@@ -40,6 +49,8 @@ class Backend {
   // For messages: "the database <path>" or "the PostgreSQL database <url without password>".
   virtual std::string describe() const = 0;
 
+  // A PostgreSQL backend whose connection broke reconnects here (and for a statement outside a
+  // transaction), retrying with backoff for reconnect_window(); then ConnectionLost.
   virtual void begin() = 0;
   virtual void commit() = 0;
   virtual void rollback() noexcept = 0;

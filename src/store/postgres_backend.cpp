@@ -10,7 +10,13 @@
 // The database is marked as ours by the comment 'accelopt' on its schema_version table; a database
 // with other tables and no such mark is refused. Migrations take an advisory lock, so that workers
 // starting together on a new database migrate it once.
+//
+// A server restart breaks the connection; the next transaction (or lone statement) reconnects,
+// retrying with backoff for reconnect_window(), so a run or a worker carries on across a restart.
+// A transaction cut in the middle throws ConnectionLost, and the Store runs it again whole.
 #include <fmt/format.h>
+
+#include <thread>
 
 #include <pqxx/pqxx>
 #include <regex>
@@ -49,14 +55,20 @@ std::string postgres_dialect(std::string_view migration) {
 
 class PostgresBackend : public Backend {
  public:
-  explicit PostgresBackend(std::string url) : url_(std::move(url)) {}
+  explicit PostgresBackend(std::string url) : url_(std::move(url)), window_(reconnect_window()) {}
 
   void connect();
 
   std::string describe() const override { return "the PostgreSQL database " + redact_url(url_); }
   void begin() override {
     if (work_) throw InternalError("database: a transaction is already open");
-    work_ = std::make_unique<pqxx::work>(*connection_);
+    if (!connection_->is_open()) reconnect();
+    try {
+      guarded("BEGIN", [&] { work_ = std::make_unique<pqxx::work>(*connection_); });
+    } catch (const ConnectionLost&) {
+      reconnect();
+      guarded("BEGIN", [&] { work_ = std::make_unique<pqxx::work>(*connection_); });
+    }
   }
   void commit() override {
     guarded("COMMIT", [&] { work_->commit(); });
@@ -121,9 +133,21 @@ class PostgresBackend : public Backend {
       pointers[index] = texts[index].c_str();
     }
     pqxx::result result;
-    guarded(sql, [&] {
+    auto exec = [&] {
       result = transaction().exec_params(sql, pqxx::prepare::make_dynamic_params(pointers));
-    });
+    };
+    if (work_) {
+      guarded(sql, exec);
+    } else {
+      // A lone statement: on a broken connection, once more on a new one.
+      if (!connection_->is_open()) reconnect();
+      try {
+        guarded(sql, exec);
+      } catch (const ConnectionLost&) {
+        reconnect();
+        guarded(sql, exec);
+      }
+    }
     autocommit_.reset();
     return result;
   }
@@ -134,27 +158,64 @@ class PostgresBackend : public Backend {
       body();
     } catch (const pqxx::broken_connection& error) {
       autocommit_.reset();
-      throw UserError(fmt::format("{}: the connection was lost: {}", describe(), error.what()));
+      throw ConnectionLost(
+          fmt::format("{}: the connection was lost: {}", describe(), redact(error.what(), url_)));
     } catch (const pqxx::sql_error& error) {
       autocommit_.reset();
-      throw InternalError(fmt::format("{}: {} (in: {})", describe(), error.what(), what));
+      // A server shutting down ends sessions with an error (57P01) before the socket closes.
+      if (error.sqlstate().starts_with("57P") || error.sqlstate().starts_with("08")) {
+        throw ConnectionLost(
+            fmt::format("{}: the connection was lost: {}", describe(), redact(error.what(), url_)));
+      }
+      throw InternalError(
+          fmt::format("{}: {} (in: {})", describe(), redact(error.what(), url_), what));
     }
   }
 
+  // A new connection, tried with backoff until one opens or the window has passed.
+  void reconnect();
+  void open_connection() {
+    connection_ = std::make_unique<pqxx::connection>(with_connect_timeout(url_));
+    // Keep the server's notices (e.g. "relation already exists, skipping") off our stderr.
+    pqxx::nontransaction(*connection_).exec("SET client_min_messages = warning");
+  }
+
   std::string url_;
+  std::chrono::milliseconds window_;
   std::unique_ptr<pqxx::connection> connection_;
   std::unique_ptr<pqxx::work> work_;
   std::unique_ptr<pqxx::nontransaction> autocommit_;
 };
 
-void PostgresBackend::connect() {
-  try {
-    connection_ = std::make_unique<pqxx::connection>(url_);
-  } catch (const std::exception& error) {
-    throw UserError(fmt::format("connecting to {}: {}", describe(), error.what()));
+void PostgresBackend::reconnect() {
+  work_.reset();
+  autocommit_.reset();
+  auto start = std::chrono::steady_clock::now();
+  auto pause = std::chrono::milliseconds(100);
+  for (;;) {
+    try {
+      open_connection();
+      return;
+    } catch (const std::exception& error) {
+      if (std::chrono::steady_clock::now() - start + pause > window_) {
+        throw ConnectionLost(
+            fmt::format("{} could not be reached again for {} s: {}", describe(),
+                        std::chrono::duration_cast<std::chrono::seconds>(window_).count(),
+                        redact(error.what(), url_)));
+      }
+    }
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(5000));
   }
-  // Keep the server's notices (e.g. "relation already exists, skipping") off our stderr.
-  query("SET client_min_messages = warning", {});
+}
+
+void PostgresBackend::connect() {
+  // The first connection is not retried: a wrong URL should fail at once.
+  try {
+    open_connection();
+  } catch (const std::exception& error) {
+    throw UserError(fmt::format("connecting to {}: {}", describe(), redact(error.what(), url_)));
+  }
   begin();
   try {
     lock_schema();

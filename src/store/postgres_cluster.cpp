@@ -69,18 +69,30 @@ std::unique_ptr<PostgresCluster> PostgresCluster::start(std::string& why) {
     run_as_server_user({(bin / "initdb").string(), "-D", (root / "data").string(), "-U", kSuperuser,
                         "--auth=trust", "-E", "UTF8", "--no-sync"},
                        "initdb");
-    // -F: no fsync, a test cluster need not survive a power cut; -h '': no TCP.
-    run_as_server_user(
-        {(bin / "pg_ctl").string(), "-D", (root / "data").string(), "-l",
-         (root / "server.log").string(), "-w", "-t", "60", "-o",
-         fmt::format("-k {} -h '' -p {} -F -c max_connections=200", root.string(), kPort), "start"},
-        "pg_ctl start");
-    cluster->started_ = true;
+    cluster->start_server();
   } catch (const std::exception& error) {
     why = fmt::format("the test PostgreSQL server would not start: {}", error.what());
     return nullptr;
   }
   return cluster;
+}
+
+void PostgresCluster::start_server() {
+  const std::filesystem::path& root = directory_.path();
+  // -F: no fsync, a test cluster need not survive a power cut; -h '': no TCP.
+  run_as_server_user(
+      {(bin_ / "pg_ctl").string(), "-D", (root / "data").string(), "-l",
+       (root / "server.log").string(), "-w", "-t", "60", "-o",
+       fmt::format("-k {} -h '' -p {} -F -c max_connections=200", root.string(), kPort), "start"},
+      "pg_ctl start");
+  started_ = true;
+}
+
+void PostgresCluster::stop_server() {
+  run_as_server_user({(bin_ / "pg_ctl").string(), "-D", (directory_.path() / "data").string(), "-m",
+                      "fast", "-w", "stop"},
+                     "pg_ctl stop");
+  started_ = false;
 }
 
 PostgresCluster::~PostgresCluster() {

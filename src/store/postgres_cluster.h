@@ -27,6 +27,11 @@ class PostgresCluster {
   // Runs a statement through psql on `database`; its output. Throws InternalError on failure.
   std::string psql(const std::string& database, const std::string& sql) const;
 
+  // A server outage for the tests of reconnection: stop (`pg_ctl stop -m fast`: sessions are
+  // ended, the socket goes) and start again on the same socket and data.
+  void stop_server();
+  void start_server();
+
  private:
   PostgresCluster() = default;
 

@@ -29,6 +29,7 @@ class PostgresDatabase {
   const std::string& name() const { return name_; }
   // A statement run through psql on this database; its output.
   std::string psql(const std::string& sql) const;
+  PostgresCluster& cluster() const { return *cluster_; }
 
  private:
   PostgresCluster* cluster_ = nullptr;
@@ -44,6 +45,7 @@ class PostgresTest : public testing::Test {
   }
   const std::string& url() const { return database_.url(); }
   std::string psql(const std::string& sql) const { return database_.psql(sql); }
+  PostgresCluster& cluster() const { return database_.cluster(); }
 
  private:
   PostgresDatabase database_;

@@ -230,9 +230,21 @@ struct Store::Impl {
   int version = 0;
   std::string origin = this_origin();
 
-  // Runs `body` in one transaction; rolls back if it throws. Caller must hold mutex.
+  // Runs `body` in one transaction; rolls back if it throws. A transaction cut by a lost
+  // connection (a server restart) runs again whole on the next one; the backend gives up with
+  // ConnectionLost once its reconnection window has passed. Caller must hold mutex.
   template <typename Body>
   auto transaction(Body&& body) {
+    for (int attempt = 1;; ++attempt) {
+      try {
+        return transaction_once(body);
+      } catch (const ConnectionLost&) {
+        if (attempt == 3) throw;
+      }
+    }
+  }
+  template <typename Body>
+  auto transaction_once(Body& body) {
     db->begin();
     try {
       if constexpr (std::is_void_v<decltype(body())>) {

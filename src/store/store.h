@@ -8,6 +8,7 @@
 // moment (kill -9 included) leaves the database as it was after its last finished unit.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -177,5 +178,18 @@ bool is_postgres_url(std::string_view location);
 // (`postgresql://user:secret@host/db?password=secret` → `postgresql://user@host/db?password=…`);
 // a path unchanged. Every location that reaches a message or a log line passes through here.
 std::string redact_url(std::string_view location);
+
+// Any text about to leave the program (an error, a log line, libpq's own messages, which may quote
+// the URL or a piece of it) with `location`'s password removed: the whole URL shown redacted, and
+// the password itself, raw or percent-encoded, replaced by "…" wherever else it appears.
+std::string redact(std::string_view text, std::string_view location);
+
+// The URL libpq is given: `connect_timeout=10` added unless the URL or PGCONNECT_TIMEOUT sets one,
+// so that a host that accepts but never answers fails in seconds instead of hanging.
+std::string with_connect_timeout(std::string_view url);
+
+// How long a lost PostgreSQL connection is retried (with backoff) before the operation gives up:
+// ACCELOPT_DB_RETRY_SECONDS, else 60 s. Read where a connection is opened.
+std::chrono::milliseconds reconnect_window();
 
 }  // namespace accelopt::store

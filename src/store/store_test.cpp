@@ -399,5 +399,27 @@ TEST(StoreLocation, MessagesShowAUrlWithoutItsPassword) {
   EXPECT_EQ(redact_url("runs/accelopt.db"), "runs/accelopt.db");
 }
 
+// Text from anywhere (libpq's own messages quote pieces of the URL) loses the password too.
+TEST(StoreLocation, AnyTextLosesTheUrlsPassword) {
+  std::string url = "postgresql://alice:pa%zzs%40word@db.example/accelopt";
+  EXPECT_EQ(redact("invalid percent-encoded token: \"pa%zzs%40word\"", url),
+            "invalid percent-encoded token: \"…\"");
+  EXPECT_EQ(redact("connecting to " + url + " failed", url),
+            "connecting to postgresql://alice@db.example/accelopt failed");
+  EXPECT_EQ(redact("password pa%zzs@word was refused", url), "password … was refused");  // decoded
+  EXPECT_EQ(redact("saw s3cretpw", "postgresql:///a?password=s3cretpw"), "saw …");
+  EXPECT_EQ(redact("a short pw", "postgresql://u:pw@h/a"), "a short pw");  // too short to hunt
+  EXPECT_EQ(redact("plain text", "runs/accelopt.db"), "plain text");
+}
+
+TEST(StoreLocation, ConnectionsGetAConnectTimeoutUnlessOneIsSet) {
+  ::unsetenv("PGCONNECT_TIMEOUT");
+  EXPECT_EQ(with_connect_timeout("postgresql://h/a"), "postgresql://h/a?connect_timeout=10");
+  EXPECT_EQ(with_connect_timeout("postgresql:///a?host=/tmp"),
+            "postgresql:///a?host=/tmp&connect_timeout=10");
+  EXPECT_EQ(with_connect_timeout("postgresql://h/a?connect_timeout=3"),
+            "postgresql://h/a?connect_timeout=3");
+}
+
 }  // namespace
 }  // namespace accelopt::store
