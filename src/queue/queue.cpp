@@ -7,7 +7,10 @@
 // EXISTS under an advisory lock, so workers starting together create it once. The later columns
 // are added the same way (ADD COLUMN IF NOT EXISTS), so an older queue table is widened in place:
 // `request_hash` and `collected` let a resumed run adopt the job it had queued, `failed_on` and
-// `not_before` hand a failed job to another worker first.
+// `not_before` hand a failed job to another worker first. ALTER TABLE takes the table's exclusive
+// lock even when the column exists, and a process already using the queue (a run's enqueue between
+// its SELECT and its INSERT) then deadlocks with it: the DDL runs only when the newest column is
+// missing, which the catalog tells without locking the table.
 #include "queue/queue.h"
 
 #include <fmt/format.h>
@@ -49,6 +52,13 @@ ALTER TABLE evaluation_queue ADD COLUMN IF NOT EXISTS failed_on TEXT[] NOT NULL 
 ALTER TABLE evaluation_queue ADD COLUMN IF NOT EXISTS not_before TIMESTAMPTZ;
 CREATE INDEX IF NOT EXISTS evaluation_queue_uncollected ON evaluation_queue (request_hash)
   WHERE NOT collected;
+)sql";
+
+// Whether the table has its newest column: then there is nothing to create.
+const char* const kTableIsCurrent = R"sql(
+SELECT count(*) FROM information_schema.columns
+WHERE table_schema = current_schema() AND table_name = 'evaluation_queue'
+  AND column_name = 'not_before'
 )sql";
 
 // One more reason in a job's error: the reasons of every attempt are kept, "; "-separated.
@@ -203,7 +213,9 @@ std::unique_ptr<Queue> Queue::open(const std::string& url) {
   }
   impl->transaction("creating the table", [](pqxx::work& work) {
     work.exec("SET LOCAL client_min_messages = warning");
+    if (work.exec1(kTableIsCurrent)[0].as<int>() > 0) return 0;
     work.exec_params("SELECT pg_advisory_xact_lock($1)", kTableLock);
+    if (work.exec1(kTableIsCurrent)[0].as<int>() > 0) return 0;  // made meanwhile
     work.exec(kCreateTable);
     return 0;
   });
