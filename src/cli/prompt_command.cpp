@@ -10,12 +10,15 @@
 #include "agents/llm_agents.h"
 #include "cli/agent_setup.h"
 #include "cli/commands.h"
+#include "cli/workspace.h"
 #include "common/error.h"
 #include "common/files.h"
+#include "memory/memory.h"
 #include "platform/registry.h"
 #include "report/progress.h"
 #include "roles/roles.h"
 #include "search/config.h"
+#include "store/store.h"
 #include "task/task.h"
 
 namespace accelopt::cli {
@@ -35,6 +38,8 @@ struct PromptArguments {
   std::string agents = "llm";
   std::string prompts;
   std::string part = "both";
+  std::string workspace = kDefaultWorkspace;  // the optimization memory the planner is shown
+  bool no_memory = false;
   bool evaluate = false;
   bool json = false;
 };
@@ -80,6 +85,21 @@ roles::KernelView view_of(const task::Task& task, const std::string& workload,
   return view;
 }
 
+// The memory the planner of a new run in `workspace` would be shown: none when the workspace
+// holds no database yet, or the search keeps no memory.
+std::vector<roles::Insight> memory_of(const PromptArguments& arguments, const task::Task& task,
+                                      const search::SearchConfig& config) {
+  if (arguments.no_memory || config.strategy != search::Strategy::kBeam) return {};
+  if (!store::is_postgres_url(arguments.workspace) &&
+      !std::filesystem::exists(store::database_path(arguments.workspace))) {
+    std::cerr << fmt::format("no accelopt database at {}: the planner is shown no memory\n",
+                             store::database_path(arguments.workspace).string());
+    return {};
+  }
+  std::unique_ptr<store::Store> store = open_workspace(arguments.workspace, Access::kRead);
+  return memory::planner_insights(*store, task, config.memory, 0, store->max_memory_id());
+}
+
 int run_prompt(const PromptArguments& arguments) {
   if (arguments.agents != "llm" && arguments.agents != "hybrid") {
     throw UserError(fmt::format(
@@ -105,7 +125,8 @@ int run_prompt(const PromptArguments& arguments) {
   if (!file.path.empty()) search::apply_config_text(config, file.text, file.path);
   roles::Plan plan = plan_of(arguments);
   platform::BuiltPlatform built = platform::make_platform(choice, {.progress = &std::cerr});
-  agents::LlmAgentOptions options = llm_agent_options(arguments.agents, arguments.prompts, built, config);
+  agents::LlmAgentOptions options =
+      llm_agent_options(arguments.agents, arguments.prompts, built, config);
   platform::Platform* judge = arguments.evaluate ? &built.get() : nullptr;
   std::filesystem::path kernel =
       arguments.kernel.empty() ? task.baseline_path() : std::filesystem::path(arguments.kernel);
@@ -113,7 +134,8 @@ int run_prompt(const PromptArguments& arguments) {
   agents::RolePrompt prompt;
   if (arguments.role == roles::kPlanner) {
     roles::KernelView view = view_of(task, arguments.workload, kernel, "", judge, config.timing);
-    prompt = agents::planner_prompt(options, view, {}, config.plans);
+    prompt =
+        agents::planner_prompt(options, view, memory_of(arguments, task, config), config.plans);
   } else if (arguments.role == roles::kExecutor) {
     roles::KernelView view = view_of(task, arguments.workload, kernel, "", judge, config.timing);
     prompt = agents::executor_prompt(options, view, plan, config.implementations);
@@ -184,6 +206,12 @@ void register_prompt_command(CLI::App& app, CommandTable& table) {
   prompt->add_option("--preset", arguments->preset, "quick or paper")->capture_default_str();
   prompt->add_option("--agents", arguments->agents, "llm or hybrid")->capture_default_str();
   prompt->add_option("--prompts", arguments->prompts, "your prompt templates' folder");
+  prompt
+      ->add_option("--workspace", arguments->workspace,
+                   "the folder (or postgresql:// URL) whose optimization memory the planner is "
+                   "shown")
+      ->capture_default_str();
+  prompt->add_flag("--no-memory", arguments->no_memory, "show the planner no memory");
   prompt->add_flag("--evaluate", arguments->evaluate,
                    "judge the kernel(s) on the platform first, so the prompt shows the verdict "
                    "and profile a run's agents see (the fixer and summarizer need it)");

@@ -151,6 +151,25 @@ std::string identity(const store::MemoryEntryRecord& entry) {
 }
 }  // namespace
 
+std::vector<roles::Insight> planner_insights(const store::Store& store, const task::Task& task,
+                                             const MemoryOptions& options, int64_t run_id,
+                                             int64_t horizon) {
+  std::vector<roles::Insight> result;
+  for (const auto& entry : retrieve(store.memory_entries(), task, options, run_id, horizon)) {
+    roles::Insight insight = insight_from_json(entry.insight);
+    insight.task = entry.task;
+    insight.run = entry.run_id;
+    insight.slow_candidate = entry.slow_candidate;
+    insight.fast_candidate = entry.fast_candidate;
+    insight.iteration = entry.iteration;
+    if (auto slow = store.candidate(entry.slow_candidate)) insight.workload = slow->workload;
+    insight.detail["task"] = entry.task;
+    if (!insight.detail.contains("op_type")) insight.detail["op_type"] = entry.op_type;
+    result.push_back(std::move(insight));
+  }
+  return result;
+}
+
 int64_t import_entries(store::Store& store, std::vector<store::MemoryEntryRecord> entries) {
   std::set<std::string> held;
   for (const auto& entry : store.memory_entries()) held.insert(identity(entry));

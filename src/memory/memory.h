@@ -65,6 +65,12 @@ std::vector<store::MemoryEntryRecord> retrieve(const std::vector<store::MemoryEn
                                                const task::Task& task, const MemoryOptions& options,
                                                int64_t run_id, int64_t horizon);
 
+// The insights the planner is shown for `task` (retrieve over the store's entries), each with its
+// provenance: task, workload, run, the slow and fast candidates, the iteration.
+std::vector<roles::Insight> planner_insights(const store::Store& store, const task::Task& task,
+                                             const MemoryOptions& options, int64_t run_id,
+                                             int64_t horizon);
+
 // Adds `entries` (an exported memory, say) to the store, skipping each one the store already holds:
 // same task, kind, speedup and insight text. Returns how many were added, so importing the same
 // file twice adds nothing the second time.

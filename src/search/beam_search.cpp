@@ -275,23 +275,8 @@ std::vector<Attempt> Run::refine(int iteration, const std::vector<Scored>& enter
 
 std::vector<roles::Insight> Run::insights() {
   if (config_.strategy != Strategy::kBeam) return {};
-  auto entries = memory::retrieve(context_.store->memory_entries(), *context_.task, config_.memory,
-                                  run_id_, horizon_);
-  std::vector<roles::Insight> result;
-  for (const auto& entry : entries) {
-    roles::Insight insight = memory::insight_from_json(entry.insight);
-    insight.task = entry.task;
-    insight.run = entry.run_id;
-    insight.slow_candidate = entry.slow_candidate;
-    insight.fast_candidate = entry.fast_candidate;
-    insight.iteration = entry.iteration;
-    if (auto slow = context_.store->candidate(entry.slow_candidate))
-      insight.workload = slow->workload;
-    insight.detail["task"] = entry.task;
-    if (!insight.detail.contains("op_type")) insight.detail["op_type"] = entry.op_type;
-    result.push_back(std::move(insight));
-  }
-  return result;
+  return memory::planner_insights(*context_.store, *context_.task, config_.memory, run_id_,
+                                  horizon_);
 }
 
 void Run::checkpoint(int iteration, std::vector<store::MemoryEntryRecord>& entries) {
