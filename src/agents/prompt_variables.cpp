@@ -213,8 +213,8 @@ std::string profile_summary(const kernel::Verdict& verdict, const std::string& s
   if (figures != nullptr && figures->baseline) {
     out << "- This is the run's baseline: 1x by definition, the kernel every speedup here is "
            "relative to; latency "
-        << format(figures->latency_seconds * 1e3, 4)
-        << " ms (timed carefully at the start of the run)\n";
+        << format(figures->latency_seconds * 1e3, 4) << " ms"
+        << (figures->origin.empty() ? "" : " (" + figures->origin + ")") << "\n";
     if (own_latency > 0 && figures->latency_seconds > 0) {
       rescale = own_latency / figures->latency_seconds;
     }

@@ -63,8 +63,7 @@ std::optional<roles::KernelFigures> kernel_figures(const RunScale& scale,
   result.percent_low = figures.percent_low;
   result.percent_high = figures.percent_high;
   if (baseline) {
-    result.origin =
-        "the run's baseline: 1x by definition; its latency timed carefully at the start";
+    result.origin = "timed carefully at the start of the run";
     return result;
   }
   result.origin = iteration > 0
