@@ -214,14 +214,45 @@ void enter_isolation(const IsolationPlan& plan) {
 // that ends it) takes its children along instead of leaving them, PPID 1, to spin up to their CPU
 // limit. Set after the isolation, whose change of user would clear it. The parent may have died
 // before it was set: then nobody would send the signal, so the child ends itself.
-void die_with_parent(pid_t parent) {
+// In a PID namespace of its own the parent has no pid to compare with: a pidfd of it says instead.
+void die_with_parent(pid_t parent, int parent_pidfd) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (::getppid() != parent) ::_exit(126);
+  if (parent_pidfd >= 0) {
+    struct pollfd ended = {parent_pidfd, POLLIN, 0};
+    if (::poll(&ended, 1, 0) != 0) ::_exit(126);
+    ::close(parent_pidfd);
+  } else if (::getppid() != parent) {
+    ::_exit(126);
+  }
 }
+
+// Maps this process's user to itself in the user namespace it was cloned into.
+void map_own_user(const std::string& uid_map, const std::string& gid_map) {
+  if (!write_proc_file("/proc/self/setgroups", "deny") ||
+      !write_proc_file("/proc/self/uid_map", uid_map) ||
+      !write_proc_file("/proc/self/gid_map", gid_map)) {
+    ::_exit(126);
+  }
+}
+
+struct PidNamespacePlan {
+  int clone_flags = 0;  // 0: an ordinary fork
+  int parent_pidfd = -1;
+  std::string uid_map, gid_map;
+};
 
 // Runs in the child between fork and exec: async-signal-safe calls only.
 [[noreturn]] void exec_child(const SpawnOptions& options, const IsolationPlan& isolation,
-                             char* const* argv, char* const* envp, int output_fd, pid_t parent) {
+                             const PidNamespacePlan& pid_namespace, char* const* argv,
+                             char* const* envp, int output_fd, pid_t parent) {
+  int parent_pidfd = -1;
+  if (pid_namespace.clone_flags != 0) {
+    if (pid_namespace.clone_flags & CLONE_NEWUSER) {
+      map_own_user(pid_namespace.uid_map, pid_namespace.gid_map);
+    }
+    parent_pidfd = ::fcntl(pid_namespace.parent_pidfd, F_DUPFD, 300);  // clear of pass_fds
+    if (parent_pidfd < 0) ::_exit(126);
+  }
   ::setpgid(0, 0);
   sigset_t all;
   sigemptyset(&all);
@@ -243,6 +274,11 @@ void die_with_parent(pid_t parent) {
     int target = options.pass_fds[i].second;
     if (::dup2(moved[i], target) < 0) ::_exit(126);
     if (target > highest) highest = target;
+  }
+  if (parent_pidfd >= 0) {
+    parent_pidfd = ::dup2(parent_pidfd, highest + 1);
+    if (parent_pidfd < 0) ::_exit(126);
+    ++highest;
   }
   ::syscall(SYS_close_range, highest + 1, ~0U, 0);
   if (isolation.enabled) enter_isolation(isolation);
@@ -266,7 +302,7 @@ void die_with_parent(pid_t parent) {
   if (!options.working_directory.empty() && ::chdir(options.working_directory.c_str()) != 0) {
     ::_exit(126);
   }
-  die_with_parent(parent);
+  die_with_parent(parent, parent_pidfd);
   ::execve(argv[0], argv, envp);
   ::_exit(127);
 }
@@ -298,13 +334,38 @@ Process Process::spawn(const SpawnOptions& options) {
   if (output_fd < 0) throw InternalError(errno_message("cannot open " + output_path));
 
   pid_t parent = ::getpid();
-  pid_t pid = ::fork();
+  PidNamespacePlan pid_namespace;
+  if (options.own_pid_namespace) pid_namespace.parent_pidfd = open_pidfd(parent);
+  if (pid_namespace.parent_pidfd >= 0) {
+    pid_namespace.clone_flags = CLONE_NEWPID;
+    if (::geteuid() != 0) {
+      pid_namespace.clone_flags |= CLONE_NEWUSER;
+      pid_namespace.uid_map =
+          std::to_string(::geteuid()) + " " + std::to_string(::geteuid()) + " 1\n";
+      pid_namespace.gid_map =
+          std::to_string(::getegid()) + " " + std::to_string(::getegid()) + " 1\n";
+    }
+  }
+  pid_t pid = -1;
+  if (pid_namespace.clone_flags != 0) {
+    // clone without CLONE_VM is fork with namespaces; the child only makes system calls and execs.
+    pid = static_cast<pid_t>(::syscall(SYS_clone, pid_namespace.clone_flags | SIGCHLD, nullptr,
+                                       nullptr, nullptr, nullptr));
+    if (pid < 0) pid_namespace.clone_flags = 0;  // refused here (a container): fork as before
+  }
+  if (pid_namespace.clone_flags == 0) pid = ::fork();
   if (pid < 0) {
+    int error = errno;
     ::close(output_fd);
+    if (pid_namespace.parent_pidfd >= 0) ::close(pid_namespace.parent_pidfd);
+    errno = error;
     throw InternalError(errno_message("fork for " + options.argv[0]));
   }
-  if (pid == 0) exec_child(options, isolation, argv.data(), envp.data(), output_fd, parent);
+  if (pid == 0) {
+    exec_child(options, isolation, pid_namespace, argv.data(), envp.data(), output_fd, parent);
+  }
   ::close(output_fd);
+  if (pid_namespace.parent_pidfd >= 0) ::close(pid_namespace.parent_pidfd);
   ::setpgid(pid, pid);  // also done in the child; whichever runs first wins the race harmlessly
   int pidfd = open_pidfd(pid);
   if (pidfd < 0) {

@@ -54,6 +54,11 @@ struct SpawnOptions {
   std::vector<int> cpus;                      // CPU affinity; empty: inherit
   std::vector<std::pair<int, int>> pass_fds;  // (fd here, fd number in the child)
   Isolation isolation;
+  // A PID namespace of its own, the child its init: it can name no process outside it, so it can
+  // signal none (kill, F_SETOWN), whatever its uid. Not as root, a user namespace comes with it
+  // (the same user, mapped to itself). Where the kernel refuses, the child starts without one: it
+  // can tell by getpid() != 1.
+  bool own_pid_namespace = false;
 };
 
 struct ExitStatus {

@@ -36,6 +36,20 @@ TEST(RunCommand, ReportsTheSignalThatEndedIt) {
   EXPECT_NE(result.status.describe().find("signal 11"), std::string::npos);
 }
 
+// In a PID namespace of its own a child is its init and cannot name, so cannot signal, this test.
+TEST(RunCommand, OwnPidNamespaceHidesEveryOtherProcess) {
+  TempDir home;
+  SpawnOptions options = shell(
+      "echo pid=$$; kill -0 " + std::to_string(::getpid()) + " 2>/dev/null && echo reached", home);
+  options.own_pid_namespace = true;
+  CommandResult result = run_command(options, std::chrono::seconds(10));
+  ASSERT_TRUE(result.status.exited) << result.output;
+  if (result.output.find("pid=1\n") == std::string::npos) {
+    GTEST_SKIP() << "no PID namespace here: " << result.output;
+  }
+  EXPECT_EQ(result.output.find("reached"), std::string::npos) << result.output;
+}
+
 TEST(RunCommand, KillsTheWholeGroupAtTheDeadline) {
   TempDir home;
   std::filesystem::path marker = home.path() / "grandchild-survived";

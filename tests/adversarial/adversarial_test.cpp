@@ -4,14 +4,21 @@
 //   // message: text           a phrase the message (or the log) must contain
 //   // time: yes               evaluate with timing (the physics check needs it)
 //   // unharmed: /path         a file the kernel tries to create, which must not exist afterwards
+//   // victim: yes             the test starts a process outside the evaluation, with the runner's
+//                             uid, and writes its pid where the source says ACCELOPT_VICTIM_PID;
+//                             that process must still be alive after the verdict
 // New tricks join the folder; the test picks them up.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <regex>
 
+#include <grp.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/files.h"
@@ -27,6 +34,7 @@ const std::filesystem::path kKernels =
 struct Expectation {
   std::string status, message, unharmed;
   bool time = false;
+  bool victim = false;
 };
 
 Expectation read_expectation(const std::string& source) {
@@ -41,8 +49,49 @@ Expectation read_expectation(const std::string& source) {
   if (expectation.message.empty()) expectation.message = field("log");
   expectation.unharmed = field("unharmed");
   expectation.time = field("time") == "yes";
+  expectation.victim = field("victim") == "yes";
   return expectation;
 }
+
+// A process outside any evaluation with the uid runners get (nobody when the test is root, the
+// test's own otherwise), for a kernel to aim at; ended and reaped by the destructor.
+class Victim {
+ public:
+  Victim() {
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      if (::geteuid() == 0 &&
+          (::setgroups(0, nullptr) != 0 || ::setresgid(65534, 65534, 65534) != 0 ||
+           ::setresuid(65534, 65534, 65534) != 0)) {
+        ::_exit(3);
+      }
+      ::execl("/bin/sleep", "sleep", "120", static_cast<char*>(nullptr));
+      ::_exit(4);
+    }
+  }
+  ~Victim() {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+  }
+  Victim(const Victim&) = delete;
+  Victim& operator=(const Victim&) = delete;
+
+  pid_t pid() const { return pid_; }
+  // "alive", or how it ended.
+  std::string state() {
+    int status = 0;
+    if (::waitpid(pid_, &status, WNOHANG) == 0) return "alive";
+    pid_t ended = pid_;
+    pid_ = -1;
+    return "process " + std::to_string(ended) +
+           (WIFSIGNALED(status) ? " killed by signal " + std::to_string(WTERMSIG(status))
+                                : " exited with " + std::to_string(WEXITSTATUS(status)));
+  }
+
+ private:
+  pid_t pid_ = -1;
+};
 
 // The first line of each secret file the kernels reach for, as this machine has it: no verdict
 // field may hold any of them, whatever the kernel printed or made the compiler say.
@@ -100,6 +149,16 @@ TEST_P(AdversarialTest, IsRefusedWithTheRightStatusAndLeavesTheMachineUnharmed) 
   Expectation expectation = read_expectation(source);
   ASSERT_FALSE(expectation.status.empty()) << GetParam() << " has no '// expect:' line";
   if (!expectation.unharmed.empty()) std::filesystem::remove(expectation.unharmed);
+  std::optional<Victim> victim;
+  if (expectation.victim) {
+    victim.emplace();
+    ASSERT_GT(victim->pid(), 0) << "cannot start the victim process";
+    std::string placeholder = "ACCELOPT_VICTIM_PID";
+    for (size_t at = source.find(placeholder); at != std::string::npos;
+         at = source.find(placeholder, at)) {
+      source.replace(at, placeholder.size(), std::to_string(victim->pid()));
+    }
+  }
 
   platform::EvalRequest request;
   request.task = task_.get();
@@ -125,6 +184,10 @@ TEST_P(AdversarialTest, IsRefusedWithTheRightStatusAndLeavesTheMachineUnharmed) 
   if (!expectation.unharmed.empty()) {
     EXPECT_FALSE(std::filesystem::exists(expectation.unharmed))
         << expectation.unharmed << " was created";
+  }
+  if (victim) {
+    EXPECT_EQ(victim->state(), "alive") << "the kernel reached a process outside its evaluation";
+    victim.reset();
   }
   EXPECT_EQ(children_left(), 0) << "a sandboxed process outlived its verdict";
 }

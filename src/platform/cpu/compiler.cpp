@@ -151,6 +151,7 @@ CommandResult Compiler::run_stage(const std::vector<std::string>& arguments,
     spawn.isolation.root = root.path();
     spawn.isolation.read_only = visible_paths(options_.compiler);
     spawn.isolation.writable = {work};
+    spawn.own_pid_namespace = true;
   }
   CommandResult run = run_command(spawn, timeout, 4 << 20);
   // Paths into the scratch directory mean nothing to a reader: keep the file names only.

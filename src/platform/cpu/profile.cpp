@@ -52,11 +52,29 @@ Json vectorization_report(const std::string& remarks) {
 }
 
 Json instruction_mix(const std::filesystem::path& library) {
+  // objdump parses the kernel's bytes, which the kernel's author chose: it runs in the compiler's
+  // kind of sandbox (subprocess.h's Isolation, as nobody when root), on a copy, or not at all.
+  TempDir root("accelopt-objdump-root");
   TempDir scratch("accelopt-objdump");
+  std::filesystem::path copy = scratch.path() / "kernel.so";
+  std::filesystem::copy_file(library, copy);
   SpawnOptions spawn;
-  spawn.argv = {"/usr/bin/objdump", "-d", "--no-show-raw-insn", library.string()};
+  spawn.argv = {"/usr/bin/objdump", "-d", "--no-show-raw-insn", copy.string()};
   spawn.environment = clean_environment(scratch.path());
+  spawn.working_directory = scratch.path();
+  spawn.limits.address_space_bytes = 4ull << 30;
+  spawn.limits.cpu_seconds = 30;
+  spawn.limits.file_size_bytes = 1 << 20;
+  spawn.isolation.enabled = true;
+  spawn.isolation.root = root.path();
+  spawn.isolation.read_only = {"/usr", "/bin", "/lib", "/lib64", "/etc/ld.so.cache", "/dev/null"};
+  spawn.isolation.writable = {scratch.path()};
+  spawn.own_pid_namespace = true;
   CommandResult result = run_command(spawn, std::chrono::seconds(30), 64 << 20);
+  if (result.status.exited && result.status.exit_code == kIsolationFailed) {
+    return {{"error", "objdump not run: its sandbox cannot be made here (" +
+                          result.output.substr(0, result.output.find('\n')) + ")"}};
+  }
   if (!result.status.exited || result.status.exit_code != 0) {
     return {{"error", "objdump " + result.status.describe()}};
   }

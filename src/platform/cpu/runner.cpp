@@ -114,6 +114,11 @@ std::optional<std::string> Runner::start() {
         ") instead of nobody; seccomp still forbids opening files, but run accelopt as root (or in "
         "a container) for a separate user";
   }
+  if (sandbox_.value("dropped_root", false) && !sandbox_.value("own_uid", false)) {
+    sandbox_["warning"] =
+        "the kernel runs as nobody, not as a uid of its own (this machine maps no uid above 2^30): "
+        "only the seccomp filter keeps it from signalling other processes running as nobody";
+  }
   sandbox_["clean_environment"] = true;
   sandbox_["process_group"] = true;
   sandbox_["rlimits"] = true;

@@ -100,11 +100,11 @@ void on_forbidden_syscall(int, siginfo_t* info, void*) {
 
 #ifdef ACCELOPT_HAVE_SECCOMP
 void add_rule(scmp_filter_ctx filter, uint32_t action, const char* name, unsigned count = 0,
-              scmp_arg_cmp condition = {}) {
+              scmp_arg_cmp condition = {}, scmp_arg_cmp second = {}) {
   int number = seccomp_syscall_resolve_name(name);
   if (number == __NR_SCMP_ERROR) return;  // not on this architecture
-  int result = count == 0 ? seccomp_rule_add(filter, action, number, 0)
-                          : seccomp_rule_add(filter, action, number, 1, condition);
+  scmp_arg_cmp conditions[] = {condition, second};
+  int result = seccomp_rule_add_array(filter, action, number, count, conditions);
   if (result != 0) fail(std::string("seccomp rule for ") + name + ": " + std::strerror(-result));
 }
 
@@ -169,7 +169,6 @@ int install_seccomp(OpenPolicy open_policy, bool allow_threads) {
       "sysinfo",
       "getcpu",
       "membarrier",
-      "fcntl",
       "getrlimit",
       "seccomp"};  // adding a filter only ever narrows what is allowed
   for (const char* name : kAllowed) add_rule(filter, SCMP_ACT_ALLOW, name);
@@ -184,13 +183,26 @@ int install_seccomp(OpenPolicy open_policy, bool allow_threads) {
   add_rule(filter, SCMP_ACT_ALLOW, "kill", 1,
            SCMP_A0(SCMP_CMP_EQ, static_cast<scmp_datum_t>(::getpid())));
   add_rule(filter, SCMP_ACT_ALLOW, "prlimit64", 1, SCMP_A2(SCMP_CMP_EQ, 0));  // read, never raise
+  // fcntl by command: F_SETOWN, F_SETSIG and O_ASYNC would make a write to a pipe signal any
+  // process of the runner's uid; F_SETLEASE and F_NOTIFY signal too. Every other command traps.
+  for (int command : {F_GETFD, F_SETFD, F_GETFL, F_DUPFD_CLOEXEC}) {
+    add_rule(filter, SCMP_ACT_ALLOW, "fcntl", 1,
+             SCMP_A1(SCMP_CMP_EQ, static_cast<scmp_datum_t>(command)));
+  }
+  add_rule(filter, SCMP_ACT_ALLOW, "fcntl", 2, SCMP_A1(SCMP_CMP_EQ, F_SETFL),
+           SCMP_A2(SCMP_CMP_MASKED_EQ, O_ASYNC, 0));
   int listener = -1;
   if (open_policy == OpenPolicy::kSupervised) {
     // The listener will take the lowest free descriptor; only the supervisor may talk to it.
     listener = ::fcntl(kReplyFd, F_DUPFD_CLOEXEC, 0);
     ::close(listener);
-    add_rule(filter, SCMP_ACT_ALLOW, "ioctl", 1,
-             SCMP_A0(SCMP_CMP_EQ, static_cast<scmp_datum_t>(listener)));
+    // Only the supervisor's own requests, so no generic ioctl (FIOASYNC, ...) reaches the listener.
+    for (unsigned long request : {SECCOMP_IOCTL_NOTIF_RECV, SECCOMP_IOCTL_NOTIF_SEND,
+                                  SECCOMP_IOCTL_NOTIF_ID_VALID, SECCOMP_IOCTL_NOTIF_ADDFD}) {
+      add_rule(filter, SCMP_ACT_ALLOW, "ioctl", 2,
+               SCMP_A0(SCMP_CMP_EQ, static_cast<scmp_datum_t>(listener)),
+               SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, request));
+    }
     add_rule(filter, SCMP_ACT_ERRNO(ENOTTY), "ioctl", 1,
              SCMP_A0(SCMP_CMP_NE, static_cast<scmp_datum_t>(listener)));
     add_rule(filter, SCMP_ACT_NOTIFY, "openat");
@@ -335,16 +347,28 @@ void die_with_parent(pid_t parent) {
   if (::getppid() != parent) ::_exit(1);
 }
 
-bool drop_privileges() {
-  if (::geteuid() != 0) return false;
-  const gid_t nobody_group = 65534;
-  const uid_t nobody = 65534;
-  if (::setgroups(0, nullptr) != 0 || ::setresgid(nobody_group, nobody_group, nobody_group) != 0 ||
-      ::setresuid(nobody, nobody, nobody) != 0) {
-    fail(std::string("cannot drop privileges: ") + std::strerror(errno));
+// A uid no other process has: kRunnerUids plus this runner's pid, unique among the runners alive,
+// so that its kernel can signal no other runner, compiler or process of the machine (a signal
+// needs the same uid). Where that uid cannot be had (a container mapping few uids), nobody.
+constexpr uid_t kRunnerUids = 1u << 30;
+
+enum class Dropped { kNo, kToNobody, kToOwnUid };
+
+Dropped drop_privileges() {
+  if (::geteuid() != 0) return Dropped::kNo;
+  if (::setgroups(0, nullptr) != 0)
+    fail(std::string("cannot drop groups: ") + std::strerror(errno));
+  const uid_t own = kRunnerUids + static_cast<uid_t>(::getpid());
+  Dropped dropped = Dropped::kToOwnUid;
+  if (::setresgid(own, own, own) != 0 || ::setresuid(own, own, own) != 0) {
+    const uid_t nobody = 65534;
+    dropped = Dropped::kToNobody;
+    if (::setresgid(nobody, nobody, nobody) != 0 || ::setresuid(nobody, nobody, nobody) != 0) {
+      fail(std::string("cannot drop privileges: ") + std::strerror(errno));
+    }
   }
   ::prctl(PR_SET_DUMPABLE, 1);  // keeps /proc/self readable for the loader and the harness
-  return true;
+  return dropped;
 }
 
 // Threads alive in this process now, from /proc/self/status opened before the sandbox closed
@@ -481,7 +505,7 @@ int main(int argc, char** argv) {
   arguments.resize(slots.inputs + slots.outputs);  // slot 0, for CALL
 
   bool network_namespace = ::unshare(CLONE_NEWNET) == 0;
-  bool dropped = drop_privileges();
+  Dropped dropped = drop_privileges();
   die_with_parent(parent);
   bool no_new_privs = ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0;
 
@@ -539,9 +563,10 @@ int main(int argc, char** argv) {
 
   reply(std::string("READY netns=") + (network_namespace ? "1" : "0") +
         " seccomp=" + (seccomp ? "1" : "0") + " uid=" + std::to_string(::getuid()) +
-        " no_new_privs=" + (no_new_privs ? "1" : "0") + " dropped_root=" + (dropped ? "1" : "0") +
-        " load_without_files=" + (supervised_load ? "1" : "0") +
-        " thread_limit=" + (allowed_threads > 0 ? "1" : "0"));
+        " no_new_privs=" + (no_new_privs ? "1" : "0") +
+        " dropped_root=" + (dropped != Dropped::kNo ? "1" : "0") +
+        " own_uid=" + (dropped == Dropped::kToOwnUid ? "1" : "0") + " load_without_files=" +
+        (supervised_load ? "1" : "0") + " thread_limit=" + (allowed_threads > 0 ? "1" : "0"));
 
   std::string command;
   while (read_line(command)) {
