@@ -439,6 +439,39 @@ TEST_F(RenderedReport, SidePanelShowsOnePercentOfPeak) {
       << panel;  // #5
 }
 
+// A kernel whose measurements disagree: the side panel gives the run's figure once, then the
+// marked line naming each measurement; `show` (the binary) lists them under the kernel's row.
+TEST_F(RenderedReport, SidePanelMarksFiguresThatMovedBetweenMeasurements) {
+  std::filesystem::path workspace = dir_.path() / "moved";
+  {
+    auto store = store::Store::open(store::database_path(workspace));
+    int64_t run = report::testing::write_sample_run(
+        *store, std::filesystem::path(ACCELOPT_SOURCE_DIR) / "bench/cpu/silu");
+    report::testing::end_sample_run_with_retimings(*store, run);
+  }
+  Result show = accelopt("show 1 --workspace " + workspace.string(), dir_.path());
+  ASSERT_EQ(show.code, 0) << show.output;
+  EXPECT_NE(show.output.find("! figures moved between measurements: search, iteration 2: 1.60x"),
+            std::string::npos)
+      << show.output;
+  EXPECT_NE(show.output.find("final confirmation after iteration 2: 1.02x [0.97, 1.07]"),
+            std::string::npos)
+      << show.output;
+  render_report("1", workspace, "side_panel_moved");
+  if (!rendered()) return;
+  size_t start = check_.dom.find("<div class=\"details\">");
+  ASSERT_NE(start, std::string::npos);
+  std::string panel = check_.dom.substr(start, check_.dom.find("<h3>plan</h3>", start) - start);
+  EXPECT_NE(panel.find("1.60x [1.55, 1.65],  16.0% of peak [15.5, 16.5]"), std::string::npos)
+      << panel;  // #5, the run's figure
+  EXPECT_NE(
+      panel.find("<p class=\"moved\">\u26A0 figures moved between measurements: search, "
+                 "iteration 2: 1.60x [1.55, 1.65]; memory re-timing, iteration 2: 1.30x "
+                 "[1.25, 1.35]; final confirmation after iteration 2: 1.02x [0.97, 1.07]</p>"),
+      std::string::npos)
+      << panel;
+}
+
 // Twelve siblings: every label drawn, none over another.
 TEST_F(RenderedReport, SiblingLabelsDoNotOverlap) {
   std::filesystem::path workspace = dir_.path() / "wide";

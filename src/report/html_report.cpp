@@ -94,6 +94,7 @@ Json lineage_nodes(const RunView& view) {
               {"status", verdict ? std::string(kernel::status_name(verdict->status)) : "?"},
               {"passed", verdict && verdict->passed()},
               {"figures", candidate_figures(view, candidate.id)},
+              {"moved", moved_line(view, candidate.id)},
               {"speedup", {figures.speedup, figures.speedup_low, figures.speedup_high}},
               {"percent", {figures.percent_of_peak, figures.percent_low, figures.percent_high}},
               {"message", verdict ? verdict->message : ""},
@@ -140,6 +141,7 @@ Json final_table(const RunView& view) {
              {"percent", figures.percent_of_peak},
              {"speedup", figures.speedup},
              {"figures", candidate_figures(view, kernel.candidate)},
+             {"moved", moved_line(view, kernel.candidate)},
              {"plan", candidate ? one_line(candidate->plan.value("text", ""), 120) : ""}});
   }
   return rows;
@@ -209,6 +211,7 @@ pre { background: #f4f5f8; padding: 8px; overflow: auto; font-size: 12px; white-
 .muted { color: #6a737d; }
 .badge { display: inline-block; padding: 0 6px; border-radius: 4px; font-size: 12px; color: #fff; }
 .key { font-size: 12px; color: #475066; }
+.moved { color: #8A4B00; font-weight: 600; }
 .swatch { display: inline-block; width: 10px; height: 10px; border-radius: 50%; border: 3px solid;
           vertical-align: middle; margin-right: 4px; }
 )css";
@@ -327,6 +330,7 @@ constexpr const char* kScript = R"js(
     if (n.passed) verdict.appendChild(document.createTextNode('  ' + interval(n.speedup, 2, 'x') + ',  ' + interval(n.percent, 1, '% of peak')));
     box.appendChild(verdict);
     if (n.passed) box.appendChild(el('p', { class: 'muted' }, 'The run\'s figure: the baseline\'s, timed once carefully, times the speedup.'));
+    if (n.moved) box.appendChild(el('p', { class: 'moved' }, '\u26A0 ' + n.moved));
     if (n.message) box.appendChild(el('p', { class: 'muted' }, n.message));
     if (n.reused_from !== null) box.appendChild(el('p', { class: 'muted' }, 'same source as #' + n.reused_from + ': its evaluation reused'));
     box.appendChild(el('h3', {}, 'plan')); box.appendChild(el('pre', {}, n.plan || '(none)'));
@@ -456,7 +460,8 @@ constexpr const char* kScript = R"js(
       ['evaluations', (r) => r.evaluations], ['$', (r) => fmt(r.usd, 4)]], runs);
     runs.forEach((r) => { s.appendChild(el('h3', {}, r.label + ': the final beam'));
       table(s, [['rank', (k) => k.rank], ['candidate', (k) => '#' + k.id], ['author', (k) => k.author],
-        ['iteration', (k) => k.iteration], ['verdict', (k) => k.figures], ['plan', (k) => k.plan]], r.final); });
+        ['iteration', (k) => k.iteration], ['verdict', (k) => k.figures + (k.moved ? '  \u26A0 ' + k.moved : '')],
+        ['plan', (k) => k.plan]], r.final); });
   }
 
   function drawBench(files) {

@@ -8,6 +8,7 @@
 
 #include "common/call_record.h"
 #include "search/config.h"
+#include "search/confirmation.h"
 #include "search/run_settings.h"
 #include "store/store.h"
 
@@ -130,6 +131,33 @@ inline int64_t write_sample_run(store::Store& store, const std::filesystem::path
   }
   store.set_run_state(run, "finished");
   return run;
+}
+
+// Ends the sample run `run` (write_sample_run) with measurements of its kernels against the
+// baseline taken apart from the search's: #5 (the search's 1.60x [1.55, 1.65]) re-timed by the
+// memory in iteration 2 at 1.30x [1.25, 1.35] and confirmed at 1.02x [0.97, 1.07], both beyond
+// its interval; #2 (1.50x [1.46, 1.55]) confirmed at 1.49x [1.44, 1.54], which agrees (as does its
+// memory entry of iteration 1). The confirmation's winner is #2.
+inline void end_sample_run_with_retimings(store::Store& store, int64_t run) {
+  store::MemoryEntryRecord retimed;
+  retimed.run_id = run;
+  retimed.task = "silu";
+  retimed.slow_candidate = 1;
+  retimed.fast_candidate = 5;
+  retimed.speedup = 1.3;
+  retimed.speedup_low = 1.25;
+  retimed.speedup_high = 1.35;
+  retimed.iteration = 2;
+  retimed.insight = Json{{"title", "unrolling the simd loop by 4"}};
+  std::vector<store::MemoryEntryRecord> entries{retimed};
+  search::Confirmation confirmation;
+  confirmation.baseline = 1;
+  confirmation.iterations = 2;
+  confirmation.measurements.push_back({5, 1, "PASSED", 1.02, 0.97, 1.07, 40, ""});
+  confirmation.measurements.push_back({2, 1, "PASSED", 1.49, 1.44, 1.54, 40, ""});
+  search::confirm(confirmation, {5, 2}, nullptr, [](const search::Confirmation&) {});
+  store.commit_iteration(
+      {run, 2, Json{{"beam", {5, 2}}, {"confirmation", confirmation.to_json()}}, ""}, entries);
 }
 
 }  // namespace accelopt::report::testing

@@ -2,24 +2,13 @@
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
 #include "report/line_diff.h"
 
 namespace accelopt::report {
-
-std::string verdict_figures(const kernel::Verdict& verdict) {
-  if (!verdict.passed()) return std::string(kernel::status_name(verdict.status));
-  std::string figures;
-  if (verdict.timing) {
-    figures = fmt::format("{:.2f}x [{:.2f}, {:.2f}]", verdict.timing->speedup,
-                          verdict.timing->speedup_low, verdict.timing->speedup_high);
-  }
-  if (verdict.roofline)
-    figures += fmt::format("  {:.1f}% of peak", verdict.roofline->percent_of_peak);
-  return figures;
-}
 
 std::string figures_text(const search::Figures& figures) {
   return fmt::format("{:.2f}x [{:.2f}, {:.2f}]  {:.1f}% of peak", figures.speedup,
@@ -33,9 +22,50 @@ std::string candidate_figures(const RunView& view, int64_t id) {
   return figures_text(view.figures(id));
 }
 
+std::vector<std::string> moved_figures(const RunView& view, int64_t id) {
+  std::vector<std::string> moved;
+  auto figures = view.kernel_figures(id);
+  if (!figures || figures->disagreeing.empty()) return moved;
+  auto speedup = [](const std::string& name, double x, double low, double high) {
+    return fmt::format("{}: {:.2f}x [{:.2f}, {:.2f}]", name, x, low, high);
+  };
+  const store::CandidateRecord* record = view.candidate(id);
+  std::string search = record != nullptr && record->iteration > 0
+                           ? fmt::format("search, iteration {}", record->iteration)
+                           : std::string("search, at the start");
+  moved.push_back(speedup(search, figures->speedup, figures->speedup_low, figures->speedup_high));
+  for (const roles::NamedSpeedup& other : figures->disagreeing) {
+    moved.push_back(speedup(other.name, other.speedup, other.speedup_low, other.speedup_high));
+  }
+  return moved;
+}
+
+std::string moved_line(const RunView& view, int64_t id) {
+  std::vector<std::string> moved = moved_figures(view, id);
+  if (moved.empty()) return "";
+  return "figures moved between measurements: " + fmt::format("{}", fmt::join(moved, "; "));
+}
+
 namespace {
 
 constexpr size_t kWidth = 100;  // what every table fits
+
+// Under a kernel's row, where its measurements disagree: "! figures moved between measurements:"
+// and each, wrapped to the table's width.
+void print_moved(std::ostream& out, const RunView& view, int64_t id, const std::string& indent) {
+  std::vector<std::string> moved = moved_figures(view, id);
+  if (moved.empty()) return;
+  std::string line = indent + "! figures moved between measurements:";
+  for (size_t index = 0; index < moved.size(); ++index) {
+    std::string piece = moved[index] + (index + 1 < moved.size() ? ";" : "");
+    if (line.size() + 1 + piece.size() > kWidth) {
+      out << line << "\n";
+      line = indent + "   ";
+    }
+    line += " " + piece;
+  }
+  out << line << "\n";
+}
 
 // The run's best as `runs` lists it: the confirmed winner's speedup, else the final beam's fastest
 // (1x when that is the baseline), a "?" marking a best that nothing beyond noise confirmed; and
@@ -207,6 +237,7 @@ void print_show(std::ostream& out, const RunView& view) {
     fmt::print(out, "  {:<34} {}\n", figures,
                describe_candidate(view, kernel.candidate,
                                   kWidth - 3 - std::max<size_t>(34, figures.size())));
+    print_moved(out, view, kernel.candidate, "    ");
   }
   out << "\nconfirmation (the final beam re-timed head to head)\n";
   if (view.confirmation) {
@@ -235,6 +266,7 @@ void print_show(std::ostream& out, const RunView& view) {
       fmt::print(out, "{}{}  {}\n", indent,
                  describe_candidate(view, *id, kWidth - indent.size() - 2 - figures.size()),
                  figures);
+      print_moved(out, view, *id, std::string(indent.size() + 2, ' '));
       id = candidate->parent;
       indent = "  <- ";
     }

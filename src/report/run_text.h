@@ -24,14 +24,20 @@ int print_cost(std::ostream& out, const std::string& run_id, const std::string& 
 // Two runs side by side (settings, best, evaluations, cost), then a diff of their best kernels.
 void print_compare(std::ostream& out, const RunView& left, const RunView& right);
 
-// "1.42x [1.38, 1.46]  31.0% of peak", or the status name when the kernel failed: the verdict as
-// its own moment measured it.
-std::string verdict_figures(const kernel::Verdict& verdict);
-
-// The same for figures derived from the run's scale (search/figures.h): what tables show.
+// "1.42x [1.38, 1.46]  31.0% of peak": figures derived from the run's scale (search/figures.h),
+// what tables show.
 std::string figures_text(const search::Figures& figures);
 
 // The figures of candidate `id` as tables show them; the status name when it failed.
 std::string candidate_figures(const RunView& view, int64_t id);
+
+// Where candidate `id`'s measurements against the baseline disagree beyond their 95 % intervals
+// (RunView::kernel_figures): the search's own first, then each that disagrees with it, named and
+// dated ("search, iteration 2: 1.60x [1.55, 1.65]", "final confirmation after iteration 2: 1.02x
+// [0.97, 1.07]"); empty when they agree.
+std::vector<std::string> moved_figures(const RunView& view, int64_t id);
+
+// The same on one line, "figures moved between measurements: A; B"; empty when they agree.
+std::string moved_line(const RunView& view, int64_t id);
 
 }  // namespace accelopt::report

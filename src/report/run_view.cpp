@@ -39,6 +39,37 @@ search::Figures RunView::figures(int64_t id) const {
   return found ? scale.of(*found) : search::Figures{};
 }
 
+std::vector<roles::NamedSpeedup> RunView::retimings(int64_t id) const {
+  std::vector<roles::NamedSpeedup> measured;
+  int64_t baseline = baseline_id();
+  if (id == baseline) return measured;
+  // Named as search::Run::note_measurements names them for the prompts.
+  for (const auto& entry : memory_written) {
+    if (entry.fast_candidate != id || entry.slow_candidate != baseline) continue;
+    measured.push_back({fmt::format("memory re-timing, iteration {}", entry.iteration),
+                        entry.speedup, entry.speedup_low, entry.speedup_high});
+  }
+  if (confirmation) {
+    std::string name =
+        confirmation->iterations >= 0
+            ? fmt::format("final confirmation after iteration {}", confirmation->iterations)
+            : std::string("final confirmation");
+    for (const auto& m : confirmation->measurements) {
+      if (m.candidate != id || m.against != baseline || !m.passed()) continue;
+      measured.push_back({name, m.speedup, m.speedup_low, m.speedup_high});
+    }
+  }
+  return measured;
+}
+
+std::optional<roles::KernelFigures> RunView::kernel_figures(int64_t id) const {
+  const kernel::Verdict* found = verdict(id);
+  const store::CandidateRecord* record = candidate(id);
+  if (found == nullptr || record == nullptr) return std::nullopt;
+  return search::kernel_figures(scale, *found, id == baseline_id(), record->iteration,
+                                retimings(id));
+}
+
 std::optional<RunView::Best> RunView::best() const {
   if (confirmation && confirmation->done) {
     return Best{

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "llm/ledger.h"
+#include "roles/roles.h"
 #include "search/confirmation.h"
 #include "search/figures.h"
 #include "search/run_settings.h"
@@ -43,6 +44,13 @@ struct RunView {
   // (1x for the baseline itself); zeros for a failed candidate. Its trace keeps what its own
   // moment measured.
   search::Figures figures(int64_t id) const;
+  // The measurements of candidate `id` against the baseline taken apart from the search's own
+  // paired timing, named and dated as the search names them to the agents: the memory's
+  // re-timings it kept (a rewrite whose slow side is the baseline) and the final confirmation's.
+  std::vector<roles::NamedSpeedup> retimings(int64_t id) const;
+  // Candidate `id`'s figure as the agents were told it (search::kernel_figures, whose rule says
+  // which of retimings(id) disagree with it); nullopt for a kernel that failed or was not timed.
+  std::optional<roles::KernelFigures> kernel_figures(int64_t id) const;
   struct Best {
     int64_t candidate = 0;
     search::Figures figures;

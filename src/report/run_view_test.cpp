@@ -359,5 +359,79 @@ TEST(HtmlReport, NodesCarryTheRunsPercentOfPeakWithItsInterval) {
   EXPECT_FALSE(best.contains("measured"));  // the moment's own % of peak stays in the trace
 }
 
+size_t count(const std::string& text, const std::string& what) {
+  size_t found = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++found;
+  return found;
+}
+
+// Two measurements of the same pair (kernel against the baseline) whose 95 % intervals are
+// disjoint are both said, named and dated, under the run's figure; one that agrees says nothing.
+TEST(RunText, ShowListsMeasurementsThatDisagreeNamedAndDated) {
+  auto store = store::Store::open(":memory:");
+  int64_t run = testing::write_sample_run(*store, silu());
+  testing::end_sample_run_with_retimings(*store, run);
+  RunView view = load_run_view(*store, run);
+  auto five = view.kernel_figures(5);
+  ASSERT_TRUE(five);
+  EXPECT_DOUBLE_EQ(five->speedup, view.figures(5).speedup);  // the run's derived figure
+  ASSERT_EQ(five->disagreeing.size(), 2u);
+  EXPECT_EQ(five->disagreeing[0].name, "memory re-timing, iteration 2");
+  EXPECT_EQ(five->disagreeing[1].name, "final confirmation after iteration 2");
+  ASSERT_EQ(view.retimings(2).size(), 2u);  // its memory entry of iteration 1 and the confirmation
+  EXPECT_TRUE(view.kernel_figures(2)->disagreeing.empty());
+  EXPECT_TRUE(view.kernel_figures(1)->disagreeing.empty());  // the baseline: 1x by definition
+  EXPECT_TRUE(moved_figures(view, 2).empty());
+
+  std::ostringstream out;
+  print_show(out, view);
+  std::string text = out.str();
+  // #5 is in the final beam, not in the winner's (#2's) lineage: one row, one note.
+  EXPECT_EQ(count(text, "figures moved between measurements"), 1u) << text;
+  size_t row = text.find("1.60x [1.55, 1.65]  16.0% of peak");
+  size_t note = text.find(
+      "! figures moved between measurements: search, iteration 2: 1.60x "
+      "[1.55, 1.65];");
+  ASSERT_NE(note, std::string::npos) << text;
+  EXPECT_LT(row, note) << text;
+  EXPECT_EQ(text.find("#2 executor", row), text.find("#2 executor", note)) << text;  // under #5
+  EXPECT_NE(text.find("memory re-timing, iteration 2: 1.30x [1.25, 1.35];", note),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("final confirmation after iteration 2: 1.02x [0.97, 1.07]", note),
+            std::string::npos)
+      << text;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) EXPECT_LE(line.size(), 100u) << line;
+
+  std::string line = moved_line(view, 5);
+  EXPECT_EQ(line,
+            "figures moved between measurements: search, iteration 2: 1.60x [1.55, 1.65]; memory "
+            "re-timing, iteration 2: 1.30x [1.25, 1.35]; final confirmation after iteration 2: "
+            "1.02x [0.97, 1.07]");
+  Json data = runs_report_data({view})["runs"][0];
+  for (const Json& node : data["nodes"]) {
+    EXPECT_EQ(node["moved"].get<std::string>(), node["id"] == 5 ? line : "") << node["id"];
+  }
+  ASSERT_EQ(data["final"].size(), 2u);
+  EXPECT_EQ(data["final"][0]["moved"].get<std::string>(), line);  // #5, fastest as searched
+  EXPECT_EQ(data["final"][1]["moved"].get<std::string>(), "");
+  std::string html = runs_html({view});
+  EXPECT_NE(html.find(line), std::string::npos);
+  EXPECT_NE(html.find("el('p', { class: 'moved' }, '\\u26A0 ' + n.moved)"), std::string::npos);
+}
+
+// Measurements that agree leave one figure: the sample's memory entry (#2 over the baseline at
+// 1.50x [1.45, 1.55]) matches the search's timing of #2.
+TEST(RunText, AgreeingMeasurementsShowOneFigure) {
+  auto store = store::Store::open(":memory:");
+  RunView view = load_run_view(*store, testing::write_sample_run(*store, silu()));
+  ASSERT_EQ(view.retimings(2).size(), 1u);
+  std::ostringstream out;
+  print_show(out, view);
+  EXPECT_EQ(out.str().find("figures moved"), std::string::npos) << out.str();
+  EXPECT_EQ(runs_html({view}).find("figures moved between measurements:"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace accelopt::report
