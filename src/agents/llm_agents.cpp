@@ -55,6 +55,8 @@ class LlmAgent {
     }
     return {
         {"role", role_},
+        // The executor and the fixer get the rule table whole; the others, what a plan needs.
+        {"writes_code", role_ == roles::kExecutor || role_ == roles::kFixer},
         {"platform", options_.platform},
         {"machine", platform::machine_variables(options_.machine, *kernel.task,
                                                 kernel.task->workload_or_default(kernel.workload))},

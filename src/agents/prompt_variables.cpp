@@ -198,7 +198,10 @@ Json task_variables(const task::Task& task, const std::string& workload_name) {
           {"roofline",
            {{"mm_flops", format(counts.mm_flops, 4)},
             {"vec_flops", format(counts.vec_flops, 4)},
-            {"bytes", format(counts.bytes, 4)}}},
+            {"bytes", format(counts.bytes, 4)},
+            {"mm_flops_formula", task.mm_flops_expression},
+            {"vec_flops_formula", task.vec_flops_expression},
+            {"bytes_formula", task.bytes_expression}}},
           {"header", task::generate_kernel_header(task, workload)},
           {"reference", reference}};
 }
@@ -254,11 +257,8 @@ std::string profile_summary(const kernel::Verdict& verdict, const std::string& s
         << format(score.percent_fma * rescale, 3) << "%, vector "
         << format(score.percent_vector * rescale, 3) << "%, memory "
         << format(score.percent_memory * rescale, 3) << "%\n";
-    out << "  (A ceiling's share is the task's counted work for it at this latency: only matrix "
-           "FLOPs, the multiply-adds of matrix products (the task's mm_flops), count against the "
-           "FMA ceiling; all other arithmetic (vec_flops: one per elementwise operation, an exp "
-           "counting as one), FMAs in elementwise code included, counts against the vector "
-           "ceiling; the bytes moved against memory.)\n";
+    out << "  (a ceiling's share: the task's counted work for it at this latency, as the "
+           "machine section defines % of peak)\n";
   }
   const Json& loops =
       verdict.profile.contains("vectorization") ? verdict.profile["vectorization"] : Json();

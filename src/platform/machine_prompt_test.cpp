@@ -26,6 +26,7 @@ std::string render(const std::string& fragment, const Json& machine, const task:
                    const std::string& workload) {
   agents::PromptLibrary library({}, ACCELOPT_SOURCE_DIR "/prompts", fragment);
   Json variables = {{"platform", fragment},
+                    {"writes_code", true},
                     {"machine", machine},
                     {"task", agents::task_variables(task, workload)}};
   std::string prompt = library.render("executor.system", variables);

@@ -25,8 +25,10 @@ MachineDescription recorded_h200() {
 
 std::string render(const Json& machine, const task::Task& task, const std::string& workload) {
   agents::PromptLibrary library({}, ACCELOPT_SOURCE_DIR "/prompts", "cuda");
-  Json variables = {
-      {"platform", "cuda"}, {"machine", machine}, {"task", agents::task_variables(task, workload)}};
+  Json variables = {{"platform", "cuda"},
+                    {"writes_code", true},
+                    {"machine", machine},
+                    {"task", agents::task_variables(task, workload)}};
   return library.render("executor.system", variables);
 }
 

@@ -41,7 +41,8 @@ std::vector<SourceRule> make_rules() {
 
   // The CPU's words (platform/cpu/rule_table.cpp), for the same reasons: nvcc's host compiler
   // would honour them.
-  const std::string load_time = "runs code when the library loads or unloads, outside any timed call";
+  const std::string load_time =
+      "runs code when the library loads or unloads, outside any timed call";
   for (auto [word, reason] : std::initializer_list<std::pair<const char*, std::string>>{
            {"incbin", "reads a file into the object at compile time"},
            {"constructor", load_time},
