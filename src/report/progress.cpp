@@ -14,10 +14,11 @@ namespace accelopt::report {
 // which had to beat its parent beyond the confidence interval, so it can be lower.
 std::string progress_line(const search::SearchEvent& event) {
   return fmt::format(
-      "iteration {}/{}  candidates {} done, {} failed  evaluations {}  fastest measured {:.2f}x, "
-      "{:.1f}% of peak  spend ${:.2f}",
+      "iteration {}/{}  candidates {} done, {} failed  evaluations {}  fastest measured {:.2f}x "
+      "[{:.2f}, {:.2f}] over the baseline, {:.1f}% of peak  spend ${:.2f}",
       event.iteration, event.iterations, event.candidates_done, event.candidates_failed,
-      event.evaluations, event.best_speedup, event.best_percent_of_peak, event.spend_usd);
+      event.evaluations, event.best_speedup, event.best_speedup_low, event.best_speedup_high,
+      event.best_percent_of_peak, event.spend_usd);
 }
 
 bool is_smart_terminal(int fd) {

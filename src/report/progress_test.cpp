@@ -32,5 +32,17 @@ TEST(ProgressPrinter, PlainLinesWithinAnIterationWhenNotOnATerminal) {
   EXPECT_EQ(text.find('\r'), std::string::npos) << text;
 }
 
+// The fastest kernel so far is stated as every figure is: with its interval and what it is over.
+TEST(ProgressLine, TheFastestKernelHasItsIntervalAndAnchor) {
+  search::SearchEvent progress = event(search::EventKind::kCandidateFinished, 3);
+  progress.best_speedup = 8.87, progress.best_speedup_low = 7.91,
+  progress.best_speedup_high = 10.12;
+  progress.best_percent_of_peak = 35.5;
+  EXPECT_NE(progress_line(progress).find("fastest measured 8.87x [7.91, 10.12] over the baseline, "
+                                         "35.5% of peak"),
+            std::string::npos)
+      << progress_line(progress);
+}
+
 }  // namespace
 }  // namespace accelopt::report

@@ -31,6 +31,8 @@ class Progress {
     }
     if (verdict.timing && verdict.timing->speedup > best_speedup_) {
       best_speedup_ = verdict.timing->speedup;
+      best_low_ = verdict.timing->speedup_low;
+      best_high_ = verdict.timing->speedup_high;
     }
   }
 
@@ -65,6 +67,8 @@ class Progress {
     event.candidates_failed = failed_;
     event.evaluations = evaluations_;
     event.best_speedup = best_speedup_;
+    event.best_speedup_low = best_low_;
+    event.best_speedup_high = best_high_;
     event.best_percent_of_peak =
         scale_.of(best_speedup_, best_speedup_, best_speedup_).percent_of_peak;
     sink_->on_event(event);
@@ -78,7 +82,7 @@ class Progress {
   int iterations_;
   int done_ = 0, failed_ = 0;
   int64_t evaluations_ = 0;
-  double best_speedup_ = 0;
+  double best_speedup_ = 0, best_low_ = 0, best_high_ = 0;
   RunScale scale_;
 };
 
