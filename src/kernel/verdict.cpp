@@ -58,7 +58,17 @@ Json Verdict::to_json() const {
                       {"anchor_calls_per_turn", timing->anchor_calls_per_turn},
                       {"converged", timing->converged},
                       {"kernel_seconds", timing->kernel_seconds},
-                      {"ratios", timing->ratios}};
+                      {"ratios", timing->ratios},
+                      {"wall_clock_pairs", timing->wall_clock_pairs},
+                      {"candidate_off_cpu", timing->candidate_off_cpu},
+                      {"anchor_off_cpu", timing->anchor_off_cpu}};
+    if (const auto& load = timing->load) {
+      json["timing"]["load"] = {{"other_cores_busy", load->other_cores_busy},
+                                {"steal", load->steal},
+                                {"involuntary_switches", load->involuntary_switches},
+                                {"waited_seconds", load->waited_seconds},
+                                {"busy", load->busy}};
+    }
   }
   if (roofline) {
     json["roofline"] = {{"mm_flops", roofline->mm_flops},
@@ -115,6 +125,19 @@ Verdict Verdict::from_json(const Json& json) {
     timing.converged = t.value("converged", false);
     timing.kernel_seconds = t.value("kernel_seconds", 0.0);
     timing.ratios = t.value("ratios", std::vector<double>{});
+    timing.wall_clock_pairs = t.value("wall_clock_pairs", 0);
+    timing.candidate_off_cpu = t.value("candidate_off_cpu", 0.0);
+    timing.anchor_off_cpu = t.value("anchor_off_cpu", 0.0);
+    if (t.contains("load")) {
+      const Json& l = t["load"];
+      MachineLoad load;
+      load.other_cores_busy = l.value("other_cores_busy", 0.0);
+      load.steal = l.value("steal", 0.0);
+      load.involuntary_switches = l.value("involuntary_switches", int64_t{0});
+      load.waited_seconds = l.value("waited_seconds", 0.0);
+      load.busy = l.value("busy", false);
+      timing.load = load;
+    }
     verdict.timing = timing;
   }
   if (json.contains("roofline")) {

@@ -36,6 +36,16 @@ struct Correctness {
   double tolerance = 0;
 };
 
+// How busy the machine was while the pairs' turns ran (platform/machine_load.h): the timing's
+// context, so that a figure measured on a loaded machine can be told from one on a quiet one.
+struct MachineLoad {
+  double other_cores_busy = 0;       // share of the untimed cores' time spent busy (0 to 1)
+  double steal = 0;                  // share of all cores' time the hypervisor gave elsewhere
+  int64_t involuntary_switches = 0;  // times the sides' runners were preempted, both sides
+  double waited_seconds = 0;         // waited for a quieter moment before the pairs
+  bool busy = false;                 // over the thresholds: "measured while the machine was busy"
+};
+
 struct Timing {
   std::string anchor;  // what the candidate was timed against, e.g. "baseline"
   double speedup = 0;  // anchor latency / candidate latency (median of pairs)
@@ -49,6 +59,13 @@ struct Timing {
   bool converged = false;      // the interval reached its target before the budget ended
   double kernel_seconds = 0;   // wall time inside timed turns, both sides, warm-up included
   std::vector<double> ratios;  // candidate/anchor per pair, raw
+  // Pairs timed on the wall clock although the sides' CPU time was known, because a turn spent
+  // more of its time blocked off the CPU (sleeping, waiting on a lock) than noise explains.
+  int wall_clock_pairs = 0;
+  // The median share of a side's pair turns spent blocked off the CPU: neither running nor waiting
+  // for a core (with many threads: the threads' idle share of threads × wall time).
+  double candidate_off_cpu = 0, anchor_off_cpu = 0;
+  std::optional<MachineLoad> load;  // absent in records from before it was measured
 };
 
 struct RooflineScore {

@@ -73,5 +73,37 @@ TEST(Verdict, TextThatIsNotUtf8RoundTrips) {
   EXPECT_EQ(back.log, verdict.log);
 }
 
+TEST(Verdict, TheMachinesLoadAndOffCpuSharesRoundTrip) {
+  Verdict verdict;
+  Timing timing;
+  timing.speedup_low = timing.speedup_high = 1;
+  timing.wall_clock_pairs = 7;
+  timing.candidate_off_cpu = 0.9;
+  timing.anchor_off_cpu = 0.001;
+  timing.load = MachineLoad{0.75, 0.02, 31, 2.5, true};
+  verdict.timing = timing;
+
+  Verdict back = through_text(verdict);
+  ASSERT_TRUE(back.timing && back.timing->load);
+  EXPECT_EQ(back.timing->wall_clock_pairs, 7);
+  EXPECT_EQ(back.timing->candidate_off_cpu, 0.9);
+  EXPECT_EQ(back.timing->anchor_off_cpu, 0.001);
+  EXPECT_EQ(back.timing->load->other_cores_busy, 0.75);
+  EXPECT_EQ(back.timing->load->steal, 0.02);
+  EXPECT_EQ(back.timing->load->involuntary_switches, 31);
+  EXPECT_EQ(back.timing->load->waited_seconds, 2.5);
+  EXPECT_TRUE(back.timing->load->busy);
+}
+
+TEST(Verdict, ARecordFromBeforeTheMachinesLoadStillReads) {
+  Json old = Json::parse(R"({"status": "PASSED", "timing": {"anchor": "baseline", "speedup": 2,
+      "speedup_ci": [1.9, 2.1], "latency_ci": [0.001, 0.002], "pairs": 10}})");
+  Verdict verdict = Verdict::from_json(old);
+  ASSERT_TRUE(verdict.timing);
+  EXPECT_EQ(verdict.timing->speedup, 2);
+  EXPECT_EQ(verdict.timing->wall_clock_pairs, 0);
+  EXPECT_FALSE(verdict.timing->load);
+}
+
 }  // namespace
 }  // namespace accelopt::kernel

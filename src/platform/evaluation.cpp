@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "common/hash.h"
+#include "platform/paired_timing.h"
 
 namespace accelopt::platform {
 
@@ -56,10 +57,25 @@ Verdict finish_timed(VerdictStart& started, const task::Task& task, const task::
     }
     score_text = fmt::format(", {:.1f} % of peak", score.percent_of_peak);
   }
+  std::string context;
+  if (timing.wall_clock_pairs > 0) {
+    context += fmt::format(
+        "; timed on the wall clock in {} of {} pairs, where a turn spent more than {:.0f} % of its "
+        "time blocked off the CPU (the kernel's median: {:.1f} %)",
+        timing.wall_clock_pairs, timing.pairs, 100 * kMostOffCpuShare,
+        100 * timing.candidate_off_cpu);
+  }
+  if (timing.load && timing.load->busy) {
+    context += fmt::format(
+        "; measured while the machine was busy (other cores {:.0f} % busy, steal {:.1f} %, {} "
+        "preemptions in {} pairs)",
+        100 * timing.load->other_cores_busy, 100 * timing.load->steal,
+        timing.load->involuntary_switches, timing.pairs);
+  }
   return started.finish(
-      Status::kPassed, fmt::format("correct on {} cases; {:.3f}x the {} [{:.3f}, {:.3f}]{}",
+      Status::kPassed, fmt::format("correct on {} cases; {:.3f}x the {} [{:.3f}, {:.3f}]{}{}",
                                    verdict.correctness.seeds_checked, timing.speedup, timing.anchor,
-                                   timing.speedup_low, timing.speedup_high, score_text));
+                                   timing.speedup_low, timing.speedup_high, score_text, context));
 }
 
 std::vector<size_t> buffer_sizes(const task::Task& task, const task::Workload& workload) {

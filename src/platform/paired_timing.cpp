@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <utility>
 
 #include "platform/roofline.h"
 #include "platform/statistics.h"
@@ -20,6 +21,7 @@ double seconds_since(Clock::time_point start) {
 struct PerCall {
   double wall = 0;
   std::optional<double> cpu;
+  double off_cpu_share = 0;  // of the turn's wall time
 };
 
 // A side's calls per turn, and the fewest wall seconds per call its calibration turns took.
@@ -45,6 +47,11 @@ class TurnTaker {
     }
     PerCall per_call{result.seconds / calls, std::nullopt};
     if (result.cpu_seconds) per_call.cpu = *result.cpu_seconds / calls;
+    if (result.off_cpu_seconds && result.seconds > 0) {
+      per_call.off_cpu_share = *result.off_cpu_seconds / result.seconds;
+    }
+    if (result.ticks) ticks_ += *result.ticks;
+    involuntary_switches_ += result.involuntary_switches;
     return per_call;
   }
 
@@ -80,12 +87,18 @@ class TurnTaker {
 
   double timed_seconds() const { return timed_seconds_; }
   std::optional<TurnFailure> take_failure() { return std::move(failure_); }
+  // The load since the last call, over the turns only.
+  std::pair<CpuTicks, int64_t> take_load() {
+    return {std::exchange(ticks_, {}), std::exchange(involuntary_switches_, 0)};
+  }
 
  private:
   PairedTurns& turns_;
   double timed_seconds_ = 0;
   double last_untimed_seconds_ = 0;  // the last turn's wall time outside the timed calls
   std::optional<TurnFailure> failure_;
+  CpuTicks ticks_;
+  int64_t involuntary_switches_ = 0;
 };
 
 // One count for both sides, chosen from both calibrations. A turn's first call is cold (the other
@@ -151,7 +164,13 @@ PairedTiming time_paired(PairedTurns& turns, const TimingOptions& options,
     if (!taker.per_call(Side::kAnchor, calls)) return failed();
   }
 
+  // A machine busy with other work slows memory-bound kernels and splits turns: wait a little for
+  // a quieter moment, then count the load over the pairs' turns alone.
+  double waited = wait_for_quiet(turns.timed_cores(), options.quiet_wait_seconds);
+  taker.take_load();
+
   std::vector<double> candidate_seconds, anchor_seconds;
+  std::vector<double> candidate_off_cpu, anchor_off_cpu;
   auto start = Clock::now();
   for (int pair = 0; pair < options.max_pairs; ++pair) {
     std::optional<PerCall> candidate, anchor;
@@ -162,8 +181,13 @@ PairedTiming time_paired(PairedTurns& turns, const TimingOptions& options,
       if (!(anchor = taker.turn(Side::kAnchor, calls))) return failed();
       if (!(candidate = taker.turn(Side::kCandidate, calls))) return failed();
     }
-    // Both sides on the same clock: CPU time when both turns have it.
-    bool cpu = candidate->cpu && anchor->cpu;
+    // Both sides on the same clock: CPU time when both turns have it and neither spent its time
+    // blocked, which CPU time would not count.
+    candidate_off_cpu.push_back(candidate->off_cpu_share);
+    anchor_off_cpu.push_back(anchor->off_cpu_share);
+    bool blocked = std::max(candidate->off_cpu_share, anchor->off_cpu_share) > kMostOffCpuShare;
+    bool cpu = candidate->cpu && anchor->cpu && !blocked;
+    if (candidate->cpu && anchor->cpu && blocked) ++timing.wall_clock_pairs;
     candidate_seconds.push_back(cpu ? *candidate->cpu : candidate->wall);
     anchor_seconds.push_back(cpu ? *anchor->cpu : anchor->wall);
     timing.ratios.push_back(candidate_seconds.back() / anchor_seconds.back());
@@ -176,6 +200,10 @@ PairedTiming time_paired(PairedTurns& turns, const TimingOptions& options,
   }
   summarize_ratios(timing, anchor_seconds, candidate_seconds);
   timing.kernel_seconds = taker.timed_seconds();
+  timing.candidate_off_cpu = median(candidate_off_cpu);
+  timing.anchor_off_cpu = median(anchor_off_cpu);
+  auto [ticks, switches] = taker.take_load();
+  timing.load = machine_load(ticks, switches, timing.pairs, waited);
   return {timing, std::nullopt};
 }
 

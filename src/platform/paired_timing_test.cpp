@@ -29,6 +29,7 @@ class FakeTurns : public PairedTurns {
     result.seconds = per_call * calls;
     const std::optional<double>& cpu = side == Side::kCandidate ? candidate_cpu : anchor_cpu;
     if (cpu) result.cpu_seconds = *cpu * calls;
+    if (side == Side::kCandidate) result.off_cpu_seconds = candidate_blocked * calls;
     if (side == Side::kCandidate && ++candidate_turns_ == fail_at_candidate_turn) {
       result.failure = TurnFailure{Status::kIncorrectNumerical, "stale results"};
     }
@@ -44,6 +45,7 @@ class FakeTurns : public PairedTurns {
   double slow_factor = 1;
   // CPU seconds per call each side reports; unset: none.
   std::optional<double> candidate_cpu, anchor_cpu;
+  double candidate_blocked = 0;  // seconds per call the candidate spends blocked off the CPU
 
  private:
   double candidate_seconds_, anchor_seconds_;
@@ -54,6 +56,7 @@ TimingOptions quick_options() {
   TimingOptions options;
   options.min_turn_seconds = 0.01;
   options.budget_seconds = 5;
+  options.quiet_wait_seconds = 0;
   return options;
 }
 
@@ -145,6 +148,21 @@ TEST(PairedTiming, RatiosUseCpuTimeWhenBothSidesHaveIt) {
   ASSERT_TRUE(paired.timing);
   EXPECT_NEAR(paired.timing->speedup, 2, 1e-9);
   EXPECT_NEAR(paired.timing->anchor_latency_seconds, 0.001, 1e-12);
+}
+
+TEST(PairedTiming, ACandidateBlockedOffTheCpuIsTimedOnTheWallClock) {
+  // The candidate's calls take 4 ms of wall time, of which it computes 0.5 ms and sleeps the rest:
+  // CPU time would call it twice as fast as the anchor; it is 4x slower.
+  FakeTurns turns(0.004, 0.001);
+  turns.candidate_cpu = 0.0005;
+  turns.candidate_blocked = 0.0035;
+  turns.anchor_cpu = 0.001;
+  PairedTiming paired = time_paired(turns, quick_options(), "baseline");
+  ASSERT_TRUE(paired.timing);
+  EXPECT_NEAR(paired.timing->speedup, 0.25, 1e-9);
+  EXPECT_EQ(paired.timing->wall_clock_pairs, paired.timing->pairs);
+  EXPECT_NEAR(paired.timing->candidate_off_cpu, 0.875, 1e-9);
+  ASSERT_TRUE(paired.timing->load);
 }
 
 TEST(PairedTiming, RatiosUseWallTimeWhenOneSideHasNoCpuTime) {

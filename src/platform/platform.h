@@ -28,6 +28,9 @@ struct TimingOptions {
   int max_pairs = 400;
   int warmup_turns = 2;
   double min_turn_seconds = 0.02;  // calls per turn are chosen so a turn lasts at least this
+  // While the other cores are busy (machine_load.h), wait up to this long for a quieter moment
+  // before the pairs; 0: never wait.
+  double quiet_wait_seconds = 3;
 
   // The one JSON form (run records, the evaluation queue), every field by its name above. A field
   // the JSON lacks keeps its default, so what was written before a field existed still reads.

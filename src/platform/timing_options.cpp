@@ -9,7 +9,8 @@ Json TimingOptions::to_json() const {
               {"min_pairs", min_pairs},
               {"max_pairs", max_pairs},
               {"warmup_turns", warmup_turns},
-              {"min_turn_seconds", min_turn_seconds}};
+              {"min_turn_seconds", min_turn_seconds},
+              {"quiet_wait_seconds", quiet_wait_seconds}};
 }
 
 TimingOptions TimingOptions::from_json(const Json& json) {
@@ -20,6 +21,7 @@ TimingOptions TimingOptions::from_json(const Json& json) {
   options.max_pairs = json.value("max_pairs", options.max_pairs);
   options.warmup_turns = json.value("warmup_turns", options.warmup_turns);
   options.min_turn_seconds = json.value("min_turn_seconds", options.min_turn_seconds);
+  options.quiet_wait_seconds = json.value("quiet_wait_seconds", options.quiet_wait_seconds);
   return options;
 }
 

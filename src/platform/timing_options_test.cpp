@@ -13,6 +13,7 @@ void expect_same(const TimingOptions& a, const TimingOptions& b) {
   EXPECT_EQ(a.max_pairs, b.max_pairs);
   EXPECT_EQ(a.warmup_turns, b.warmup_turns);
   EXPECT_EQ(a.min_turn_seconds, b.min_turn_seconds);
+  EXPECT_EQ(a.quiet_wait_seconds, b.quiet_wait_seconds);
 }
 
 TEST(TimingOptionsJson, EveryFieldRoundTrips) {
@@ -23,8 +24,9 @@ TEST(TimingOptionsJson, EveryFieldRoundTrips) {
   options.max_pairs = 99;
   options.warmup_turns = 5;
   options.min_turn_seconds = 0.125;
+  options.quiet_wait_seconds = 0.5;
   Json json = options.to_json();
-  EXPECT_EQ(json.size(), 6u);
+  EXPECT_EQ(json.size(), 7u);
   expect_same(TimingOptions::from_json(json), options);
   expect_same(TimingOptions::from_json(Json::parse(json.dump())), options);
 }
@@ -41,6 +43,7 @@ TEST(TimingOptionsJson, OlderJsonWithoutTheNewerFieldsReadsWithDefaults) {
   TimingOptions defaults;
   EXPECT_EQ(read.warmup_turns, defaults.warmup_turns);
   EXPECT_EQ(read.min_turn_seconds, defaults.min_turn_seconds);
+  EXPECT_EQ(read.quiet_wait_seconds, defaults.quiet_wait_seconds);
   expect_same(TimingOptions::from_json(Json::object()), defaults);
 }
 

@@ -6,6 +6,7 @@
 //   // message: text             a phrase the message (or the log) must contain
 //   // time: yes                 evaluate with timing (timed turns and the physics check)
 //   // speedup at most: 1.5      a kernel that may pass but must gain nothing from its trick
+//   // workload: cpu             the workload to evaluate on (default: small)
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -52,7 +53,7 @@ TEST_P(CorrectnessTest, IsRefusedWithTheRightStatus) {
 
   platform::EvalRequest request;
   request.task = &task;
-  request.workload = "small";
+  request.workload = field(source, "workload").empty() ? "small" : field(source, "workload");
   request.source = source;
   request.measure_time = field(source, "time") == "yes";
   request.timing.budget_seconds = 3;

@@ -314,7 +314,7 @@ std::optional<TurnFailure> CpuPlatform::time_against_anchor(
         std::max(turn_reference.seconds_per_case, reference_case.reference_seconds);
   }
   RunnerTurns turns(task, std::move(turn_reference), layout, candidate, {anchor, candidate.buffers},
-                    request.anchor_name, call_timeout);
+                    request.anchor_name, call_timeout, runner_cpus(task.threads));
   PairedTiming paired = time_paired(turns, request.timing, request.anchor_name);
   if (paired.failure) return paired.failure;
   verdict.timing = std::move(paired.timing);

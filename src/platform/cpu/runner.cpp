@@ -151,6 +151,24 @@ double Runner::cpu_seconds() const {
   return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
 }
 
+std::pair<double, int64_t> Runner::waits() const {
+  if (!process_.started()) return {-1, -1};
+  std::string proc = "/proc/" + std::to_string(process_.pid());
+  double waiting = -1;
+  int64_t switches = -1;
+  // "<ns on a core> <ns runnable, waiting for one> <timeslices>"
+  if (std::ifstream schedstat(proc + "/schedstat"); schedstat) {
+    int64_t running = 0, waiting_ns = 0;
+    if (schedstat >> running >> waiting_ns) waiting = 1e-9 * static_cast<double>(waiting_ns);
+  }
+  std::ifstream status(proc + "/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("nonvoluntary_ctxt_switches:", 0) == 0) switches = std::stoll(line.substr(27));
+  }
+  return {waiting, switches};
+}
+
 CallResult Runner::call(int count, std::chrono::milliseconds timeout) {
   return run_calls("CALL " + std::to_string(count), count, timeout);
 }
@@ -162,6 +180,7 @@ CallResult Runner::turn(int count, uint64_t seed, std::chrono::milliseconds time
 CallResult Runner::run_calls(const std::string& command, int count,
                              std::chrono::milliseconds timeout) {
   CallResult result;
+  auto [waiting_start, switches_start] = waits();
   double cpu_start = cpu_seconds();
   auto start = std::chrono::steady_clock::now();
   if (!process_.send(command)) {
@@ -174,6 +193,12 @@ CallResult Runner::run_calls(const std::string& command, int count,
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (double cpu_end = cpu_seconds(); cpu_start >= 0 && cpu_end >= 0) {
     result.cpu_seconds = cpu_end - cpu_start;
+  }
+  if (auto [waiting_end, switches_end] = waits(); waiting_start >= 0 && waiting_end >= 0) {
+    result.waiting_seconds = waiting_end - waiting_start;
+    if (switches_start >= 0 && switches_end >= 0) {
+      result.involuntary_switches = switches_end - switches_start;
+    }
   }
   if (line && *line == "DONE") return result;
   if (timed_out) {

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/json.h"
@@ -39,6 +40,11 @@ struct CallResult {
   // The runner's CPU time over the call, all its threads (negative: unknown). Unlike wall time it
   // leaves out the moments when other processes held the core.
   double cpu_seconds = -1;
+  // From /proc/<pid>/schedstat and status, the runner's main thread (all of a one-thread task):
+  // seconds it was runnable but waiting for a core, and the times it was preempted (negative:
+  // unknown). Wall time less CPU time less the wait is time the kernel spent blocked.
+  double waiting_seconds = -1;
+  int64_t involuntary_switches = -1;
   std::string message;  // for anything but kDone: what happened, in words
 };
 
@@ -69,6 +75,9 @@ class Runner {
   CallResult run_calls(const std::string& command, int count, std::chrono::milliseconds timeout);
   std::string describe_end();
   double cpu_seconds() const;  // the runner's CPU time so far, all threads; negative: unknown
+  // The main thread's seconds waiting for a core and involuntary switches so far; negative:
+  // unknown.
+  std::pair<double, int64_t> waits() const;
 
   RunnerOptions options_;
   const SharedBuffers& buffers_;

@@ -68,14 +68,15 @@ void mix_inputs(const std::vector<ReferenceCase>& pool, uint64_t seed, Reference
 
 RunnerTurns::RunnerTurns(const task::Task& task, TurnReference reference, SlotLayout layout,
                          TimedKernel candidate, TimedKernel anchor, std::string anchor_name,
-                         std::chrono::milliseconds call_timeout)
+                         std::chrono::milliseconds call_timeout, std::vector<int> cores)
     : task_(task),
       reference_(std::move(reference)),
       layout_(layout),
       candidate_(candidate),
       anchor_(anchor),
       anchor_name_(std::move(anchor_name)),
-      call_timeout_(call_timeout) {
+      call_timeout_(call_timeout),
+      cores_(std::move(cores)) {
   candidate_.runner.pause();
   anchor_.runner.pause();
   cases_.resize(static_cast<size_t>(layout_.input_slots));
@@ -163,13 +164,24 @@ TurnResult RunnerTurns::run_turn(Side side, int calls) {
 
   std::optional<double>& per_call = is_candidate ? candidate_per_call_ : anchor_per_call_;
   kernel.runner.resume();
+  std::optional<CpuTicks> ticks_before = read_cpu_ticks(cores_);
   CallResult call = kernel.runner.turn(calls, seed, turn_deadline(calls, per_call, call_timeout_));
+  std::optional<CpuTicks> ticks_after = read_cpu_ticks(cores_);
   kernel.runner.pause();
   per_call = call.seconds / std::max(calls, 1);
   if (!is_candidate) anchor_turn_seconds_ = call.seconds;
   TurnResult result;
   result.seconds = call.seconds;
   if (task_.threads <= 1 && call.cpu_seconds >= 0) result.cpu_seconds = call.cpu_seconds;
+  // Off the CPU: what the wall time has beyond running and waiting for a core. With many threads
+  // the wait is not known: the threads' idle share of their wall time.
+  if (call.cpu_seconds >= 0 && task_.threads <= 1 && call.waiting_seconds >= 0) {
+    result.off_cpu_seconds = std::max(0.0, call.seconds - call.cpu_seconds - call.waiting_seconds);
+  } else if (call.cpu_seconds >= 0 && task_.threads > 1) {
+    result.off_cpu_seconds = std::max(0.0, call.seconds - call.cpu_seconds / task_.threads);
+  }
+  if (ticks_before && ticks_after) result.ticks = *ticks_after - *ticks_before;
+  result.involuntary_switches = std::max<int64_t>(call.involuntary_switches, 0);
   if (call.outcome != CallOutcome::kDone) {
     if (!is_candidate) {
       throw UserError("the anchor kernel (" + anchor_name_ +

@@ -80,12 +80,14 @@ struct TurnReference {
 
 class RunnerTurns : public PairedTurns {
  public:
-  // Both runners start paused. The buffers have `layout`; the sides may share them.
+  // Both runners start paused. The buffers have `layout`; the sides may share them. The runners
+  // are pinned to `cores`.
   RunnerTurns(const task::Task& task, TurnReference reference, SlotLayout layout,
               TimedKernel candidate, TimedKernel anchor, std::string anchor_name,
-              std::chrono::milliseconds call_timeout);
+              std::chrono::milliseconds call_timeout, std::vector<int> cores);
 
   TurnResult run_turn(Side side, int calls) override;
+  std::vector<int> timed_cores() const override { return cores_; }
 
   int turns_checked() const { return turns_checked_; }  // turn numbers, not sides' turns
 
@@ -111,6 +113,7 @@ class RunnerTurns : public PairedTurns {
   TimedKernel candidate_, anchor_;
   std::string anchor_name_;
   std::chrono::milliseconds call_timeout_;
+  std::vector<int> cores_;
   int candidate_turns_ = 0, anchor_turns_ = 0, turns_checked_ = 0;
   std::map<int, TurnPlan> plans_;
   std::vector<ReferenceCase> cases_;  // the current turn's inputs, one per input slot
