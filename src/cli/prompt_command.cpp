@@ -18,6 +18,7 @@
 #include "report/progress.h"
 #include "roles/roles.h"
 #include "search/config.h"
+#include "search/figures.h"
 #include "store/store.h"
 #include "task/task.h"
 
@@ -83,28 +84,20 @@ roles::KernelView view_of(const task::Task& task, const std::string& workload,
       fmt::format("evaluating {} on {}", kernel.filename().string(), task.name));
   view.verdict = judge->evaluate(request);
   view.timing_target = timing.target_half_width;
-  // Timed against the baseline, its figure is the run's kind: over the baseline, or the baseline.
+  // Timed against the baseline, its figure is the run's kind: over the baseline, or the baseline,
+  // on the scale its own timing implies for the baseline.
   const kernel::Verdict& verdict = *view.verdict;
-  if (anchor.empty() && verdict.timing && verdict.passed()) {
-    roles::KernelFigures figures;
-    figures.baseline = std::filesystem::equivalent(kernel, task.baseline_path());
-    const kernel::Timing& timing_of = *verdict.timing;
-    figures.speedup = timing_of.speedup;
-    figures.speedup_low = timing_of.speedup_low;
-    figures.speedup_high = timing_of.speedup_high;
-    figures.latency_seconds = timing_of.latency_seconds;
-    figures.latency_low = timing_of.latency_low;
-    figures.latency_high = timing_of.latency_high;
-    if (verdict.roofline && timing_of.latency_low > 0 && timing_of.latency_high > 0) {
-      double percent = verdict.roofline->percent_of_peak;  // % of peak goes as 1 / latency
-      figures.percent_of_peak = percent;
-      figures.percent_low = percent * timing_of.latency_seconds / timing_of.latency_high;
-      figures.percent_high = percent * timing_of.latency_seconds / timing_of.latency_low;
+  if (anchor.empty() && verdict.passed() && verdict.timing && verdict.timing->speedup > 0) {
+    double speedup = verdict.timing->speedup;
+    search::RunScale scale(verdict.timing->latency_seconds * speedup,
+                           verdict.roofline ? verdict.roofline->percent_of_peak / speedup : 0);
+    bool baseline = std::filesystem::equivalent(kernel, task.baseline_path());
+    view.figures = search::kernel_figures(scale, verdict, baseline, 0, {});
+    if (view.figures) {
+      view.figures->origin =
+          baseline ? "timed against itself by `accelopt prompt --evaluate`"
+                   : "timed paired against the baseline by `accelopt prompt --evaluate`";
     }
-    figures.origin = figures.baseline ? "timed against itself by `accelopt prompt --evaluate`"
-                                      : "timed paired against the baseline by `accelopt prompt "
-                                        "--evaluate`";
-    view.figures = figures;
   }
   return view;
 }

@@ -27,6 +27,27 @@ std::string as_written(const SourceRule& rule) {
 
 }  // namespace
 
+void add_headers(std::vector<SourceRule>& rules, const std::string& group,
+                 std::initializer_list<const char*> names) {
+  for (const char* name : names) rules.push_back({RuleKind::kHeader, name, true, "", group, ""});
+}
+
+void add_forbidden_words(std::vector<SourceRule>& rules) {
+  const std::string load_time =
+      "runs code when the library loads or unloads, outside any timed call";
+  for (auto [word, reason] : std::initializer_list<std::pair<const char*, std::string>>{
+           {"incbin", "reads a file into the object at compile time"},
+           {"constructor", load_time},
+           {"destructor", load_time},
+           {"init_array", load_time},
+           {"fini_array", load_time},
+           {"__has_include", "probes the file system at compile time"},
+           {"include_next", "reaches headers outside the allowed list"},
+           {"syscall", "calls the operating system directly"}}) {
+    rules.push_back({RuleKind::kWord, word, false, reason, "", ""});
+  }
+}
+
 Json rules_variables(const std::vector<SourceRule>& rules) {
   Json groups = Json::array();
   for (const SourceRule* rule : rules_of(rules, RuleKind::kHeader)) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,14 @@ struct SourceRule {
   // <spelling> ("\"accelopt_task.h\"").
   std::string example;
 };
+
+// Allowed kHeader rows, one per name, in `group`.
+void add_headers(std::vector<SourceRule>& rules, const std::string& group,
+                 std::initializer_list<const char*> names);
+
+// The kWord rows every platform refuses, since every compiler it drives would honour them: words
+// that load files at compile time, run code at load time, or call the operating system directly.
+void add_forbidden_words(std::vector<SourceRule>& rules);
 
 // The rows of `rules` of one kind (and, when given, one `allowed`).
 std::vector<const SourceRule*> rules_of(const std::vector<SourceRule>& rules, RuleKind kind);

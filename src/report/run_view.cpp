@@ -41,23 +41,10 @@ search::Figures RunView::figures(int64_t id) const {
 
 std::vector<roles::NamedSpeedup> RunView::retimings(int64_t id) const {
   std::vector<roles::NamedSpeedup> measured;
-  int64_t baseline = baseline_id();
-  if (id == baseline) return measured;
-  // Named as search::Run::note_measurements names them for the prompts.
-  for (const auto& entry : memory_written) {
-    if (entry.fast_candidate != id || entry.slow_candidate != baseline) continue;
-    measured.push_back({fmt::format("memory re-timing, iteration {}", entry.iteration),
-                        entry.speedup, entry.speedup_low, entry.speedup_high});
-  }
-  if (confirmation) {
-    std::string name =
-        confirmation->iterations >= 0
-            ? fmt::format("final confirmation after iteration {}", confirmation->iterations)
-            : std::string("final confirmation");
-    for (const auto& m : confirmation->measurements) {
-      if (m.candidate != id || m.against != baseline || !m.passed()) continue;
-      measured.push_back({name, m.speedup, m.speedup_low, m.speedup_high});
-    }
+  if (id == baseline_id()) return measured;
+  for (const search::BaselineRetiming& retiming :
+       search::baseline_retimings(run.id, baseline_id(), memory_written, confirmation)) {
+    if (retiming.candidate == id) measured.push_back(retiming.measured);
   }
   return measured;
 }

@@ -391,23 +391,9 @@ bool Run::confirm() {
 }
 
 void Run::note_measurements() {
-  if (confirmation_) {
-    std::string name =
-        confirmation_->iterations >= 0
-            ? fmt::format("final confirmation after iteration {}", confirmation_->iterations)
-            : std::string("final confirmation");
-    for (const Measurement& measured : confirmation_->measurements) {
-      if (measured.against != baseline_.candidate || !measured.passed()) continue;
-      book_.add_measurement(measured.candidate,
-                            {name, measured.speedup, measured.speedup_low, measured.speedup_high});
-    }
-  }
-  // The re-timings the memory kept (those it dropped were not stored).
-  for (const store::MemoryEntryRecord& entry : context_.store->memory_entries()) {
-    if (entry.run_id != run_id_ || entry.slow_candidate != baseline_.candidate) continue;
-    book_.add_measurement(entry.fast_candidate,
-                          {fmt::format("memory re-timing, iteration {}", entry.iteration),
-                           entry.speedup, entry.speedup_low, entry.speedup_high});
+  for (const BaselineRetiming& retiming : baseline_retimings(
+           run_id_, baseline_.candidate, context_.store->memory_entries(), confirmation_)) {
+    book_.add_measurement(retiming.candidate, retiming.measured);
   }
 }
 

@@ -78,6 +78,30 @@ std::optional<roles::KernelFigures> kernel_figures(const RunScale& scale,
   return result;
 }
 
+std::vector<BaselineRetiming> baseline_retimings(
+    int64_t run_id, int64_t baseline, const std::vector<store::MemoryEntryRecord>& entries,
+    const std::optional<Confirmation>& confirmation) {
+  std::vector<BaselineRetiming> retimings;
+  for (const store::MemoryEntryRecord& entry : entries) {
+    if (entry.run_id != run_id || entry.slow_candidate != baseline) continue;
+    retimings.push_back({entry.fast_candidate,
+                         {fmt::format("memory re-timing, iteration {}", entry.iteration),
+                          entry.speedup, entry.speedup_low, entry.speedup_high}});
+  }
+  if (confirmation) {
+    std::string name =
+        confirmation->iterations >= 0
+            ? fmt::format("final confirmation after iteration {}", confirmation->iterations)
+            : std::string("final confirmation");
+    for (const Measurement& measured : confirmation->measurements) {
+      if (measured.against != baseline || !measured.passed()) continue;
+      retimings.push_back({measured.candidate,
+                           {name, measured.speedup, measured.speedup_low, measured.speedup_high}});
+    }
+  }
+  return retimings;
+}
+
 platform::TimingOptions careful_timing(const platform::TimingOptions& candidate) {
   platform::TimingOptions careful = candidate;
   careful.target_half_width = candidate.target_half_width / 2;

@@ -10,6 +10,8 @@
 #include "kernel/verdict.h"
 #include "platform/platform.h"
 #include "roles/roles.h"
+#include "search/confirmation.h"
+#include "store/store.h"
 
 namespace accelopt::search {
 
@@ -26,6 +28,9 @@ class RunScale {
   RunScale() = default;  // no baseline yet: every figure is 0
   // From the baseline's verdict (timed against itself): its latency and its score at that latency.
   explicit RunScale(const kernel::Verdict& baseline);
+  // From the baseline's latency and its % of peak at that latency.
+  RunScale(double baseline_latency_seconds, double baseline_percent_of_peak)
+      : latency_(baseline_latency_seconds), percent_(baseline_percent_of_peak) {}
 
   double baseline_latency() const { return latency_; }
   double baseline_percent() const { return percent_; }
@@ -49,6 +54,19 @@ std::optional<roles::KernelFigures> kernel_figures(const RunScale& scale,
                                                    const kernel::Verdict& verdict, bool baseline,
                                                    int iteration,
                                                    const std::vector<roles::NamedSpeedup>& others);
+
+// A kernel's re-timing against the baseline, as the prompts and the reports name it.
+struct BaselineRetiming {
+  int64_t candidate = 0;
+  roles::NamedSpeedup measured;
+};
+
+// What a run re-timed against its `baseline` apart from the search's own timings: the rewrites its
+// memory kept whose slow side is the baseline (`entries` of the run `run_id`; the dropped ones are
+// not stored) and the final confirmation's passed measurements.
+std::vector<BaselineRetiming> baseline_retimings(
+    int64_t run_id, int64_t baseline, const std::vector<store::MemoryEntryRecord>& entries,
+    const std::optional<Confirmation>& confirmation);
 
 // The timing for what outlives a moment (a run's baseline, the rewrites its memory keeps, its final
 // confirmation): half the candidates' target interval, three times their budget, twice their

@@ -13,13 +13,6 @@
 namespace accelopt::platform::cpu {
 namespace {
 
-void add_headers(std::vector<SourceRule>& rules, const std::string& group,
-                 std::initializer_list<const char*> names) {
-  for (const char* name : names) {
-    rules.push_back({RuleKind::kHeader, name, true, "", group, ""});
-  }
-}
-
 std::vector<SourceRule> make_rules() {
   std::vector<SourceRule> rules;
   add_headers(rules, "C++ standard library",
@@ -130,21 +123,8 @@ std::vector<SourceRule> make_rules() {
   rules.push_back({RuleKind::kHeader, task::kKernelHeaderName, true, "", "the task's header",
                    std::string("\"") + task::kKernelHeaderName + "\""});
 
-  // Words that have no business in a kernel: they load files at compile time, run code at load
-  // time, or call the kernel of the operating system directly. Looked for in string literals too,
-  // where inline assembly hides.
-  const std::string load_time = "runs code when the library loads or unloads, outside any timed call";
-  for (auto [word, reason] : std::initializer_list<std::pair<const char*, std::string>>{
-           {"incbin", "reads a file into the object at compile time"},
-           {"constructor", load_time},
-           {"destructor", load_time},
-           {"init_array", load_time},
-           {"fini_array", load_time},
-           {"__has_include", "probes the file system at compile time"},
-           {"include_next", "reaches headers outside the allowed list"},
-           {"syscall", "calls the operating system directly"}}) {
-    rules.push_back({RuleKind::kWord, word, false, reason, "", ""});
-  }
+  // Looked for in string literals too, where inline assembly hides.
+  add_forbidden_words(rules);
   for (auto [name, reason] : std::initializer_list<std::pair<const char*, const char*>>{
            {"include_next", "reaches headers outside the allowed list"},
            {"embed", "reads a file at compile time"},

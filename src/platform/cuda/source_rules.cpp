@@ -15,11 +15,6 @@ namespace {
 
 constexpr size_t kMaxSourceBytes = 512 * 1024;
 
-void add_headers(std::vector<SourceRule>& rules, const std::string& group,
-                 std::initializer_list<const char*> names) {
-  for (const char* name : names) rules.push_back({RuleKind::kHeader, name, true, "", group, ""});
-}
-
 std::vector<SourceRule> make_rules() {
   std::vector<SourceRule> rules;
   add_headers(
@@ -39,21 +34,8 @@ std::vector<SourceRule> make_rules() {
   rules.push_back({RuleKind::kHeader, task::kKernelHeaderName, true, "", "the task's header",
                    std::string("\"") + task::kKernelHeaderName + "\""});
 
-  // The CPU's words (platform/cpu/rule_table.cpp), for the same reasons: nvcc's host compiler
-  // would honour them.
-  const std::string load_time =
-      "runs code when the library loads or unloads, outside any timed call";
-  for (auto [word, reason] : std::initializer_list<std::pair<const char*, std::string>>{
-           {"incbin", "reads a file into the object at compile time"},
-           {"constructor", load_time},
-           {"destructor", load_time},
-           {"init_array", load_time},
-           {"fini_array", load_time},
-           {"__has_include", "probes the file system at compile time"},
-           {"include_next", "reaches headers outside the allowed list"},
-           {"syscall", "calls the operating system directly"}}) {
-    rules.push_back({RuleKind::kWord, word, false, reason, "", ""});
-  }
+  // nvcc's host compiler would honour them as g++ does.
+  add_forbidden_words(rules);
   for (auto [name, reason] : std::initializer_list<std::pair<const char*, const char*>>{
            {"include_next", "reaches headers outside the allowed list"},
            {"import", "is not plain #include"},
