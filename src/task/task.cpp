@@ -503,12 +503,15 @@ Task load_task(const std::filesystem::path& directory, const std::string& kernel
   }
   Task task = parse_task_definition(read_file(definition), directory, definition.string());
   task.kernel_extension = kernel_extension;
-  for (const auto& required : {task.reference_path(), task.baseline_path()}) {
-    if (!std::filesystem::exists(required)) {
-      throw UserError(required.string() +
-                      ": missing (every task needs a trusted reference.cpp and a baseline" +
-                      kernel_extension + " for this platform)");
-    }
+  task.python_reference = !std::filesystem::exists(task.reference_path()) &&
+                          std::filesystem::exists(directory / "reference.py");
+  if (!std::filesystem::exists(task.reference_path())) {
+    throw UserError(task.reference_path().string() +
+                    ": missing (every task needs a trusted reference.cpp or reference.py)");
+  }
+  if (!std::filesystem::exists(task.baseline_path())) {
+    throw UserError(task.baseline_path().string() + ": missing (every task needs a baseline" +
+                    kernel_extension + " for this platform)");
   }
   return task;
 }

@@ -103,7 +103,13 @@ struct Task {
   // What the platform compiles: ".cpp" on the CPU, ".cu" for CUDA, an evaluator's choice.
   std::string kernel_extension = ".cpp";
 
-  std::filesystem::path reference_path() const { return directory / "reference.cpp"; }
+  // The trusted reference: reference.cpp, or reference.py (`run(**inputs)` returning the outputs,
+  // run by platform/python_reference.h) where the task has no reference.cpp.
+  bool python_reference = false;
+
+  std::filesystem::path reference_path() const {
+    return directory / (python_reference ? "reference.py" : "reference.cpp");
+  }
   std::filesystem::path baseline_path() const {
     return directory / ("baseline" + kernel_extension);
   }
@@ -129,8 +135,8 @@ std::string distribution_text(const InputDistribution& distribution);
 // "relative L2 error below 2e-05, and every element within 1e-06 + 0.0001·|reference|".
 std::string tolerance_text(const Tolerance& tolerance);
 
-// Reads and validates `directory`/definition.json and checks reference.cpp and the baseline
-// (baseline<kernel_extension>: the platform's kind of source) exist.
+// Reads and validates `directory`/definition.json and checks that a reference (reference.cpp, else
+// reference.py) and the baseline (baseline<kernel_extension>: the platform's kind of source) exist.
 // Throws UserError "<file>: <field>: <why>" for anything wrong.
 Task load_task(const std::filesystem::path& directory,
                const std::string& kernel_extension = ".cpp");

@@ -11,6 +11,7 @@
 #include "platform/cpu/profile.h"
 #include "platform/cpu/source_check.h"
 #include "platform/evaluation.h"
+#include "platform/python_reference.h"
 #include "task/abi.h"
 
 namespace accelopt::platform::cpu {
@@ -54,28 +55,36 @@ CpuPlatform::CpuPlatform(CpuPlatformOptions options, MachinePeaks peaks)
 std::vector<ReferenceCase> CpuPlatform::reference_cases(const task::Task& task,
                                                         const task::Workload& workload,
                                                         std::vector<uint64_t> seeds) {
+  bool public_seeds = !seeds.empty();
   return run_reference(task, workload,
-                       seeds.empty() ? correctness_cases(task) : chosen_cases(seeds));
+                       public_seeds ? chosen_cases(seeds) : correctness_cases(task), nullptr,
+                       public_seeds);
 }
 
-// The reference's runner and the buffers it calls on, for as long as answers are wanted.
+// The reference's runner and the buffers it calls on, for as long as answers are wanted: the
+// compiled reference.cpp in a runner, or reference.py through its driver (python_reference.h).
 class ReferenceRunner {
  public:
   ReferenceRunner(const task::Task& task, const std::vector<size_t>& sizes, RunnerOptions options,
                   std::chrono::milliseconds timeout)
-      : task_(task), buffers_(sizes), runner_(std::move(options), buffers_), timeout_(timeout) {
-    if (auto failure = runner_.start()) {
+      : task_(task), buffers_(sizes), timeout_(timeout) {
+    runner_.emplace(std::move(options), buffers_);
+    if (auto failure = runner_->start()) {
       throw UserError("the reference of task " + task.name + " cannot run: " + *failure);
     }
   }
+  ReferenceRunner(const task::Task& task, std::unique_ptr<PythonReference> python)
+      : task_(task), buffers_({}), python_(std::move(python)) {}
 
-  // Fills `reference_case`'s outputs (and reference_seconds) from its inputs.
-  void answer(ReferenceCase& reference_case) {
+  // Fills `reference_case`'s outputs (and reference_seconds) from its inputs. `public_seed`: the
+  // case's seed was chosen by a person, so a Python reference's answer may be kept.
+  void answer(ReferenceCase& reference_case, bool public_seed = false) {
+    if (python_) return python_->answer(reference_case, public_seed);
     load_case(buffers_, task_, reference_case);
-    CallResult call = runner_.call(1, timeout_);
+    CallResult call = runner_->call(1, timeout_);
     if (call.outcome != CallOutcome::kDone) {
       throw UserError("the reference of task " + task_.name + " failed on " + reference_case.label +
-                      ": " + call.message + "\n" + runner_.output());
+                      ": " + call.message + "\n" + runner_->output());
     }
     reference_case.reference_seconds = call.seconds;
     reference_case.outputs.clear();
@@ -89,14 +98,23 @@ class ReferenceRunner {
  private:
   const task::Task& task_;
   SharedBuffers buffers_;
-  Runner runner_;
-  std::chrono::milliseconds timeout_;
+  std::optional<Runner> runner_;
+  std::chrono::milliseconds timeout_{0};
+  std::unique_ptr<PythonReference> python_;
 };
 
 std::unique_ptr<ReferenceRunner> CpuPlatform::start_reference(const task::Task& task,
                                                               const task::Workload& workload,
                                                               const std::atomic<bool>* abandon) {
   require_float32(task);
+  if (task.python_reference) {
+    PythonReferenceOptions python;
+    python.call_timeout = options_.reference_timeout;
+    python.cpus = runner_cpus(1);
+    python.abandon = abandon;
+    return std::make_unique<ReferenceRunner>(
+        task, std::make_unique<PythonReference>(task, workload, std::move(python)));
+  }
   std::string reference_source = read_file(task.reference_path());
   std::string header = task::generate_kernel_header(task, workload);
   CompileResult compiled = compiler_.compile(reference_source, header, task.compile_flags);
@@ -111,7 +129,8 @@ std::unique_ptr<ReferenceRunner> CpuPlatform::start_reference(const task::Task& 
 std::vector<ReferenceCase> CpuPlatform::run_reference(const task::Task& task,
                                                       const task::Workload& workload,
                                                       const std::vector<CaseSpec>& specs,
-                                                      const std::atomic<bool>* abandon) {
+                                                      const std::atomic<bool>* abandon,
+                                                      bool public_seeds) {
   std::unique_ptr<ReferenceRunner> reference = start_reference(task, workload, abandon);
   std::vector<ReferenceCase> cases;
   for (const CaseSpec& spec : specs) {
@@ -121,7 +140,7 @@ std::vector<ReferenceCase> CpuPlatform::run_reference(const task::Task& task,
     reference_case.label = spec.label;
     const task::InputSet* set = spec.set.empty() ? nullptr : &task.input_set(spec.set);
     reference_case.inputs = generate_inputs(task, workload, spec.seed, set);
-    reference->answer(reference_case);
+    reference->answer(reference_case, public_seeds);
     cases.push_back(std::move(reference_case));
   }
   return cases;

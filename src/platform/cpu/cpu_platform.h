@@ -46,10 +46,12 @@ class CpuPlatform : public Platform {
 
   // The reference's answers for `cases`, computed in a sandboxed runner of its own: the secret
   // seeds stay in this process, only the inputs they make reach the reference.
-  // `abandon`: as EvalRequest's.
+  // `abandon`: as EvalRequest's. `public_seeds`: the cases' seeds were chosen by a person, so a
+  // Python reference's answers may be kept on disk (python_reference.h).
   std::vector<ReferenceCase> run_reference(const task::Task& task, const task::Workload& workload,
                                            const std::vector<CaseSpec>& cases,
-                                           const std::atomic<bool>* abandon = nullptr);
+                                           const std::atomic<bool>* abandon = nullptr,
+                                           bool public_seeds = false);
   // The reference in a sandboxed runner of its own, started and kept: timed turns check their fresh
   // inputs against it (runner_turns.h).
   std::unique_ptr<ReferenceRunner> start_reference(const task::Task& task,

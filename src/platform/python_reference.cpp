@@ -1,0 +1,288 @@
+#include "platform/python_reference.h"
+
+#include <unistd.h>
+
+#include <cstring>
+#include <optional>
+
+#include "common/error.h"
+#include "common/files.h"
+#include "common/hash.h"
+#include "platform/runner_process.h"
+#include "platform/shared_buffers.h"
+
+namespace accelopt::platform {
+namespace {
+
+// Changes whenever the driver or the cache's layout changes what an answer is.
+constexpr const char* kDriverVersion = "python-reference-1";
+
+std::vector<size_t> tensor_bytes(const task::Task& task, const task::Workload& workload) {
+  std::vector<size_t> sizes;
+  for (const auto* list : {&task.inputs, &task.outputs}) {
+    for (const task::TensorSpec& tensor : *list) {
+      if (tensor.dtype != task::DType::kFloat32) {
+        throw UserError("tensor '" + tensor.name + "' of task " + task.name +
+                        " is not float32: Python references run float32 tensors only so far");
+      }
+      sizes.push_back(static_cast<size_t>(task.element_count(tensor, workload)) * sizeof(float));
+    }
+  }
+  return sizes;
+}
+
+// The spec the driver reads: each tensor's name, shape, offset and bytes in the shared memory.
+Json driver_spec(const task::Task& task, const task::Workload& workload,
+                 const SharedBuffers& buffers) {
+  Json spec;
+  spec["task"] = task.name;
+  size_t index = 0, end = 0;
+  for (const char* kind : {"inputs", "outputs"}) {
+    Json list = Json::array();
+    for (const task::TensorSpec& tensor :
+         std::string(kind) == "inputs" ? task.inputs : task.outputs) {
+      Json shape = Json::array();
+      for (const std::string& axis : tensor.shape) shape.push_back(workload.axes.at(axis));
+      list.push_back({{"name", tensor.name},
+                      {"shape", shape},
+                      {"offset", buffers.offset(index)},
+                      {"bytes", buffers.size(index)}});
+      end = std::max(end, buffers.offset(index) + buffers.size(index));
+      ++index;
+    }
+    spec[kind] = list;
+  }
+  spec["bytes"] = end;
+  return spec;
+}
+
+}  // namespace
+
+std::filesystem::path find_python_driver() {
+#ifdef ACCELOPT_PYTHON_DRIVER_SOURCE_PATH
+  std::string source_path = ACCELOPT_PYTHON_DRIVER_SOURCE_PATH;
+#else
+  std::string source_path;
+#endif
+  if (auto found = find_runner("ACCELOPT_PYTHON_DRIVER", "python_reference_driver.py", source_path)) {
+    return *found;
+  }
+  throw InternalError(
+      "cannot find python_reference_driver.py beside this program (set ACCELOPT_PYTHON_DRIVER to "
+      "its path)");
+}
+
+struct PythonReference::State {
+  const task::Task& task;
+  const task::Workload& workload;
+  PythonReferenceOptions options;
+  std::string source;
+  std::string cache_prefix;  // the key's part shared by every case
+  SharedBuffers buffers;
+  std::optional<TempDir> root;  // the sandbox's empty root
+  std::optional<RunnerProcess> process;
+  Json sandbox = Json::object();
+  int cache_hits = 0;
+  int calls = 0;
+
+  State(const task::Task& task_in, const task::Workload& workload_in,
+        PythonReferenceOptions options_in)
+      : task(task_in),
+        workload(workload_in),
+        options(std::move(options_in)),
+        source(read_file(task_in.reference_path())),
+        buffers(tensor_bytes(task_in, workload_in)) {
+    if (options.driver.empty()) options.driver = find_python_driver();
+    if (options.cache_directory.empty()) {
+      options.cache_directory = cache_directory() / "python-reference";
+    }
+    Json key = {{"driver", kDriverVersion},
+                {"definition", task.definition.dump()},
+                {"source", sha256_hex(source)},
+                {"workload", workload.name},
+                {"axes", workload.axes}};
+    cache_prefix = key.dump();
+  }
+
+  std::string who() const {
+    return "the reference of task " + task.name + " (" + task.reference_path().string() + ")";
+  }
+
+  // What the driver said when it ended without a reply: its status and what it printed.
+  std::string ended(const std::string& doing) {
+    ExitStatus status = process->wait_end(std::chrono::milliseconds(2000));
+    std::string printed = process->output();
+    if (status.exited && status.exit_code == kIsolationFailed) {
+      return who() + " cannot start its sandbox:\n" + printed;
+    }
+    return who() + " ended while " + doing + " (" + status.describe() + ")" +
+           (printed.empty() ? "" : ":\n" + printed);
+  }
+
+  void start() {
+    std::string driver = read_file(options.driver);
+    root.emplace("accelopt-python-root");
+    process.emplace("the Python reference");
+    process->abandon_when(options.abandon);
+    SpawnOptions spawn;
+    spawn.argv = {options.interpreter.string(), "-I", "-B", "-c", driver,
+                  driver_spec(task, workload, buffers).dump()};
+    spawn.environment = clean_environment(process->work_directory());
+    // One core, as the C++ reference: the same answer whatever the machine's core count.
+    for (const char* single : {"OPENBLAS_NUM_THREADS=1", "OMP_NUM_THREADS=1", "MKL_NUM_THREADS=1"}) {
+      spawn.environment.push_back(single);
+    }
+    uint64_t tensors = 0;
+    for (size_t i = 0; i < buffers.count(); ++i) tensors += buffers.size(i);
+    spawn.limits.address_space_bytes = tensors + options.memory_bytes;
+    spawn.limits.cpu_seconds = 3600;
+    spawn.limits.file_size_bytes = 4 << 20;
+    spawn.limits.open_files = 256;
+    spawn.cpus = options.cpus;
+    spawn.isolation.enabled = true;
+    spawn.isolation.root = root->path();
+    // /etc/alternatives: where Debian points libblas.so.3 and liblapack.so.3, which NumPy loads.
+    spawn.isolation.read_only = {"/usr",           "/bin",       "/lib",
+                                 "/lib64",         "/dev/null",  "/etc/ld.so.cache",
+                                 "/etc/alternatives"};
+    spawn.isolation.writable = {process->work_directory()};
+    spawn.own_pid_namespace = true;
+    process->start(spawn, buffers.fd(), task.reference_path());
+
+    bool timed_out = false;
+    auto deadline = std::chrono::steady_clock::now() + options.start_timeout;
+    std::optional<std::string> line = process->read_line(deadline, timed_out);
+    if (!line) {
+      if (timed_out) {
+        process->kill();
+        throw UserError(who() + " did not load within " +
+                        std::to_string(options.start_timeout.count() / 1000) + " s");
+      }
+      throw UserError(ended("loading"));
+    }
+    if (line->rfind("FAIL ", 0) == 0) throw UserError(who() + ": " + failure_text(*line));
+    if (line->rfind("READY ", 0) != 0) {
+      throw InternalError(who() + ": the driver said '" + line->substr(0, 200) + "'");
+    }
+    Json ready = Json::parse(line->substr(6));
+    sandbox["isolated"] = true;
+    sandbox["measures"] = ready.at("measures");
+    sandbox["torch"] = ready.at("torch");
+  }
+
+  static std::string failure_text(const std::string& line) {
+    try {
+      return Json::parse(line.substr(5)).at("message").get<std::string>();
+    } catch (const std::exception&) {
+      return line.substr(5, 1000);
+    }
+  }
+
+  std::filesystem::path cache_entry(const ReferenceCase& reference_case) const {
+    std::string key = cache_prefix + "\nset=" + reference_case.set +
+                      "\nseed=" + std::to_string(reference_case.seed);
+    return options.cache_directory / (sha256_hex(key) + ".bin");
+  }
+
+  // The entry's outputs when it holds exactly what this task's outputs need.
+  bool read_cached(const std::filesystem::path& entry, ReferenceCase& reference_case) const {
+    std::error_code error;
+    if (!std::filesystem::exists(entry, error)) return false;
+    std::string content;
+    try {
+      content = read_file(entry);
+    } catch (const std::exception&) {
+      return false;
+    }
+    size_t newline = content.find('\n');
+    if (newline == std::string::npos) return false;
+    Json header = Json::parse(content.substr(0, newline), nullptr, false);
+    if (header.is_discarded() || !header.contains("seconds")) return false;
+    size_t at = newline + 1;
+    std::vector<std::vector<float>> outputs;
+    for (size_t o = 0; o < task.outputs.size(); ++o) {
+      size_t bytes = buffers.size(task.inputs.size() + o);
+      if (content.size() < at + bytes) return false;
+      std::vector<float> values(bytes / sizeof(float));
+      std::memcpy(values.data(), content.data() + at, bytes);
+      outputs.push_back(std::move(values));
+      at += bytes;
+    }
+    if (at != content.size()) return false;
+    reference_case.outputs = std::move(outputs);
+    reference_case.reference_seconds = header.at("seconds").get<double>();
+    return true;
+  }
+
+  void keep(const std::filesystem::path& entry, const ReferenceCase& reference_case) const {
+    std::string content = Json{{"seconds", reference_case.reference_seconds}}.dump() + "\n";
+    for (const std::vector<float>& output : reference_case.outputs) {
+      content.append(reinterpret_cast<const char*>(output.data()), output.size() * sizeof(float));
+    }
+    std::filesystem::create_directories(entry.parent_path());
+    write_file_atomic(entry, content);
+  }
+
+  void compute(ReferenceCase& reference_case) {
+    if (!process) start();
+    for (size_t i = 0; i < task.inputs.size(); ++i) {
+      const std::vector<float>& input = reference_case.inputs.at(i);
+      if (input.size() * sizeof(float) != buffers.size(i)) {
+        throw InternalError(who() + ": input " + task.inputs[i].name + " has the wrong size");
+      }
+      std::memcpy(buffers.data(i), input.data(), buffers.size(i));
+    }
+    const std::string& label = reference_case.label;
+    if (!process->send("CALL")) throw UserError(ended("running on " + label));
+    ++calls;
+    bool timed_out = false;
+    auto deadline = std::chrono::steady_clock::now() + options.call_timeout;
+    std::optional<std::string> line = process->read_line(deadline, timed_out);
+    if (!line) {
+      if (timed_out) {
+        process->kill();
+        throw UserError(who() + " ran past its deadline (" +
+                        std::to_string(options.call_timeout.count()) + " ms) on " + label);
+      }
+      throw UserError(ended("running on " + label));
+    }
+    if (line->rfind("FAIL ", 0) == 0) {
+      throw UserError(who() + " failed on " + label + ": " + failure_text(*line));
+    }
+    if (line->rfind("DONE ", 0) != 0) {
+      throw InternalError(who() + ": the driver said '" + line->substr(0, 200) + "'");
+    }
+    reference_case.reference_seconds = std::stod(line->substr(5));
+    reference_case.outputs.clear();
+    for (size_t o = 0; o < task.outputs.size(); ++o) {
+      size_t index = task.inputs.size() + o;
+      const float* values = buffers.floats(index);
+      reference_case.outputs.emplace_back(values, values + buffers.size(index) / sizeof(float));
+    }
+  }
+};
+
+PythonReference::PythonReference(const task::Task& task, const task::Workload& workload,
+                                 PythonReferenceOptions options)
+    : state_(std::make_unique<State>(task, workload, std::move(options))) {}
+
+PythonReference::~PythonReference() = default;
+
+void PythonReference::answer(ReferenceCase& reference_case, bool public_seed) {
+  std::filesystem::path entry;
+  if (public_seed) {
+    entry = state_->cache_entry(reference_case);
+    if (state_->read_cached(entry, reference_case)) {
+      ++state_->cache_hits;
+      return;
+    }
+  }
+  state_->compute(reference_case);
+  if (public_seed) state_->keep(entry, reference_case);
+}
+
+Json PythonReference::sandbox() const { return state_->sandbox; }
+int PythonReference::cache_hits() const { return state_->cache_hits; }
+int PythonReference::calls() const { return state_->calls; }
+
+}  // namespace accelopt::platform
