@@ -64,7 +64,8 @@ std::filesystem::path find_python_driver() {
 #else
   std::string source_path;
 #endif
-  if (auto found = find_runner("ACCELOPT_PYTHON_DRIVER", "python_reference_driver.py", source_path)) {
+  if (auto found =
+          find_runner("ACCELOPT_PYTHON_DRIVER", "python_reference_driver.py", source_path)) {
     return *found;
   }
   throw InternalError(
@@ -125,11 +126,16 @@ struct PythonReference::State {
     process.emplace("the Python reference");
     process->abandon_when(options.abandon);
     SpawnOptions spawn;
-    spawn.argv = {options.interpreter.string(), "-I", "-B", "-c", driver,
+    spawn.argv = {options.interpreter.string(),
+                  "-I",
+                  "-B",
+                  "-c",
+                  driver,
                   driver_spec(task, workload, buffers).dump()};
     spawn.environment = clean_environment(process->work_directory());
     // One core, as the C++ reference: the same answer whatever the machine's core count.
-    for (const char* single : {"OPENBLAS_NUM_THREADS=1", "OMP_NUM_THREADS=1", "MKL_NUM_THREADS=1"}) {
+    for (const char* single :
+         {"OPENBLAS_NUM_THREADS=1", "OMP_NUM_THREADS=1", "MKL_NUM_THREADS=1"}) {
       spawn.environment.push_back(single);
     }
     uint64_t tensors = 0;
@@ -142,9 +148,8 @@ struct PythonReference::State {
     spawn.isolation.enabled = true;
     spawn.isolation.root = root->path();
     // /etc/alternatives: where Debian points libblas.so.3 and liblapack.so.3, which NumPy loads.
-    spawn.isolation.read_only = {"/usr",           "/bin",       "/lib",
-                                 "/lib64",         "/dev/null",  "/etc/ld.so.cache",
-                                 "/etc/alternatives"};
+    spawn.isolation.read_only = {
+        "/usr", "/bin", "/lib", "/lib64", "/dev/null", "/etc/ld.so.cache", "/etc/alternatives"};
     spawn.isolation.writable = {process->work_directory()};
     spawn.own_pid_namespace = true;
     process->start(spawn, buffers.fd(), task.reference_path());
@@ -281,8 +286,14 @@ void PythonReference::answer(ReferenceCase& reference_case, bool public_seed) {
   if (public_seed) state_->keep(entry, reference_case);
 }
 
-Json PythonReference::sandbox() const { return state_->sandbox; }
-int PythonReference::cache_hits() const { return state_->cache_hits; }
-int PythonReference::calls() const { return state_->calls; }
+Json PythonReference::sandbox() const {
+  return state_->sandbox;
+}
+int PythonReference::cache_hits() const {
+  return state_->cache_hits;
+}
+int PythonReference::calls() const {
+  return state_->calls;
+}
 
 }  // namespace accelopt::platform

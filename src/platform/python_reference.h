@@ -27,7 +27,7 @@ namespace accelopt::platform {
 
 struct PythonReferenceOptions {
   std::filesystem::path interpreter = "/usr/bin/python3";
-  std::filesystem::path driver;  // empty: find_python_driver()
+  std::filesystem::path driver;                     // empty: find_python_driver()
   std::chrono::milliseconds start_timeout{120000};  // loading NumPy (or PyTorch) and the source
   std::chrono::milliseconds call_timeout{600000};   // one run() on one case
   uint64_t memory_bytes = 8ull << 30;               // address space beyond the tensors

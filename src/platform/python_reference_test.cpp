@@ -33,9 +33,9 @@ def run(x, y):
 class PythonReferenceTest : public ::testing::Test {
  protected:
   // A task whose reference.py is `source`, and a reference for it with its own cache.
-  std::unique_ptr<PythonReference> reference(const std::string& source,
-                                             std::chrono::milliseconds call_timeout =
-                                                 std::chrono::seconds(60)) {
+  std::unique_ptr<PythonReference> reference(
+      const std::string& source,
+      std::chrono::milliseconds call_timeout = std::chrono::seconds(60)) {
     write_file_atomic(directory_.path() / "reference.py", source);
     task_ = task::parse_task_definition(kDefinition, directory_.path(), "definition.json");
     task_.python_reference = true;
@@ -128,8 +128,9 @@ TEST_F(PythonReferenceTest, APublicSeedRunsOnceThenComesFromTheCache) {
 }
 
 TEST_F(PythonReferenceTest, ARaisingReferenceNamesTaskAndLineAndKeepsNothing) {
-  std::string message = failure("import numpy as np\n\ndef run(x, y):\n    return x / 0 + np.log(-1)[5]\n");
-  
+  std::string message =
+      failure("import numpy as np\n\ndef run(x, y):\n    return x / 0 + np.log(-1)[5]\n");
+
   EXPECT_NE(message.find("task scaled_sum"), std::string::npos) << message;
   EXPECT_NE(message.find("reference.py:4 in run"), std::string::npos) << message;
   EXPECT_NE(message.find("IndexError"), std::string::npos) << message;
@@ -137,8 +138,8 @@ TEST_F(PythonReferenceTest, ARaisingReferenceNamesTaskAndLineAndKeepsNothing) {
 }
 
 TEST_F(PythonReferenceTest, AWrongShapeOrDtypeIsRefusedWithRunsLine) {
-  std::string shape = failure(
-      "import numpy as np\n\ndef run(x, y):\n    return x[:, :3].copy(), x.sum(axis=1)\n");
+  std::string shape =
+      failure("import numpy as np\n\ndef run(x, y):\n    return x[:, :3].copy(), x.sum(axis=1)\n");
   EXPECT_NE(shape.find("reference.py:3 (def run): run returned out with shape (3, 3); the "
                        "definition says (3, 4)"),
             std::string::npos)

@@ -56,9 +56,8 @@ std::vector<ReferenceCase> CpuPlatform::reference_cases(const task::Task& task,
                                                         const task::Workload& workload,
                                                         std::vector<uint64_t> seeds) {
   bool public_seeds = !seeds.empty();
-  return run_reference(task, workload,
-                       public_seeds ? chosen_cases(seeds) : correctness_cases(task), nullptr,
-                       public_seeds);
+  return run_reference(task, workload, public_seeds ? chosen_cases(seeds) : correctness_cases(task),
+                       nullptr, public_seeds);
 }
 
 // The reference's runner and the buffers it calls on, for as long as answers are wanted: the
