@@ -7,15 +7,19 @@
 #                             and its runner (scripts/main.sh)
 #   scripts/setup.sh --cuda   also Debian's CUDA toolkit (nvcc, cuBLAS), from the non-free component,
 #                             which this enables in the apt sources; large (a few GB)
+#   scripts/setup.sh --torch  also Debian's PyTorch (python3-torch, CPU), for tasks whose
+#                             reference.py imports torch (docs/task-format.md); about 1 GB
 set -euo pipefail
 
 with_cuda=0
+with_torch=0
 main_only=0
 for argument in "$@"; do
   case "$argument" in
     --cuda) with_cuda=1 ;;
     --main) main_only=1 ;;
-    *) echo "setup: unknown argument $argument (--main, --cuda)" >&2; exit 2 ;;
+    --torch) with_torch=1 ;;
+    *) echo "setup: unknown argument $argument (--main, --cuda, --torch)" >&2; exit 2 ;;
   esac
 done
 
@@ -24,6 +28,7 @@ packages=(
   libsqlite3-dev nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libfmt-dev
   libseccomp-dev libcurl4-openssl-dev libcpp-httplib-dev libkainjow-mustache-dev
   libpqxx-dev
+  python3 python3-numpy  # a task's reference.py runs on Debian's /usr/bin/python3 (docs/task-format.md)
 )
 if [ "$main_only" -eq 0 ]; then
   packages+=(
@@ -32,11 +37,14 @@ if [ "$main_only" -eq 0 ]; then
     chromium  # the HTML report's tests open it headless (docs/report.md)
     postgresql
     slurm-wlm munge  # scale_out_test starts a one-node Slurm of its own (docs/scale-out.md)
-    openssh-server openssh-client python3 python3-numpy  # the evaluator-command tests (docs/evaluator-protocol.md)
+    openssh-server openssh-client  # the evaluator-command tests (docs/evaluator-protocol.md)
   )
 fi
 if [ "$with_cuda" -eq 1 ]; then
   packages+=(nvidia-cuda-toolkit)
+fi
+if [ "$with_torch" -eq 1 ]; then
+  packages+=(python3-torch)
 fi
 
 missing=()

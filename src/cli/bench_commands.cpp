@@ -1,5 +1,6 @@
-// accelopt bench (the suite, side by side with the library a user would pick) and accelopt task
-// dump (a task's data as .npy files, for checking its meaning elsewhere).
+// accelopt bench (the suite, side by side with the library a user would pick), accelopt task
+// dump (a task's data as .npy files, for checking its meaning elsewhere) and accelopt task import
+// (a FlashInfer-Bench definition made into a task folder).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include "common/files.h"
 #include "platform/registry.h"
 #include "report/bench_text.h"
+#include "task/flashinfer_import.h"
 #include "task/npy.h"
 #include "task/task.h"
 
@@ -190,6 +192,21 @@ struct DumpArguments {
   uint64_t seed = 1;
 };
 
+struct ImportArguments {
+  std::string definition, workloads, out;
+};
+
+int run_task_import(const ImportArguments& arguments) {
+  std::string workloads = arguments.workloads.empty() ? "" : read_file(arguments.workloads);
+  task::ImportedTask imported = task::import_flashinfer(
+      read_file(arguments.definition), arguments.definition, workloads, arguments.workloads);
+  task::write_imported_task(imported, arguments.out);
+  std::cout << "wrote " << arguments.out
+            << " (definition.json, reference.py, baseline.cpp); still to do:\n";
+  for (const std::string& note : imported.notes) std::cout << "  - " << note << "\n";
+  return 0;
+}
+
 int run_task_dump(const DumpArguments& arguments) {
   task::Task task = task::load_task(arguments.task_directory);
   const task::Workload& workload = task.workload_or_default(arguments.workload);
@@ -267,6 +284,22 @@ void register_bench_commands(CLI::App& app, CommandTable& table) {
   dump->add_option("--out", dump_arguments->out, "output folder")->required();
   dump->callback([&table, dump_arguments] {
     table.select([dump_arguments] { return run_task_dump(*dump_arguments); });
+  });
+
+  auto import_arguments = std::make_shared<ImportArguments>();
+  CLI::App* import_command = task->add_subcommand(
+      "import", "Make a task folder from a FlashInfer-Bench definition (float32 tensors)");
+  import_command->add_option("definition", import_arguments->definition, "DEFINITION.json")
+      ->required()
+      ->check(CLI::ExistingFile);
+  import_command
+      ->add_option("--workloads", import_arguments->workloads,
+                   "FILE.jsonl: its workloads, one JSON object a line")
+      ->check(CLI::ExistingFile);
+  import_command->add_option("--out", import_arguments->out, "the task folder to write")
+      ->required();
+  import_command->callback([&table, import_arguments] {
+    table.select([import_arguments] { return run_task_import(*import_arguments); });
   });
 }
 

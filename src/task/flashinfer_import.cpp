@@ -1,0 +1,245 @@
+#include "task/flashinfer_import.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <sstream>
+
+#include "common/error.h"
+#include "common/files.h"
+#include "common/json.h"
+#include "task/abi.h"
+#include "task/task.h"
+
+namespace accelopt::task {
+namespace {
+
+// Elements of `shape` for the axis values in `axes`.
+int64_t elements(const Json& shape, const Json& axes) {
+  int64_t count = 1;
+  for (const Json& axis : shape) count *= axes.at(axis.get<std::string>()).get<int64_t>();
+  return count;
+}
+
+// "4*(M*K + K*N + M*N)": compulsory traffic, every input read and every output written once.
+std::string bytes_expression(const Json& inputs, const Json& outputs) {
+  std::vector<std::string> terms;
+  for (const Json* tensors : {&inputs, &outputs}) {
+    for (const auto& [name, tensor] : tensors->items()) {
+      std::string term;
+      for (const Json& axis : tensor.at("shape")) {
+        term += (term.empty() ? "" : "*") + axis.get<std::string>();
+      }
+      terms.push_back(term.empty() ? "1" : term);
+    }
+  }
+  std::string sum;
+  for (const std::string& term : terms) sum += (sum.empty() ? "" : " + ") + term;
+  return "4*(" + sum + ")";
+}
+
+}  // namespace
+
+ImportedTask import_flashinfer(const std::string& definition_json, const std::string& origin,
+                               const std::string& workloads_jsonl,
+                               const std::string& workloads_origin) {
+  Json source = Json::parse(definition_json, nullptr, false);
+  if (source.is_discarded() || !source.is_object()) {
+    throw UserError(origin + ": not a JSON object (a FlashInfer-Bench definition)");
+  }
+  auto require = [&](const char* field) -> const Json& {
+    if (!source.contains(field)) throw UserError(origin + ": " + field + ": missing");
+    return source.at(field);
+  };
+  ImportedTask imported;
+  Json definition;
+  definition["name"] = require("name");
+  definition["op_type"] = source.value("op_type", std::string("unknown"));
+  if (source.contains("tags")) definition["tags"] = source.at("tags");
+  definition["description"] =
+      source.value("description", std::string()) + " (imported from a FlashInfer-Bench definition)";
+
+  Json axes = Json::object();
+  std::vector<std::string> var_axes;
+  for (const auto& [name, axis] : require("axes").items()) {
+    Json kept = {{"type", axis.value("type", std::string("var"))}};
+    if (kept["type"] == "const") kept["value"] = axis.at("value");
+    if (kept["type"] == "var") var_axes.push_back(name);
+    if (axis.contains("description")) kept["description"] = axis.at("description");
+    axes[name] = kept;
+  }
+  definition["axes"] = axes;
+
+  for (const char* kind : {"inputs", "outputs"}) {
+    Json tensors = Json::object();
+    for (const auto& [name, tensor] : require(kind).items()) {
+      std::string dtype = tensor.value("dtype", std::string());
+      if (dtype != "float32") {
+        throw UserError(fmt::format(
+            "{}: {}.{}.dtype: '{}'; import takes float32 definitions only so far (the CPU "
+            "harness runs float32 tensors only)",
+            origin, kind, name, dtype));
+      }
+      Json kept = {
+          {"dtype", dtype},
+          {"shape", tensor.contains("shape") && !tensor.at("shape").is_null() ? tensor.at("shape")
+                                                                              : Json::array()}};
+      if (tensor.contains("description")) kept["description"] = tensor.at("description");
+      tensors[name] = kept;
+    }
+    definition[kind] = tensors;
+  }
+
+  const Json& reference = require("reference");
+  if (!reference.is_string() || reference.get<std::string>().find("def run") == std::string::npos) {
+    throw UserError(origin + ": reference: not Python text with a `def run(...)`");
+  }
+  imported.reference = reference.get<std::string>();
+  if (imported.reference.back() != '\n') imported.reference += '\n';
+
+  // Workloads: each line's axes; inputs given as scalars become constant distributions.
+  Json workloads = Json::object();
+  Json tolerance = {{"rel_l2", 2e-5}, {"atol", 1e-5}, {"rtol", 1e-3}};
+  bool tolerance_given = false;
+  std::istringstream lines(workloads_jsonl);
+  std::string line;
+  int line_number = 0;
+  Json constant_inputs = Json::object();
+  std::string smallest;
+  int64_t smallest_elements = std::numeric_limits<int64_t>::max();
+  while (std::getline(lines, line)) {
+    ++line_number;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    std::string where = fmt::format("{}:{}", workloads_origin, line_number);
+    Json workload = Json::parse(line, nullptr, false);
+    if (workload.is_discarded() || !workload.is_object() || !workload.contains("axes")) {
+      throw UserError(where + ": not a FlashInfer-Bench workload (a JSON object with axes)");
+    }
+    Json all_axes = workload.at("axes");
+    for (const auto& [name, axis] : axes.items()) {
+      if (axis["type"] == "const") all_axes[name] = axis["value"];
+    }
+    for (const std::string& name : var_axes) {
+      if (!all_axes.contains(name)) throw UserError(where + ": axes: no value for '" + name + "'");
+    }
+    Json workload_inputs = workload.value("inputs", Json::object());
+    for (const auto& [name, input] : workload_inputs.items()) {
+      std::string type = input.value("type", std::string("random"));
+      if (type == "scalar") {
+        constant_inputs[name] = input.at("value");
+      } else if (type != "random") {
+        imported.notes.push_back(fmt::format(
+            "{}: input '{}' is '{}' there (loaded from a file): inputs are drawn here, from each "
+            "input's distribution in definition.json; set one that fits its data",
+            where, name, type));
+      }
+    }
+    if (workload.contains("tolerance")) {
+      const Json& given = workload.at("tolerance");
+      if (given.contains("max_atol")) {
+        tolerance["atol"] =
+            std::max(tolerance["atol"].get<double>(), given["max_atol"].get<double>());
+      }
+      if (given.contains("max_rtol")) {
+        tolerance["rtol"] =
+            std::max(tolerance["rtol"].get<double>(), given["max_rtol"].get<double>());
+      }
+      tolerance_given = true;
+    }
+    std::string name = fmt::format("w{}", workloads.size() + 1);
+    Json kept = {{"axes", workload.at("axes")}};
+    if (workload.contains("uuid")) kept["description"] = "uuid " + workload.value("uuid", "");
+    if (workloads.empty()) kept["default"] = true;
+    int64_t size = 0;
+    for (const char* kind : {"inputs", "outputs"}) {
+      for (const auto& [tensor_name, tensor] : definition[kind].items()) {
+        size += elements(tensor.at("shape"), all_axes);
+      }
+    }
+    if (size < smallest_elements) {
+      smallest_elements = size;
+      smallest = name;
+    }
+    workloads[name] = kept;
+  }
+  if (workloads.empty()) {
+    Json guessed = Json::object();
+    for (const std::string& name : var_axes) guessed[name] = 16;
+    workloads["small"] = {{"axes", guessed},
+                          {"default", true},
+                          {"description", "every var axis 16: set by import, not by the user"}};
+    if (!var_axes.empty()) {
+      imported.notes.push_back(
+          "workloads: none given (--workloads FILE.jsonl): a 'small' workload sets every var axis "
+          "to 16; add the shapes that matter under \"workloads\" in definition.json");
+    }
+  } else {
+    Json small = workloads[smallest];
+    small.erase("default");
+    small["description"] = "the smallest workload (" + smallest + "), for quick tests";
+    workloads["small"] = small;
+  }
+  definition["workloads"] = workloads;
+  for (const auto& [name, value] : constant_inputs.items()) {
+    if (!definition["inputs"].contains(name)) continue;
+    definition["inputs"][name]["distribution"] = {{"kind", "constant"}, {"value", value}};
+    imported.notes.push_back(fmt::format(
+        "inputs.{}: a scalar in the workloads; kept as the constant {} for every workload", name,
+        value.dump()));
+  }
+  definition["tolerance"] = tolerance;
+  if (!tolerance_given) {
+    imported.notes.push_back(
+        "tolerance: none in the workloads; accelopt's defaults (rel_l2 2e-5, atol 1e-5, rtol 1e-3) "
+        "apply: set \"tolerance\" from the outputs' scale (docs/task-format.md)");
+  }
+  definition["threads"] = 1;
+  definition["seeds"] = 5;
+  definition["entry_point"] = "kernel";
+  definition["roofline"] = {
+      {"mm_flops", "0"},
+      {"vec_flops", "0"},
+      {"bytes", bytes_expression(definition["inputs"], definition["outputs"])}};
+  imported.notes.push_back(
+      "roofline: the FLOP counts cannot be read from a reference; set roofline.mm_flops (matrix "
+      "work, 2 per multiply-add) and roofline.vec_flops in definition.json as expressions over the "
+      "axes, or the peak is bound by the bytes alone");
+  imported.definition = definition.dump(2) + "\n";
+
+  // The baseline: the entry point's prototype from the header a kernel would see, a body to write.
+  Task task = parse_task_definition(imported.definition, ".", origin);
+  std::string header = generate_kernel_header(task, task.default_workload());
+  size_t prototype = header.find("extern \"C\"");
+  std::string signature = header.substr(prototype, header.find(';', prototype) - prototype);
+  std::string outputs;
+  for (const TensorSpec& output : task.outputs) {
+    std::string size;
+    for (const std::string& axis : output.shape) size += (size.empty() ? "" : " * ") + axis;
+    outputs += fmt::format("  for (std::int64_t i = 0; i < {}; ++i) {}[i] = 0.0f;\n",
+                           size.empty() ? "1" : size, output.name);
+  }
+  imported.baseline = fmt::format(
+      "// The baseline of {}, written by accelopt task import: it compiles, and it is NOT "
+      "correct.\n"
+      "// Write here the straightforward loops of reference.py (the user's or an agent's job).\n"
+      "#include <cstdint>\n\n#include \"accelopt_task.h\"\n\n{} {{\n{}}}\n",
+      task.name, signature, outputs);
+  imported.notes.push_back(
+      "baseline.cpp: a stub that compiles but writes zeros: write the straightforward loops of "
+      "reference.py there before optimizing");
+  return imported;
+}
+
+void write_imported_task(const ImportedTask& imported, const std::filesystem::path& directory) {
+  if (std::filesystem::exists(directory / "definition.json")) {
+    throw UserError(directory.string() + ": already holds a definition.json; choose another --out");
+  }
+  std::filesystem::create_directories(directory);
+  write_file_atomic(directory / "definition.json", imported.definition);
+  write_file_atomic(directory / "reference.py", imported.reference);
+  write_file_atomic(directory / "baseline.cpp", imported.baseline);
+  load_task(directory);
+}
+
+}  // namespace accelopt::task

@@ -1,0 +1,37 @@
+// A FlashInfer-Bench definition (and its workloads, one JSON object a line) made into a task
+// folder: `accelopt task import DEFINITION.json [--workloads FILE.jsonl] --out DIR`.
+//
+// Kept: name, op_type, tags, description, axes, inputs, outputs; the definition's `reference`
+// becomes reference.py (the task's trusted reference, run by platform/python_reference.h). Made:
+// workloads (each line's axes; the one with the fewest elements also as `small`), the roofline's
+// bytes from the tensors' sizes, and a baseline.cpp that compiles. What cannot be inferred is said
+// in `notes`, each with how to add it: the FLOP counts (no reference tells them), a correct
+// baseline (a translation of reference.py is the user's or an agent's job), workloads where none
+// were given, inputs a workload loads from files.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace accelopt::task {
+
+struct ImportedTask {
+  std::string definition;  // accelopt's definition.json
+  std::string reference;   // reference.py
+  std::string baseline;    // baseline.cpp
+  std::vector<std::string> notes;
+};
+
+// `origin` names the file in messages. Throws UserError "<origin>: <field>: <why>" for what cannot
+// be imported: a tensor that is not float32 (the CPU harness's only dtype so far), a definition
+// without a reference or with one that is not `def run`.
+ImportedTask import_flashinfer(const std::string& definition_json, const std::string& origin,
+                               const std::string& workloads_jsonl = "",
+                               const std::string& workloads_origin = "");
+
+// Writes the three files into `directory` (created; refused when it already holds a
+// definition.json), then loads the folder back as a task to prove it is one.
+void write_imported_task(const ImportedTask& imported, const std::filesystem::path& directory);
+
+}  // namespace accelopt::task

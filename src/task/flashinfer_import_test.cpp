@@ -1,0 +1,94 @@
+#include "task/flashinfer_import.h"
+
+#include <gtest/gtest.h>
+
+#include "common/error.h"
+#include "common/files.h"
+#include "common/json.h"
+#include "task/task.h"
+
+namespace accelopt::task {
+namespace {
+
+// A FlashInfer-Bench definition as its tools write one: shapes by axis name, a scalar with a null
+// shape, the reference in the definition itself.
+const char* kDefinition = R"json({
+  "name": "rmsnorm_h64", "op_type": "rmsnorm", "tags": ["status:verified"],
+  "description": "RMSNorm with hidden_size=64.",
+  "axes": {"batch_size": {"type": "var"}, "hidden_size": {"type": "const", "value": 64}},
+  "inputs": {"hidden_states": {"shape": ["batch_size", "hidden_size"], "dtype": "float32"},
+             "weight": {"shape": ["hidden_size"], "dtype": "float32"},
+             "eps": {"shape": null, "dtype": "float32"}},
+  "outputs": {"output": {"shape": ["batch_size", "hidden_size"], "dtype": "float32"}},
+  "reference": "import numpy as np\n\ndef run(hidden_states, weight, eps):\n    x = hidden_states.astype(np.float64)\n    y = x / np.sqrt((x * x).mean(axis=-1, keepdims=True) + eps) * weight\n    return y.astype(np.float32)"
+})json";
+
+const char* kWorkloads =
+    "{\"uuid\": \"a1\", \"axes\": {\"batch_size\": 64}, \"inputs\": {\"eps\": {\"type\": "
+    "\"scalar\", \"value\": 1e-6}}, \"tolerance\": {\"max_atol\": 1e-3, \"max_rtol\": 1e-3}}\n"
+    "\n"
+    "{\"uuid\": \"b2\", \"axes\": {\"batch_size\": 7}, \"inputs\": {\"eps\": {\"type\": "
+    "\"scalar\", \"value\": 1e-6}}}\n";
+
+bool noted(const ImportedTask& imported, const std::string& text) {
+  for (const std::string& note : imported.notes) {
+    if (note.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
+TEST(FlashInferImport, MakesATaskFolderThatLoads) {
+  ImportedTask imported = import_flashinfer(kDefinition, "rmsnorm_h64.json", kWorkloads, "w.jsonl");
+  TempDir directory("accelopt-import");
+  write_imported_task(imported, directory.path() / "rmsnorm_h64");
+  Task task = load_task(directory.path() / "rmsnorm_h64");
+  EXPECT_TRUE(task.python_reference);
+  EXPECT_EQ(task.name, "rmsnorm_h64");
+  ASSERT_EQ(task.inputs.size(), 3u);
+  EXPECT_TRUE(task.inputs[2].shape.empty());
+  EXPECT_EQ(task.inputs[2].distribution.kind, Distribution::kConstant);
+  EXPECT_EQ(task.default_workload().name, "w1");
+  EXPECT_EQ(task.workload("small").axes.at("batch_size"), 7) << "the smallest workload";
+  EXPECT_EQ(task.workload("w2").axes.at("hidden_size"), 64);
+  Tolerance tolerance = task.tolerance("output");
+  EXPECT_DOUBLE_EQ(tolerance.atol, 1e-3);
+  RooflineCounts counts = task.roofline_counts(task.workload("w1"));
+  EXPECT_DOUBLE_EQ(counts.bytes, 4.0 * (64 * 64 + 64 + 1 + 64 * 64));
+  EXPECT_DOUBLE_EQ(counts.mm_flops + counts.vec_flops, 0.0);
+  EXPECT_TRUE(noted(imported, "roofline: the FLOP counts cannot be read")) << imported.notes[0];
+  EXPECT_TRUE(noted(imported, "baseline.cpp: a stub that compiles but writes zeros"));
+  EXPECT_EQ(read_file(task.reference_path()).rfind("import numpy as np\n", 0), 0u);
+  std::string baseline = read_file(task.baseline_path());
+  EXPECT_NE(baseline.find("extern \"C\" void kernel(const float* __restrict hidden_states"),
+            std::string::npos)
+      << baseline;
+  // A second import into the same folder is refused, not merged.
+  EXPECT_THROW(write_imported_task(imported, directory.path() / "rmsnorm_h64"), UserError);
+}
+
+TEST(FlashInferImport, SaysWhatItCannotInferOrTake) {
+  ImportedTask guessed = import_flashinfer(kDefinition, "d.json");
+  EXPECT_TRUE(noted(guessed, "workloads: none given"));
+  EXPECT_TRUE(noted(guessed, "tolerance: none in the workloads"));
+  std::string bf16 = kDefinition;
+  bf16.replace(bf16.find("\"float32\""), 9, "\"bfloat16\"");
+  try {
+    import_flashinfer(bf16, "d.json");
+    FAIL() << "a bfloat16 tensor was imported";
+  } catch (const UserError& error) {
+    EXPECT_NE(std::string(error.what()).find("d.json: inputs.hidden_states.dtype: 'bfloat16'"),
+              std::string::npos)
+        << error.what();
+  }
+  try {
+    import_flashinfer(kDefinition, "d.json", "{\"axes\": {}}\n", "w.jsonl");
+    FAIL() << "a workload without its axes was imported";
+  } catch (const UserError& error) {
+    EXPECT_NE(std::string(error.what()).find("w.jsonl:1: axes: no value for 'batch_size'"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
+}  // namespace
+}  // namespace accelopt::task
