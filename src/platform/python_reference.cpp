@@ -147,9 +147,16 @@ struct PythonReference::State {
     spawn.cpus = options.cpus;
     spawn.isolation.enabled = true;
     spawn.isolation.root = root->path();
-    // /etc/alternatives: where Debian points libblas.so.3 and liblapack.so.3, which NumPy loads.
-    spawn.isolation.read_only = {
-        "/usr", "/bin", "/lib", "/lib64", "/dev/null", "/etc/ld.so.cache", "/etc/alternatives"};
+    // /etc/alternatives: where Debian points libblas.so.3 and liblapack.so.3, which NumPy loads;
+    // /dev/urandom: PyTorch will not load without it.
+    spawn.isolation.read_only = {"/usr",
+                                 "/bin",
+                                 "/lib",
+                                 "/lib64",
+                                 "/dev/null",
+                                 "/etc/ld.so.cache",
+                                 "/etc/alternatives",
+                                 "/dev/urandom"};
     spawn.isolation.writable = {process->work_directory()};
     spawn.own_pid_namespace = true;
     process->start(spawn, buffers.fd(), task.reference_path());

@@ -95,6 +95,9 @@ for name in sorted(wanted):
             fail("reference.py imports torch, which is not installed here: install Debian's "
                  "python3-torch (scripts/setup.sh --torch)")
         fail(f"reference.py imports {name}, which cannot be loaded: {error}")
+    except Exception as error:  # noqa: BLE001  (a module's own failure to load)
+        fail(f"reference.py imports {name}, which fails to load here: "
+             f"{type(error).__name__}: {error}")
 uses_torch = "torch" in sys.modules
 if uses_torch:
     import torch

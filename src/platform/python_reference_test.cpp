@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 
 #include "common/error.h"
 #include "common/files.h"
@@ -196,6 +197,30 @@ TEST_F(PythonReferenceTest, AReferenceWithoutRunOrThatDoesNotParseSaysSo) {
     EXPECT_NE(torch.find("python3-torch (scripts/setup.sh --torch)"), std::string::npos) << torch;
   }
   EXPECT_EQ(cached_entries(), 0u);
+}
+
+// FlashInfer-Bench's own form: a torch function under @torch.no_grad(), tensors in and out.
+TEST_F(PythonReferenceTest, ATorchReferenceGetsAndReturnsTensors) {
+  if (std::system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "no python3-torch here (scripts/setup.sh --torch)";
+  }
+  auto python = reference(
+      "import torch\n\n@torch.no_grad()\ndef run(x, y):\n"
+      "    assert isinstance(x, torch.Tensor) and x.dtype == torch.float32\n"
+      "    out = 2.0 * x.to(torch.float64) + y\n"
+      "    return out.to(torch.float32), out.sum(dim=1).to(torch.float32)\n");
+  ReferenceCase reference_case = a_case();
+  python->answer(reference_case);
+  EXPECT_TRUE(python->sandbox().at("torch").get<bool>());
+  ASSERT_EQ(reference_case.outputs.size(), 2u);
+  for (int i = 0; i < 12; ++i) {
+    EXPECT_FLOAT_EQ(reference_case.outputs[0][i], 2.0f * 0.5f * i + 1.0f - i);
+  }
+  std::string dtype =
+      failure("import torch\n\ndef run(x, y):\n    return x.double(), x.sum(dim=1)\n");
+  EXPECT_NE(dtype.find("run returned out as float64; the definition says float32"),
+            std::string::npos)
+      << dtype;
 }
 
 }  // namespace
