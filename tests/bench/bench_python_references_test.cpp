@@ -37,14 +37,22 @@ class PythonReferenceTest : public testing::TestWithParam<std::string> {
 
 std::unique_ptr<platform::cpu::CpuPlatform> PythonReferenceTest::platform_;
 
-// How many elements differ by more than one float32 step. Both sides compute in float64 and round
-// once, so they agree to the bit but where float64's own rounding (~1e-16) straddles a float32
-// boundary: a stricter test than the tolerance, which lets float32 arithmetic through.
-size_t beyond_one_step(const std::vector<float>& a, const std::vector<float>& b) {
+// How many elements differ by more than one float32 step and by more than 1e-10 of the output's
+// RMS. Both sides compute in float64 and round once, so they agree to the bit but where float64's
+// own rounding straddles a float32 boundary, or where an output is a cancellation far below its
+// terms (mamba's cpu workload: an output of 3e-11 from terms of 5e-4, where the C++ side's fused
+// multiply-adds land closer to an 80-bit recomputation than NumPy's). A stricter test than the
+// tolerance, which lets float32 arithmetic through: NumPy's adamw, first written with a float32
+// product, was 0.25 off on outputs of 1e6 and still within the tolerance.
+size_t beyond_float64_noise(const std::vector<float>& a, const std::vector<float>& b) {
+  double squares = 0;
+  for (float value : b) squares += std::isfinite(value) ? double(value) * value : 0.0;
+  double noise = 1e-10 * std::sqrt(squares / std::max<size_t>(b.size(), 1));
   size_t count = 0;
   for (size_t i = 0; i < a.size(); ++i) {
     if (std::isnan(a[i]) && std::isnan(b[i])) continue;
-    bool close = a[i] == b[i] || std::nextafter(a[i], b[i]) == b[i];
+    bool close = a[i] == b[i] || std::nextafter(a[i], b[i]) == b[i] ||
+                 std::fabs(double(a[i]) - b[i]) <= noise;
     count += close ? 0 : 1;
   }
   return count;
@@ -78,8 +86,8 @@ TEST_P(PythonReferenceTest, AgreesWithTheCppReference) {
       std::string where = task.name + " " + workload.name + " " + specs[c].label + " " + name;
       EXPECT_TRUE(numpy_vs_cpp.ok) << where << " (NumPy against C++): " << numpy_vs_cpp.message;
       EXPECT_TRUE(cpp_vs_numpy.ok) << where << " (C++ against NumPy): " << cpp_vs_numpy.message;
-      EXPECT_EQ(beyond_one_step(numpy[c].outputs[o], cpp[c].outputs[o]), 0u)
-          << where << ": elements more than one float32 step apart (max_abs "
+      EXPECT_EQ(beyond_float64_noise(numpy[c].outputs[o], cpp[c].outputs[o]), 0u)
+          << where << ": elements apart by more than float64's rounding (max_abs "
           << numpy_vs_cpp.max_abs_error << ")";
       std::printf("%-24s %-44s rel_l2 %.2e of %.1e  max_abs %.2e\n", task.name.c_str(),
                   (specs[c].label + " " + name).c_str(), numpy_vs_cpp.rel_l2_error,
