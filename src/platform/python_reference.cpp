@@ -1,7 +1,6 @@
 #include "platform/python_reference.h"
 
-#include <unistd.h>
-
+#include <algorithm>
 #include <cstring>
 #include <optional>
 
