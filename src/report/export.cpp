@@ -188,11 +188,19 @@ std::string text_field(const Json& object, const char* key, const std::string& o
              : otherwise;
 }
 
-// FlashInfer's reference is Python with a `run`; ours is C++, quoted for a reader, and its `run`
-// says so rather than computing anything.
+// FlashInfer's reference is Python with a `run`. A task's reference.py is one already, given as
+// it is; a C++ reference is quoted for a reader, and its `run` says so rather than computing
+// anything.
 std::string python_reference(const FlashinferRun& run) {
-  std::filesystem::path file =
-      std::filesystem::path(run.view.settings.task_directory) / "reference.cpp";
+  std::filesystem::path directory(run.view.settings.task_directory);
+  if (std::filesystem::exists(directory / "reference.py")) {
+    try {
+      return read_file(directory / "reference.py");
+    } catch (const std::exception&) {
+      // unreadable now: quote the C++ reference instead
+    }
+  }
+  std::filesystem::path file = directory / "reference.cpp";
   std::string reference;
   try {
     reference = read_file(file);
