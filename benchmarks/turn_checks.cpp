@@ -3,8 +3,8 @@
 // 1. Slot cost: each task's baseline timed against itself, once with one slot (every call of a
 //    turn on the same buffers, as before timed turns varied their inputs) and once with the default
 //    slots (a slot of its own for every call of a turn), alternating; prints the anchor's median
-//    latency per call under each and their ratio. Both sides of a verdict pay the same, so speedups are unchanged; latencies and % of
-//    peak shift by the ratio.
+//    latency per call under each and their ratio. Both sides of a verdict pay the same, so speedups
+//    are unchanged; latencies and % of peak shift by the ratio.
 // 2. Physics margin: every bench/cpu baseline's % of peak (the least time its counted work needs
 //    at the measured ceilings, over its latency) on the small workload; the check refuses above
 //    100 % × platform::kPhysicsMargin (platform/evaluation.h).

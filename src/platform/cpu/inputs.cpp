@@ -56,7 +56,7 @@ task::InputDistribution varied(task::InputDistribution d, const Variation& varia
     case task::Distribution::kConstant:
       break;
     case task::Distribution::kNormal:
-      d.mean += (variation.shift - 0.5) * d.std;
+      d.mean += variation.shift * d.std;
       d.std *= variation.spread;
       break;
     case task::Distribution::kAbsNormal:
@@ -64,7 +64,7 @@ task::InputDistribution varied(task::InputDistribution d, const Variation& varia
       break;
     case task::Distribution::kUniform: {
       double width = (d.high - d.low) * std::min(variation.spread, 1.0);
-      d.low += (d.high - d.low - width) * std::clamp(variation.shift, 0.0, 1.0);
+      d.low += (d.high - d.low - width) * std::clamp(variation.shift + 0.5, 0.0, 1.0);
       d.high = d.low + width;
       break;
     }
@@ -119,7 +119,7 @@ std::vector<CaseSpec> correctness_cases(const task::Task& task) {
     for (int i = 0; i < set.seeds; ++i) {
       CaseSpec spec = secret_case(set.name, cases.size() + 1);
       spec.variation.spread = secret_uniform(0.5, 1.0);
-      spec.variation.shift = secret_uniform(0.0, 1.0);
+      spec.variation.shift = secret_uniform(-0.5, 0.5);
       // A normal's spread goes both ways, and its mean moves by up to half a std.
       if (secret_uniform(0, 1) < 0.5) spec.variation.spread = 1 / spec.variation.spread;
       spec.variation.fraction = i == 0 ? 1.0 : secret_uniform(0.25, 1.0);

@@ -20,8 +20,9 @@ void require_float32(const task::Task& task);
 // How a case's distributions differ from those its definition names, drawn in secret per case so
 // that no fixed statistic identifies a family (issue 23, class 5):
 //   - `spread` multiplies a normal's or half-normal's std, and `shift` moves a normal's mean by
-//     (shift - 0.5) stds; a uniform keeps a sub-range of its own of `spread` (≤ 1) of its width, starting
-//     `shift` (0 to 1) of the way along what is left, so every value stays in its range;
+//   that
+//     many stds; a uniform keeps a sub-range of its own of `spread` (≤ 1) of its width, starting
+//     `shift` + 0.5 (0 to 1) of the way along what is left, so every value stays in its range;
 //   - `fraction` of the elements of an input the set names come from the set, the rest from the
 //     task's own distribution, at random places (1: all from the set).
 // Constant distributions are left as they are.

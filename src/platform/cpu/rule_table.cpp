@@ -15,19 +15,31 @@ namespace {
 
 // Pragmas a kernel may write: an allow-list, since a compiler's pragmas are many, some read files
 // (GCC dependency, pch_preprocess) and new ones arrive with every release. Matched by their
-// leading words.
-constexpr const char* kAllowedPragmas[] = {
-    "omp",           "GCC unroll",      "GCC ivdep",        "GCC novector",     "GCC optimize",
-    "GCC target",    "GCC push_options", "GCC pop_options", "GCC reset_options", "GCC diagnostic",
-    "clang loop",    "clang diagnostic", "clang fp",        "STDC",             "unroll",
-    "nounroll",      "pack",             "once"};
+// leading words. Not GCC optimize: it takes command-line options.
+constexpr const char* kAllowedPragmas[] = {"omp",
+                                           "GCC unroll",
+                                           "GCC ivdep",
+                                           "GCC novector",
+                                           "GCC target",
+                                           "GCC push_options",
+                                           "GCC pop_options",
+                                           "GCC reset_options",
+                                           "GCC diagnostic",
+                                           "clang loop",
+                                           "clang diagnostic",
+                                           "clang fp",
+                                           "STDC",
+                                           "unroll",
+                                           "nounroll",
+                                           "pack",
+                                           "once"};
 
 std::string allowed_pragma_list() {
   std::string list;
-  for (const char* pragma : kAllowedPragmas) list += (list.empty() ? "" : ", ") + std::string(pragma);
+  for (const char* pragma : kAllowedPragmas)
+    list += (list.empty() ? "" : ", ") + std::string(pragma);
   return list;
 }
-
 
 std::vector<SourceRule> make_rules() {
   std::vector<SourceRule> rules;

@@ -80,8 +80,8 @@ void mix_inputs(const std::vector<ReferenceCase>& pool, const MixCenters& center
       size_t from = next_draw(state) % n;
       double shrink = 1 - static_cast<double>(1 + (draw & 7)) * 0x1p-22;
       size_t first = std::min(length, n - from);  // up to the end, then from the start
-      for (auto [at, count, to] : {std::tuple{from, first, start},
-                                   std::tuple{size_t{0}, length - first, start + first}}) {
+      for (auto [at, count, to] :
+           {std::tuple{from, first, start}, std::tuple{size_t{0}, length - first, start + first}}) {
         const float* in = source.data() + at;
         float* into_block = out.data() + to;
         if (!center) {
@@ -160,8 +160,8 @@ bool RunnerTurns::check_turn(const TimedKernel& kernel, TurnPlan& plan, int call
     return false;
   }
   for (int slot = 0; slot < calls; ++slot) {
-    if (!check_inputs(task_, kernel.buffers, layout_, slot, cases_[static_cast<size_t>(slot)],
-                      when, verdict)) {
+    if (!check_inputs(task_, kernel.buffers, layout_, slot, cases_[static_cast<size_t>(slot)], when,
+                      verdict)) {
       return false;
     }
   }
@@ -233,8 +233,8 @@ TurnResult RunnerTurns::run_turn(Side side, int calls) {
   // Nor is the harness's own wait for a core (the runner then waits to be read): turns of a few
   // milliseconds on a busy machine were otherwise a third "off the CPU".
   if (call.cpu_seconds >= 0 && task_.threads <= 1 && call.waiting_seconds >= 0) {
-    result.off_cpu_seconds = std::max(0.0, call.seconds - call.cpu_seconds - call.waiting_seconds -
-                                               call.harness_waiting_seconds);
+    result.off_cpu_seconds = std::max(
+        0.0, call.seconds - call.cpu_seconds - call.waiting_seconds - call.harness_waiting_seconds);
   } else if (call.cpu_seconds >= 0 && task_.threads > 1) {
     result.off_cpu_seconds = std::max(0.0, call.seconds - call.cpu_seconds / task_.threads);
   }
