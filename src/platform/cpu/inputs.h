@@ -21,13 +21,13 @@ void require_float32(const task::Task& task);
 // that no fixed statistic identifies a family (issue 23, class 5):
 //   - `spread` multiplies a normal's or half-normal's std, and `shift` moves a normal's mean by
 //   that
-//     many stds; a uniform keeps a sub-range of its own of `spread` (≤ 1) of its width, starting
+//     many stds; a uniform keeps a sub-range of its own of `width` (≤ 1) of its range, starting
 //     `shift` + 0.5 (0 to 1) of the way along what is left, so every value stays in its range;
 //   - `fraction` of the elements of an input the set names come from the set, the rest from the
 //     task's own distribution, at random places (1: all from the set).
 // Constant distributions are left as they are.
 struct Variation {
-  double spread = 1, shift = 0, fraction = 1;
+  double spread = 1, width = 1, shift = 0, fraction = 1;
 };
 
 // One case to check: a seed, and the input set its inputs are drawn from (empty: the task's own
@@ -44,9 +44,10 @@ struct CaseSpec {
 uint64_t secret_seed();
 
 // The cases of one correctness check, each with a fresh secret seed: task.seeds cases from the
-// task's own distributions (the last of them, where there are 3 or more, with a wider spread: 2x
-// to 4x the std, as real activations and scores have), then each input set's seeds (the first as
-// the set says, within its family; the others mixed with the task's own distributions).
+// task's own distributions (the last of them, where there are 3 or more, with a wider spread of
+// its first normal input: 2x to 4x the std, as real activations and scores have), then each input
+// set's seeds (the first as the set says, within its family; the others mixed with the task's own
+// distributions).
 std::vector<CaseSpec> correctness_cases(const task::Task& task);
 
 // `count` cases from the task's own distributions with fresh secret seeds, for timed turns.

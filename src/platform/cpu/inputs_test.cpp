@@ -81,7 +81,7 @@ TEST(Inputs, CasesOfAFamilyVaryTheirParametersInSecretAndStayInTheirRanges) {
   EXPECT_NE(correctness_cases(task)[4].variation.spread, cases[4].variation.spread);
 
   // A uniform keeps a sub-range of its own range; a mix draws the rest from the task's own.
-  Variation narrow{.spread = 0.5, .shift = 0.5, .fraction = 0.5};
+  Variation narrow{.width = 0.5, .shift = 0.5, .fraction = 0.5};
   auto mixed = generate_inputs(task, workload, 9, &task.input_set("denormal"), narrow);
   int from_set = 0;
   for (float y : mixed[1]) {
@@ -98,7 +98,7 @@ TEST(Inputs, CasesOfAFamilyVaryTheirParametersInSecretAndStayInTheirRanges) {
   EXPECT_LT(from_set, 600);
 
   // A wider normal has a larger spread.
-  Variation wide{.spread = 3.0, .shift = 0, .fraction = 1};
+  Variation wide{.spread = 3.0, .width = 1, .shift = 0, .fraction = 1};
   auto plain = generate_inputs(task, workload, 11);
   auto wider = generate_inputs(task, workload, 11, nullptr, wide);
   for (size_t i = 0; i < plain[0].size(); ++i) EXPECT_FLOAT_EQ(wider[0][i], 3 * plain[0][i]);
