@@ -1,10 +1,10 @@
 // What the checks inside timed turns cost, and how close honest kernels come to the physics limit.
 //
-// 1. Slot cost: each task's baseline timed against itself, once with one input and one output slot
-//    (every call on the same buffers, as before timed turns varied their inputs) and once with the
-//    default slots, alternating; prints the anchor's median latency per call under each and their
-//    ratio. Both sides of a verdict pay the same, so speedups are unchanged; latencies and % of
-//    peak shift by the ratio.
+// 1. Slot cost: each task's baseline timed against itself, once with one slot (every call of a
+//    turn on the same buffers, as before timed turns varied their inputs) and once with the default
+//    slots (a slot of its own for every call of a turn), alternating; prints the anchor's median
+//    latency per call under each and their ratio. Both sides of a verdict pay the same, so speedups
+//    are unchanged; latencies and % of peak shift by the ratio.
 // 2. Physics margin: every bench/cpu baseline's % of peak (the least time its counted work needs
 //    at the measured ceilings, over its latency) on the small workload; the check refuses above
 //    100 % × platform::kPhysicsMargin (platform/evaluation.h).
@@ -40,11 +40,10 @@ kernel::Verdict time_baseline(platform::cpu::CpuPlatform& cpu, const task::Task&
   return cpu.evaluate(request);
 }
 
-std::unique_ptr<platform::cpu::CpuPlatform> make_platform(int input_slots, int output_slots) {
+std::unique_ptr<platform::cpu::CpuPlatform> make_platform(int slots) {
   platform::cpu::CpuPlatformOptions options;
   options.compiler.cpus = platform::cpu::compile_cpus();
-  options.input_slots = input_slots;
-  options.output_slots = output_slots;
+  options.slots = slots;
   return std::make_unique<platform::cpu::CpuPlatform>(
       options, platform::cpu::load_or_probe_machine(false, nullptr));
 }
@@ -59,12 +58,11 @@ void slot_cost(const std::filesystem::path& root, int repetitions) {
                              {"bench/cpu/matmul", "small"},
                              {"bench/cpu/rmsnorm_matmul", "small"}};
   platform::cpu::CpuPlatformOptions defaults;
-  auto single = make_platform(1, 1);
-  auto slotted = make_platform(defaults.input_slots, defaults.output_slots);
-  std::cout << fmt::format(
-      "slot cost (the default slots, at most {} input and {} output, against 1 x 1)\n",
-      defaults.input_slots, defaults.output_slots);
-  std::cout << fmt::format("{:<18} {:<8} {:>12} {:>12} {:>8}\n", "task", "workload", "1x1 us",
+  auto single = make_platform(1);
+  auto slotted = make_platform(defaults.slots);
+  std::cout << fmt::format("slot cost (a slot per call, at most {}, against one slot)\n",
+                           defaults.slots);
+  std::cout << fmt::format("{:<18} {:<8} {:>12} {:>12} {:>8}\n", "task", "workload", "1 slot us",
                            "slots us", "ratio");
   for (const Case& c : cases) {
     task::Task task = task::load_task(root / c.task);
@@ -88,7 +86,7 @@ void slot_cost(const std::filesystem::path& root, int repetitions) {
 
 void physics_margin(const std::filesystem::path& root) {
   platform::cpu::CpuPlatformOptions defaults;
-  auto cpu = make_platform(defaults.input_slots, defaults.output_slots);
+  auto cpu = make_platform(defaults.slots);
   std::cout << fmt::format(
       "\nbaselines against the physics limit (refused above {:.0f} % of peak)\n",
       100 * platform::kPhysicsMargin);

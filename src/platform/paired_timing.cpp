@@ -72,15 +72,16 @@ class TurnTaker {
     // The first call pays for page faults and cold caches; it must not set the pace.
     if (!per_call(side, 1)) return std::nullopt;
     Calibration result{1, 1e30};
+    int most = std::max(1, turns_.most_calls_per_turn());
     for (int attempt = 0; attempt < 12; ++attempt) {
       std::optional<double> seconds = per_call(side, result.calls);
       if (!seconds) return std::nullopt;
       result.seconds_per_call = std::min(result.seconds_per_call, *seconds);
       double wanted =
           std::max(min_turn_seconds, std::min(last_untimed_seconds_, longest_turn_seconds));
-      if (*seconds * result.calls >= wanted) return result;
+      if (*seconds * result.calls >= wanted || result.calls >= most) return result;
       int needed = static_cast<int>(std::ceil(wanted * 1.2 / std::max(*seconds, 1e-9)));
-      result.calls = std::clamp(needed, result.calls + 1, result.calls * 64);
+      result.calls = std::min(std::clamp(needed, result.calls + 1, result.calls * 64), most);
     }
     return result;
   }

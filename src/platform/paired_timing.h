@@ -18,6 +18,7 @@
 // has slow phases, and the interval widens by as much as they are.
 #pragma once
 
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -65,6 +66,8 @@ class PairedTurns {
   virtual TurnResult run_turn(Side side, int calls) = 0;
   // The cores the sides run on: the machine's load is the others' (machine_load.h).
   virtual std::vector<int> timed_cores() const { return {}; }
+  // The most calls one turn may have (the CPU's turns give every call slots of its own).
+  virtual int most_calls_per_turn() const { return std::numeric_limits<int>::max(); }
 };
 
 struct PairedTiming {

@@ -3,7 +3,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "common/error.h"
 
@@ -47,26 +49,32 @@ SharedBuffers::~SharedBuffers() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-void SharedBuffers::fill_canaries() {
-  size_t fence_start = 0;
-  for (size_t i = 0; i <= offsets_.size(); ++i) {
-    size_t fence_end = i < offsets_.size() ? offsets_[i] : total_;
-    std::memset(base_ + fence_start, kCanary, fence_end - fence_start);
-    if (i < offsets_.size()) fence_start = offsets_[i] + sizes_[i];
+std::pair<size_t, size_t> SharedBuffers::fence(size_t i) const {
+  size_t begin = i == 0 ? 0 : offsets_[i - 1] + sizes_[i - 1];
+  size_t end = i < offsets_.size() ? offsets_[i] : total_;
+  return {begin, end};
+}
+
+void SharedBuffers::fill_canaries(size_t first, size_t count) {
+  size_t last = std::min(offsets_.size(), first + std::min(count, offsets_.size()));
+  for (size_t i = first; i <= last; ++i) {
+    auto [begin, end] = fence(i);
+    std::memset(base_ + begin, kCanary, end - begin);
   }
 }
 
-std::optional<size_t> SharedBuffers::damaged_canary() const {
-  size_t fence_start = 0;
-  for (size_t i = 0; i <= offsets_.size(); ++i) {
-    size_t fence_end = i < offsets_.size() ? offsets_[i] : total_;
-    for (size_t byte = fence_start; byte < fence_end; ++byte) {
-      if (static_cast<unsigned char>(base_[byte]) != kCanary) {
+std::optional<size_t> SharedBuffers::damaged_canary(size_t first, size_t count) const {
+  static const std::vector<unsigned char> kFence(kPage, kCanary);
+  size_t last = std::min(offsets_.size(), first + std::min(count, offsets_.size()));
+  for (size_t i = first; i <= last; ++i) {
+    auto [begin, end] = fence(i);
+    for (size_t at = begin; at < end; at += kPage) {
+      size_t length = std::min(kPage, end - at);
+      if (std::memcmp(base_ + at, kFence.data(), length) != 0) {
         // A damaged fence after buffer i-1 (or before buffer 0) points at the buffer written past.
         return i == 0 ? 0 : i - 1;
       }
     }
-    if (i < offsets_.size()) fence_start = offsets_[i] + sizes_[i];
   }
   return std::nullopt;
 }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace accelopt::platform {
@@ -26,9 +27,11 @@ class SharedBuffers {
   void* data(size_t index) const { return base_ + offsets_[index]; }
   float* floats(size_t index) const { return static_cast<float*>(data(index)); }
 
-  void fill_canaries();
-  // The index of the first buffer whose fence was overwritten.
-  std::optional<size_t> damaged_canary() const;
+  // The fences around buffers first .. first + count - 1 (all by default): before each of them and
+  // after the last. Timed turns re-arm and check only the buffers of the slots they used.
+  void fill_canaries(size_t first = 0, size_t count = SIZE_MAX);
+  // The index of the first of those buffers whose fence was overwritten.
+  std::optional<size_t> damaged_canary(size_t first = 0, size_t count = SIZE_MAX) const;
 
  private:
   int fd_ = -1;
@@ -36,6 +39,9 @@ class SharedBuffers {
   size_t total_ = 0;
   std::vector<size_t> offsets_;
   std::vector<size_t> sizes_;
+
+  // The fence before buffer i (i == count(): after the last buffer), as [begin, end).
+  std::pair<size_t, size_t> fence(size_t i) const;
 };
 
 }  // namespace accelopt::platform

@@ -17,9 +17,18 @@ namespace accelopt::platform::cpu {
 void load_case(SharedBuffers& buffers, const task::Task& task, const ReferenceCase& reference_case);
 
 // One slot of a timed turn's layout (runner_protocol.h); the caller re-arms the fences.
-void load_inputs(SharedBuffers& buffers, const SlotLayout& layout, int input_slot,
+void load_inputs(SharedBuffers& buffers, const SlotLayout& layout, int slot,
                  const ReferenceCase& reference_case);
-void clear_outputs(SharedBuffers& buffers, const SlotLayout& layout, int output_slot);
+void clear_outputs(SharedBuffers& buffers, const SlotLayout& layout, int slot);
+
+// A timed turn's outputs start as kUnwritten, a NaN whose payload no arithmetic on the finite
+// inputs of a timed turn produces: an element still holding it was not written by the call.
+inline constexpr uint32_t kUnwritten = 0x7fe5a5a5u;
+void mark_unwritten(SharedBuffers& buffers, const SlotLayout& layout, int slot);
+// The first element of `slot`'s outputs still kUnwritten, as "output 'out' element 17"; empty when
+// every element was written.
+std::string unwritten_element(const task::Task& task, const SharedBuffers& buffers,
+                              const SlotLayout& layout, int slot);
 
 // The layout of one slot for `task`: its inputs, then its outputs.
 SlotLayout single_slot(const task::Task& task);
@@ -29,14 +38,16 @@ SlotLayout single_slot(const task::Task& task);
 // `when` starts the message ("case 2", "after timed turn 7 (case 1)").
 bool check_call(const task::Task& task, const SharedBuffers& buffers, const Runner& runner,
                 const ReferenceCase& reference_case, const std::string& when, Verdict& verdict);
-// The same for a call of a timed turn that read input slot `slots.input` (holding
-// `reference_case`) and wrote output slot `slots.output`.
-bool check_call(const task::Task& task, const SharedBuffers& buffers, const Runner& runner,
-                const SlotLayout& layout, CallSlots slots, const ReferenceCase& reference_case,
-                const std::string& when, Verdict& verdict);
-// Input slot `input_slot` still holds `reference_case`'s inputs, byte for byte.
+// The outputs of a timed turn's call on `slot` (whose inputs are `reference_case`'s) against the
+// reference; fences, inputs and threads are the caller's, once for the whole turn.
+bool check_outputs_of_slot(const task::Task& task, const SharedBuffers& buffers,
+                           const SlotLayout& layout, int slot, const ReferenceCase& reference_case,
+                           const std::string& when, Verdict& verdict);
+// Slot `slot` still holds `reference_case`'s inputs, byte for byte.
 bool check_inputs(const task::Task& task, const SharedBuffers& buffers, const SlotLayout& layout,
-                  int input_slot, const ReferenceCase& reference_case, const std::string& when,
+                  int slot, const ReferenceCase& reference_case, const std::string& when,
                   Verdict& verdict);
+// The name of buffer `index` of `layout` by its tensor ("input 'x'"): slots are the harness's.
+std::string buffer_name(const task::Task& task, const SlotLayout& layout, size_t index);
 
 }  // namespace accelopt::platform::cpu

@@ -103,6 +103,12 @@ std::optional<std::string> check_preprocessed(
         return "#pragma" + clip(words, 80) + " is not allowed in a kernel (it " + rule->reason +
                ")";
       }
+      // The kernel's own lines (a _Pragma or a macro expands where it is used) are held to the
+      // allow-list; system headers' pragmas (visibility, system_header, ...) are theirs.
+      if (is_own_file(current) && !allowed_pragma(words)) {
+        return "#pragma" + clip(words, 80) +
+               " is not allowed in a kernel: only the pragmas the rules list as allowed pass";
+      }
       continue;
     }
     if (text.starts_with("#ident")) continue;  // a string for the object's comment section

@@ -21,15 +21,8 @@ using Milliseconds = std::chrono::milliseconds;
 
 // The byte size of every buffer of `layout`, from one slot's `sizes` (inputs, then outputs).
 std::vector<size_t> slot_sizes(const std::vector<size_t>& sizes, const SlotLayout& layout) {
-  std::vector<size_t> all(layout.buffers());
-  for (int slot = 0; slot < layout.input_slots; ++slot) {
-    for (size_t i = 0; i < layout.inputs; ++i) all[layout.input(slot, i)] = sizes[i];
-  }
-  for (int slot = 0; slot < layout.output_slots; ++slot) {
-    for (size_t o = 0; o < layout.outputs; ++o) {
-      all[layout.output(slot, o)] = sizes[layout.inputs + o];
-    }
-  }
+  std::vector<size_t> all;
+  for (int slot = 0; slot < layout.slots; ++slot) all.insert(all.end(), sizes.begin(), sizes.end());
   return all;
 }
 
@@ -138,7 +131,7 @@ std::vector<ReferenceCase> CpuPlatform::run_reference(const task::Task& task,
     reference_case.set = spec.set;
     reference_case.label = spec.label;
     const task::InputSet* set = spec.set.empty() ? nullptr : &task.input_set(spec.set);
-    reference_case.inputs = generate_inputs(task, workload, spec.seed, set);
+    reference_case.inputs = generate_inputs(task, workload, spec.seed, set, spec.variation);
     reference->answer(reference_case, public_seeds);
     cases.push_back(std::move(reference_case));
   }
@@ -192,7 +185,7 @@ Verdict CpuPlatform::evaluate(const EvalRequest& request) {
   candidate_options.call_while_loading = request.trusted;
   candidate_options.slots = layout;
   Runner candidate(candidate_options, buffers);
-  if (!load_candidate(candidate, verdict)) return started.finish(verdict.status, "");
+  if (!load_candidate(task, candidate, verdict)) return started.finish(verdict.status, "");
   if (!check_correctness(task, cases, buffers, candidate, call_timeout, verdict)) {
     return started.finish(verdict.status, "");
   }
@@ -236,7 +229,7 @@ std::optional<CompileResult> CpuPlatform::compile_candidate(const EvalRequest& r
   return std::nullopt;
 }
 
-bool CpuPlatform::load_candidate(Runner& candidate, Verdict& verdict) {
+bool CpuPlatform::load_candidate(const task::Task& task, Runner& candidate, Verdict& verdict) {
   if (auto failure = candidate.start()) {
     verdict.log = candidate.output();
     bool missing_entry = failure->find("does not define") != std::string::npos;
@@ -245,6 +238,17 @@ bool CpuPlatform::load_candidate(Runner& candidate, Verdict& verdict) {
     return false;
   }
   verdict.sandbox.update(candidate.sandbox());
+  // A thread started while loading (threads may still be made then) is there before the first
+  // call; the harness counts from outside, as after every call.
+  if (int threads = candidate.thread_count();
+      candidate.sandbox().value("thread_limit", false) && threads > task.threads) {
+    verdict.status = Status::kRuntimeError;
+    verdict.message = fmt::format(
+        "the kernel left {} thread(s) running before the call, started while it loaded (the task "
+        "allows {} thread(s))",
+        threads - 1, task.threads);
+    return false;
+  }
   return true;
 }
 
@@ -271,25 +275,12 @@ bool CpuPlatform::check_correctness(const task::Task& task, const std::vector<Re
 SlotLayout CpuPlatform::timing_layout(const task::Task& task,
                                       const std::vector<size_t>& sizes) const {
   SlotLayout layout = single_slot(task);
-  uint64_t input_bytes = 0, output_bytes = 0;
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    (i < layout.inputs ? input_bytes : output_bytes) += sizes[i];
-  }
-  input_bytes = std::max<uint64_t>(input_bytes, 1);
-  output_bytes = std::max<uint64_t>(output_bytes, 1);
-  // Every slot a turn sweeps is cache a kernel loses: the copies add at most one set's bytes (half
-  // of it to inputs), so a turn's footprint at most doubles (benchmarks/turn_checks measures what
-  // that costs), but always a second slot of each kind within slot_bytes.
-  int most_inputs = std::max(1, std::min(options_.input_slots, task.seeds));
-  int most_outputs = std::max(1, options_.output_slots);
-  if (input_bytes + output_bytes > options_.slot_bytes) return layout;
-  auto fit = [](uint64_t wanted, int most) {
-    return static_cast<int>(std::min<uint64_t>(std::max<uint64_t>(wanted, 2), most));
-  };
-  uint64_t budget = input_bytes + output_bytes;
-  layout.input_slots = fit(1 + budget / 2 / input_bytes, most_inputs);
-  budget -= std::min(budget, (layout.input_slots - 1) * input_bytes);
-  layout.output_slots = fit(1 + budget / output_bytes, most_outputs);
+  uint64_t set_bytes = 0;
+  for (size_t bytes : sizes) set_bytes += bytes;
+  // A slot per call: small workloads get up to `slots` (a turn of a fast kernel is then that many
+  // calls: 1024 silu small calls of 1 us); large ones as many as slot_bytes holds, at least one.
+  uint64_t fit = options_.slot_bytes / std::max<uint64_t>(set_bytes, 1);
+  layout.slots = static_cast<int>(std::clamp<uint64_t>(fit, 1, std::max(1, options_.slots)));
   return layout;
 }
 
@@ -318,7 +309,7 @@ std::optional<TurnFailure> CpuPlatform::time_against_anchor(
   const task::Workload& workload = task.workload_or_default(request.workload);
   std::unique_ptr<ReferenceRunner> reference = start_reference(task, workload, request.abandon);
   TurnReference turn_reference;
-  for (const CaseSpec& spec : timing_cases(task, layout.input_slots + 1)) {
+  for (const CaseSpec& spec : timing_cases(task, std::min(layout.slots, 3) + 1)) {
     ReferenceCase pool_case;
     pool_case.label = spec.label;
     pool_case.inputs = generate_inputs(task, workload, spec.seed);

@@ -25,10 +25,10 @@ struct CpuPlatformOptions {
   std::chrono::milliseconds reference_timeout{600000};
   uint64_t memory_bytes = 4ull << 30;  // address space beyond the tensors
   bool profile = true;
-  // Timed turns' slots (runner_turns.h): at most this many cases at once and places their outputs
-  // go, within slot_bytes of extra copies. More output slots check more calls of every turn.
-  int input_slots = 4;
-  int output_slots = 8;
+  // Timed turns' slots (runner_turns.h): every call of a turn has a slot of its own, so a turn
+  // has at most this many calls, and the slots' copies of the tensors stay within slot_bytes
+  // (always at least one slot).
+  int slots = 1024;
   uint64_t slot_bytes = 256ull << 20;
 };
 
@@ -68,7 +68,7 @@ class CpuPlatform : public Platform {
                                                  const std::string& header, Verdict& verdict);
   RunnerOptions runner_options(const task::Task& task, const std::filesystem::path& library,
                                const std::atomic<bool>* abandon) const;
-  bool load_candidate(Runner& candidate, Verdict& verdict);
+  bool load_candidate(const task::Task& task, Runner& candidate, Verdict& verdict);
   bool check_correctness(const task::Task& task, const std::vector<ReferenceCase>& cases,
                          SharedBuffers& buffers, Runner& candidate,
                          std::chrono::milliseconds call_timeout, Verdict& verdict);

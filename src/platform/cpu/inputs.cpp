@@ -2,6 +2,7 @@
 
 #include <sys/random.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -44,6 +45,33 @@ double draw(const task::InputDistribution& d, SplitMix64& random) {
   return d.kind == task::Distribution::kAbsNormal ? std::fabs(value) : value;
 }
 
+// A uniform draw in [low, high) from getrandom(2).
+double secret_uniform(double low, double high) {
+  return low + (high - low) * static_cast<double>(secret_seed() >> 11) * 0x1p-53;
+}
+
+// `d` varied as `variation` says (inputs.h).
+task::InputDistribution varied(task::InputDistribution d, const Variation& variation) {
+  switch (d.kind) {
+    case task::Distribution::kConstant:
+      break;
+    case task::Distribution::kNormal:
+      d.mean += variation.shift * d.std;
+      d.std *= variation.spread;
+      break;
+    case task::Distribution::kAbsNormal:
+      d.std *= variation.spread;
+      break;
+    case task::Distribution::kUniform: {
+      double width = (d.high - d.low) * std::clamp(variation.width, 0.0, 1.0);
+      d.low += (d.high - d.low - width) * std::clamp(variation.shift + 0.5, 0.0, 1.0);
+      d.high = d.low + width;
+      break;
+    }
+  }
+  return d;
+}
+
 CaseSpec secret_case(const std::string& set, size_t number) {
   CaseSpec spec;
   spec.set = set;
@@ -80,9 +108,24 @@ uint64_t secret_seed() {
 
 std::vector<CaseSpec> correctness_cases(const task::Task& task) {
   std::vector<CaseSpec> cases;
-  for (int i = 0; i < task.seeds; ++i) cases.push_back(secret_case("", cases.size() + 1));
+  for (int i = 0; i < task.seeds; ++i) {
+    cases.push_back(secret_case("", cases.size() + 1));
+    if (task.seeds >= 3 && i == task.seeds - 1) {
+      cases.back().variation.spread = std::exp(secret_uniform(std::log(2.0), std::log(4.0)));
+      cases.back().label += " (wider spread)";
+    }
+  }
   for (const task::InputSet& set : task.input_sets) {
-    for (int i = 0; i < set.seeds; ++i) cases.push_back(secret_case(set.name, cases.size() + 1));
+    for (int i = 0; i < set.seeds; ++i) {
+      CaseSpec spec = secret_case(set.name, cases.size() + 1);
+      // A set's normals only spread wider (a set of large values stays large), its uniforms keep
+      // half their range or more, and a normal's mean moves by up to half a std.
+      spec.variation.spread = secret_uniform(1.0, 2.0);
+      spec.variation.width = secret_uniform(0.5, 1.0);
+      spec.variation.shift = secret_uniform(-0.5, 0.5);
+      spec.variation.fraction = i == 0 ? 1.0 : secret_uniform(0.25, 1.0);
+      cases.push_back(spec);
+    }
   }
   return cases;
 }
@@ -101,27 +144,45 @@ std::vector<CaseSpec> chosen_cases(const std::vector<uint64_t>& seeds, const std
   std::vector<CaseSpec> cases;
   for (uint64_t seed : seeds) {
     cases.push_back(
-        {set, seed, "seed " + std::to_string(seed) + (set.empty() ? "" : " of " + set)});
+        {set, seed, "seed " + std::to_string(seed) + (set.empty() ? "" : " of " + set), {}});
   }
   return cases;
 }
 
 std::vector<std::vector<float>> generate_inputs(const task::Task& task,
                                                 const task::Workload& workload, uint64_t seed,
-                                                const task::InputSet* set) {
+                                                const task::InputSet* set,
+                                                const Variation& variation) {
   require_float32(task);
   std::vector<std::vector<float>> tensors;
   uint64_t stream = 0;
+  bool widened = false;
   for (const task::TensorSpec& spec : task.inputs) {
     SplitMix64 random(seed * 0x100000001B3ull + (++stream) * 0x9E3779B97F4A7C15ull);
-    const task::InputDistribution* distribution = &spec.distribution;
+    const task::InputDistribution* named = nullptr;
     if (set != nullptr) {
       if (auto found = set->inputs.find(spec.name); found != set->inputs.end()) {
-        distribution = &found->second;
+        named = &found->second;
       }
     }
+    // The set's distribution where it names this input (the task's own for the rest of a mix),
+    // varied; else the task's own, varied only for the task's own cases and only on its first
+    // normal input: widening every input of an attention widened its scores by the square, past
+    // what the task's tolerance is for (the baseline failed).
+    task::InputDistribution own = spec.distribution;
+    bool normal =
+        own.kind == task::Distribution::kNormal || own.kind == task::Distribution::kAbsNormal;
+    bool widen = set == nullptr && normal && !widened;
+    widened = widened || widen;
+    task::InputDistribution chosen = named != nullptr ? varied(*named, variation)
+                                     : widen          ? varied(own, variation)
+                                                      : own;
+    double fraction = named != nullptr ? variation.fraction : 1.0;
     std::vector<float> values(static_cast<size_t>(task.element_count(spec, workload)));
-    for (float& value : values) value = static_cast<float>(draw(*distribution, random));
+    for (float& value : values) {
+      bool from_set = fraction >= 1 || random.uniform() < fraction;
+      value = static_cast<float>(draw(from_set ? chosen : own, random));
+    }
     tensors.push_back(std::move(values));
   }
   return tensors;

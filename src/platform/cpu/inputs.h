@@ -17,19 +17,37 @@ namespace accelopt::platform::cpu {
 // Throws UserError naming the first tensor that is not float32: the CPU harness runs float32 only.
 void require_float32(const task::Task& task);
 
+// How a case's distributions differ from those its definition names, drawn in secret per case so
+// that no fixed statistic identifies a family (issue 23, class 5):
+//   - `spread` multiplies a normal's or half-normal's std, and `shift` moves a normal's mean by
+//   that
+//     many stds; a uniform keeps a sub-range of its own of `width` (≤ 1) of its range, starting
+//     `shift` + 0.5 (0 to 1) of the way along what is left, so every value stays in its range;
+//   - `fraction` of the elements of an input the set names come from the set, the rest from the
+//     task's own distribution, at random places (1: all from the set).
+// Constant distributions are left as they are.
+struct Variation {
+  double spread = 1, width = 1, shift = 0, fraction = 1;
+};
+
 // One case to check: a seed, and the input set its inputs are drawn from (empty: the task's own
-// distributions). `label` names it in messages without giving the seed away.
+// distributions), varied as `variation` says. `label` names it in messages without giving the
+// seed or the parameters away.
 struct CaseSpec {
   std::string set;
   uint64_t seed = 0;
   std::string label;
+  Variation variation;
 };
 
 // 64 bits from getrandom(2); throws if the system has none to give.
 uint64_t secret_seed();
 
 // The cases of one correctness check, each with a fresh secret seed: task.seeds cases from the
-// task's own distributions, then each input set's seeds.
+// task's own distributions (the last of them, where there are 3 or more, with a wider spread of
+// its first normal input: 2x to 4x the std, as real activations and scores have), then each input
+// set's seeds (the first as the set says, within its family; the others mixed with the task's own
+// distributions).
 std::vector<CaseSpec> correctness_cases(const task::Task& task);
 
 // `count` cases from the task's own distributions with fresh secret seeds, for timed turns.
@@ -42,6 +60,7 @@ std::vector<CaseSpec> chosen_cases(const std::vector<uint64_t>& seeds, const std
 // an input and the task's elsewhere. Throws UserError for dtypes the CPU harness does not run yet.
 std::vector<std::vector<float>> generate_inputs(const task::Task& task,
                                                 const task::Workload& workload, uint64_t seed,
-                                                const task::InputSet* set = nullptr);
+                                                const task::InputSet* set = nullptr,
+                                                const Variation& variation = {});
 
 }  // namespace accelopt::platform::cpu

@@ -66,6 +66,45 @@ TEST(Inputs, SecretSeedsAreFreshAndNeverNamedInLabels) {
   EXPECT_EQ(timing_cases(task, 3).size(), 3u);
 }
 
+TEST(Inputs, CasesOfAFamilyVaryTheirParametersInSecretAndStayInTheirRanges) {
+  task::Task task = test_task();
+  const task::Workload& workload = task.default_workload();
+  std::vector<CaseSpec> cases = correctness_cases(task);
+  // The task's last own case spreads wider; a set's first case is the set's alone, its later ones
+  // mixed with the task's own distributions.
+  EXPECT_EQ(cases[4].label, "case 5 (wider spread)");
+  EXPECT_GE(cases[4].variation.spread, 2.0);
+  EXPECT_LE(cases[4].variation.spread, 4.0);
+  EXPECT_EQ(cases[6].variation.fraction, 1.0);
+  EXPECT_LT(cases[7].variation.fraction, 1.0);
+  EXPECT_GE(cases[7].variation.fraction, 0.25);
+  EXPECT_NE(correctness_cases(task)[4].variation.spread, cases[4].variation.spread);
+
+  // A uniform keeps a sub-range of its own range; a mix draws the rest from the task's own.
+  Variation narrow{.width = 0.5, .shift = 0.5, .fraction = 0.5};
+  auto mixed = generate_inputs(task, workload, 9, &task.input_set("denormal"), narrow);
+  int from_set = 0;
+  for (float y : mixed[1]) {
+    if (y < 1.0f) {
+      ++from_set;
+      EXPECT_GE(y, 5.4e-40f);  // the upper half of [1e-40, 1e-39]
+      EXPECT_LE(y, 1e-39f);
+    } else {
+      EXPECT_GE(y, 2.0f);  // the task's own uniform [2, 3]
+      EXPECT_LE(y, 3.0f);
+    }
+  }
+  EXPECT_GT(from_set, 400);
+  EXPECT_LT(from_set, 600);
+
+  // A wider normal has a larger spread.
+  Variation wide{.spread = 3.0, .width = 1, .shift = 0, .fraction = 1};
+  auto plain = generate_inputs(task, workload, 11);
+  auto wider = generate_inputs(task, workload, 11, nullptr, wide);
+  for (size_t i = 0; i < plain[0].size(); ++i) EXPECT_FLOAT_EQ(wider[0][i], 3 * plain[0][i]);
+  EXPECT_EQ(wider[1], plain[1]);  // a uniform never leaves its range
+}
+
 TEST(Inputs, RefusesTasksThatAreNotFloat32) {
   task::Task task = test_task("float16");
   try {

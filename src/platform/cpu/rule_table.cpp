@@ -13,6 +13,34 @@
 namespace accelopt::platform::cpu {
 namespace {
 
+// Pragmas a kernel may write: an allow-list, since a compiler's pragmas are many, some read files
+// (GCC dependency, pch_preprocess) and new ones arrive with every release. Matched by their
+// leading words. Not GCC optimize: it takes command-line options.
+constexpr const char* kAllowedPragmas[] = {"omp",
+                                           "GCC unroll",
+                                           "GCC ivdep",
+                                           "GCC novector",
+                                           "GCC target",
+                                           "GCC push_options",
+                                           "GCC pop_options",
+                                           "GCC reset_options",
+                                           "GCC diagnostic",
+                                           "clang loop",
+                                           "clang diagnostic",
+                                           "clang fp",
+                                           "STDC",
+                                           "unroll",
+                                           "nounroll",
+                                           "pack",
+                                           "once"};
+
+std::string allowed_pragma_list() {
+  std::string list;
+  for (const char* pragma : kAllowedPragmas)
+    list += (list.empty() ? "" : ", ") + std::string(pragma);
+  return list;
+}
+
 std::vector<SourceRule> make_rules() {
   std::vector<SourceRule> rules;
   add_headers(rules, "C++ standard library",
@@ -170,7 +198,8 @@ std::vector<SourceRule> make_rules() {
             "init_array/fini_array)"},
            {"#pragma GCC unroll N, #pragma GCC ivdep",
             "#pragma GCC unroll 4\nfor (int i = 0; i < 4; ++i) y[i] = x[i];",
-            "allowed, like every pragma not listed as forbidden"},
+            "allowed; pragmas are an allow-list, and only these pass: " + allowed_pragma_list() +
+                " (any other is refused, whatever it does)"},
            {"#pragma omp simd", "#pragma omp simd\nfor (int i = 0; i < 8; ++i) y[i] = x[i];",
             "allowed (compiled with -fopenmp)"},
            {"__restrict__, __restrict", "float* __restrict__ out = y;", "allowed"},
@@ -227,6 +256,18 @@ std::vector<std::string> words_of(const std::string& text) {
 }
 
 }  // namespace
+
+bool allowed_pragma(const std::string& words) {
+  std::vector<std::string> given = words_of(words);
+  for (const char* pragma : kAllowedPragmas) {
+    std::vector<std::string> spelled = words_of(pragma);
+    if (given.size() >= spelled.size() &&
+        std::equal(spelled.begin(), spelled.end(), given.begin())) {
+      return true;
+    }
+  }
+  return false;
+}
 
 const std::vector<SourceRule>& kernel_rules() {
   static const std::vector<SourceRule> rules = make_rules();

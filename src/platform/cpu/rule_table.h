@@ -25,6 +25,9 @@ const SourceRule* forbidden_word(const std::string& word);
 const SourceRule* forbidden_directive(const std::string& name);
 // The kPragma row that `words` (what follows `#pragma`) starts with, word for word, or null.
 const SourceRule* forbidden_pragma(const std::string& words);
+// Whether `words` (what follows `#pragma`) start with a pragma a kernel may write: the allow-list
+// the kConstruct row for pragmas names. Pragmas in system headers are not held to it.
+bool allowed_pragma(const std::string& words);
 // "incbin|include|macro|...": the kAssembly rows' names, for a pattern.
 std::string assembly_alternatives();
 

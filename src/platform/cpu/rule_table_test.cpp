@@ -57,6 +57,27 @@ TEST(RuleTable, EveryForbiddenPragmaIsRefusedInThePreprocessedOutput) {
             std::nullopt);
 }
 
+TEST(RuleTable, PragmasAreAnAllowListInTheKernelsOwnLinesOnly) {
+  for (const char* pragma : {"GCC pch_preprocess \"/usr/include/stdio.h\"", "GCC poison x",
+                             "redefine_extname a b", "weak kernel", "GCC warning \"x\""}) {
+    EXPECT_NE(check_kernel_source(kernel_with(std::string("#pragma ") + pragma), "kernel"),
+              std::nullopt)
+        << pragma;
+    EXPECT_NE(check_preprocessed(std::string("# 1 \"kernel.cpp\"\n#pragma ") + pragma + "\n",
+                                 {"/usr/include"}),
+              std::nullopt)
+        << pragma;
+  }
+  EXPECT_TRUE(allowed_pragma(" omp parallel for"));
+  EXPECT_TRUE(allowed_pragma("GCC unroll 8"));
+  EXPECT_FALSE(allowed_pragma("GCC pch_preprocess \"x\""));
+  // A system header's own pragmas are its business.
+  EXPECT_EQ(check_preprocessed("# 1 \"kernel.cpp\"\n# 1 \"/usr/include/stdio.h\" 1 3\n"
+                               "#pragma GCC visibility push(default)\n# 2 \"kernel.cpp\" 2\n",
+                               {"/usr/include"}),
+            std::nullopt);
+}
+
 TEST(RuleTable, EveryAssemblyRowIsRefused) {
   for (const SourceRule* rule : rules_of(kernel_rules(), RuleKind::kAssembly)) {
     EXPECT_NE(check_assembly("\t." + rule->spelling + " \"x\"\n"), std::nullopt) << rule->spelling;

@@ -1,13 +1,16 @@
 #include "platform/cpu/runner.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #ifdef ACCELOPT_HAVE_SECCOMP
@@ -58,10 +61,9 @@ std::optional<std::string> Runner::start() {
     spawn.argv.push_back(std::to_string(buffers_.offset(i)));
   }
   const SlotLayout& slots = options_.slots;
-  if (slots.input_slots > 1 || slots.output_slots > 1) {
+  if (slots.slots > 1) {
     spawn.argv.push_back("--slots");
-    for (size_t value : {slots.inputs, slots.outputs, static_cast<size_t>(slots.input_slots),
-                         static_cast<size_t>(slots.output_slots)}) {
+    for (size_t value : {slots.inputs, slots.outputs, static_cast<size_t>(slots.slots)}) {
       spawn.argv.push_back(std::to_string(value));
     }
   }
@@ -169,19 +171,51 @@ std::pair<double, int64_t> Runner::waits() const {
   return {waiting, switches};
 }
 
-CallResult Runner::call(int count, std::chrono::milliseconds timeout) {
-  return run_calls("CALL " + std::to_string(count), count, timeout);
+namespace {
+
+// This thread's seconds runnable but waiting for a core so far (0: unknown).
+double own_waiting_seconds() {
+  std::ifstream schedstat("/proc/thread-self/schedstat");
+  int64_t running = 0, waiting_ns = 0;
+  if (schedstat >> running >> waiting_ns) return 1e-9 * static_cast<double>(waiting_ns);
+  return 0;
 }
 
-CallResult Runner::turn(int count, uint64_t seed, std::chrono::milliseconds timeout) {
-  return run_calls("TURN " + std::to_string(count) + " " + std::to_string(seed), count, timeout);
+}  // namespace
+
+CallResult Runner::call(int count, std::chrono::milliseconds timeout) {
+  return run_calls("CALL " + std::to_string(count), count, timeout, false);
+}
+
+CallResult Runner::turn(int count, std::chrono::milliseconds timeout) {
+  return run_calls("TURN " + std::to_string(count), count, timeout, true);
+}
+
+void Runner::stop_and_wait() {
+  process_.pause();
+  std::filesystem::path tasks = "/proc/" + std::to_string(process_.pid()) + "/task";
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  while (std::chrono::steady_clock::now() < deadline) {
+    bool all_stopped = true;
+    std::error_code error;
+    for (const auto& entry : std::filesystem::directory_iterator(tasks, error)) {
+      std::ifstream stat(entry.path() / "stat");
+      std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+      size_t close = text.rfind(')');
+      char state = close != std::string::npos && close + 2 < text.size() ? text[close + 2] : 'T';
+      if (state != 'T' && state != 't' && state != 'Z' && state != 'X') all_stopped = false;
+    }
+    if (error || all_stopped) return;
+    ::sched_yield();
+  }
 }
 
 CallResult Runner::run_calls(const std::string& command, int count,
-                             std::chrono::milliseconds timeout) {
+                             std::chrono::milliseconds timeout, bool stop) {
   CallResult result;
   auto [waiting_start, switches_start] = waits();
   double cpu_start = cpu_seconds();
+  double harness_waiting_start = own_waiting_seconds();
   auto start = std::chrono::steady_clock::now();
   if (!process_.send(command)) {
     result.outcome = CallOutcome::kEnded;
@@ -191,6 +225,10 @@ CallResult Runner::run_calls(const std::string& command, int count,
   bool timed_out = false;
   auto line = process_.read_line(start + timeout, timed_out);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.harness_waiting_seconds = std::max(0.0, own_waiting_seconds() - harness_waiting_start);
+  // The wall clock ends at the reply; the CPU clock once the runner is stopped, so that work done
+  // after a false DONE is counted (and none is done later).
+  if (stop) stop_and_wait();
   if (double cpu_end = cpu_seconds(); cpu_start >= 0 && cpu_end >= 0) {
     result.cpu_seconds = cpu_end - cpu_start;
   }

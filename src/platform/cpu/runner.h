@@ -45,6 +45,9 @@ struct CallResult {
   // unknown). Wall time less CPU time less the wait is time the kernel spent blocked.
   double waiting_seconds = -1;
   int64_t involuntary_switches = -1;
+  // Seconds this (the harness's) thread was runnable but waiting for a core over the call: after a
+  // DONE the runner waits, blocked, until the harness reads it, which is not the kernel's blocking.
+  double harness_waiting_seconds = 0;
   std::string message;  // for anything but kDone: what happened, in words
 };
 
@@ -61,8 +64,10 @@ class Runner {
 
   // Calls the kernel `count` times and waits up to `timeout` for them to return.
   CallResult call(int count, std::chrono::milliseconds timeout);
-  // A timed turn: `count` calls, each on the slots turn_slots(seed, i) picks.
-  CallResult turn(int count, uint64_t seed, std::chrono::milliseconds timeout);
+  // A timed turn: `count` calls, call i on slot i. The runner is stopped (SIGSTOP, every thread
+  // seen stopped) before its CPU time is read at the end: a kernel that answers DONE before its
+  // work is done pays for what it does until then, and can do nothing after.
+  CallResult turn(int count, std::chrono::milliseconds timeout);
 
   void pause() { process_.pause(); }  // the other side is being timed
   void resume() { process_.resume(); }
@@ -71,8 +76,10 @@ class Runner {
   const Json& sandbox() const { return sandbox_; }          // the measures the runner reported
 
  private:
-  // Sends `command` (n calls) and waits for DONE.
-  CallResult run_calls(const std::string& command, int count, std::chrono::milliseconds timeout);
+  // Sends `command` (n calls) and waits for DONE; with `stop`, stops the runner before the end.
+  CallResult run_calls(const std::string& command, int count, std::chrono::milliseconds timeout,
+                       bool stop);
+  void stop_and_wait();  // SIGSTOP, then until every thread is seen stopped (at most 1 s)
   std::string describe_end();
   double cpu_seconds() const;  // the runner's CPU time so far, all threads; negative: unknown
   // The main thread's seconds waiting for a core and involuntary switches so far; negative:

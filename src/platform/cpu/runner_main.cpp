@@ -48,11 +48,9 @@ using accelopt::platform::kCommandFd;
 using accelopt::platform::kLibraryFd;
 using accelopt::platform::kReplyFd;
 using accelopt::platform::kSharedMemoryFd;
-using accelopt::platform::cpu::CallSlots;
 using accelopt::platform::cpu::kRunnerForbiddenSyscall;
 using accelopt::platform::cpu::kRunnerSetupFailure;
 using accelopt::platform::cpu::SlotLayout;
-using accelopt::platform::cpu::turn_slots;
 
 void reply(const std::string& line) {
   std::string message = line + "\n";
@@ -331,11 +329,10 @@ void preload_libraries(int library_fd) {
   }
 }
 
-// Whatever the kernel opened or duplicated while loading does not survive into the calls; `keep`
-// (the runner's own /proc/self/status) does.
-void close_all_but_pipes(int keep) {
+// Whatever the kernel opened or duplicated while loading does not survive into the calls.
+void close_all_but_pipes() {
   for (int fd = 0; fd < 1024; ++fd) {
-    if (fd > STDERR_FILENO && fd != kCommandFd && fd != kReplyFd && fd != keep) ::close(fd);
+    if (fd > STDERR_FILENO && fd != kCommandFd && fd != kReplyFd) ::close(fd);
   }
 }
 
@@ -369,32 +366,6 @@ Dropped drop_privileges() {
   }
   ::prctl(PR_SET_DUMPABLE, 1);  // keeps /proc/self readable for the loader and the harness
   return dropped;
-}
-
-// Threads alive in this process now, from /proc/self/status opened before the sandbox closed
-// (reading it again from offset 0 makes the kernel write it afresh). -1 when it cannot be read:
-// the kernel closed the descriptor, say.
-int count_threads(int status_fd) {
-  char text[4096];
-  ssize_t n = ::pread(status_fd, text, sizeof text - 1, 0);
-  if (n <= 0) return -1;
-  text[n] = '\0';
-  const char* line = std::strstr(text, "\nThreads:");
-  return line == nullptr ? -1 : std::atoi(line + 9);
-}
-
-// Before and after every call: a thread the kernel left behind could finish its outputs after the
-// harness checked them, or work on while another kernel is timed.
-void check_threads(int status_fd, int allowed, const char* when) {
-  if (allowed <= 0) return;
-  int threads = count_threads(status_fd);
-  if (threads < 0) {
-    fail("the runner cannot count its threads any more (did the kernel close files?)");
-  }
-  if (threads > allowed) {
-    fail("the kernel left " + std::to_string(threads - allowed) + " thread(s) running " + when +
-         " (the task allows " + std::to_string(allowed) + " in all)");
-  }
 }
 
 using Pointer = void*;
@@ -436,23 +407,18 @@ void call_entry(void* entry, const std::vector<Pointer>& a) {
   }
 }
 
-// The entry point's arguments for every (input slot, output slot) pair, at input_slot *
-// output_slots + output_slot: a timed turn only picks one per call.
+// The entry point's arguments for every slot: a timed turn's call i uses slot i.
 std::vector<std::vector<Pointer>> slot_arguments(const std::vector<Pointer>& buffers,
                                                  const SlotLayout& slots) {
   if (slots.buffers() != buffers.size()) fail("--slots does not match the --offset arguments");
-  std::vector<std::vector<Pointer>> pairs;
-  for (int input = 0; input < slots.input_slots; ++input) {
-    for (int output = 0; output < slots.output_slots; ++output) {
-      std::vector<Pointer> arguments;
-      for (size_t t = 0; t < slots.inputs; ++t) arguments.push_back(buffers[slots.input(input, t)]);
-      for (size_t t = 0; t < slots.outputs; ++t) {
-        arguments.push_back(buffers[slots.output(output, t)]);
-      }
-      pairs.push_back(std::move(arguments));
-    }
+  std::vector<std::vector<Pointer>> all;
+  for (int slot = 0; slot < slots.slots; ++slot) {
+    std::vector<Pointer> arguments;
+    for (size_t t = 0; t < slots.inputs; ++t) arguments.push_back(buffers[slots.input(slot, t)]);
+    for (size_t t = 0; t < slots.outputs; ++t) arguments.push_back(buffers[slots.output(slot, t)]);
+    all.push_back(std::move(arguments));
   }
-  return pairs;
+  return all;
 }
 
 }  // namespace
@@ -474,11 +440,10 @@ int main(int argc, char** argv) {
       entry_name = argv[++i];
     } else if (arg == "--offset" && i + 1 < argc) {
       offsets.push_back(std::strtoull(argv[++i], nullptr, 10));
-    } else if (arg == "--slots" && i + 4 < argc) {
+    } else if (arg == "--slots" && i + 3 < argc) {
       slots.inputs = std::strtoull(argv[++i], nullptr, 10);
       slots.outputs = std::strtoull(argv[++i], nullptr, 10);
-      slots.input_slots = std::max(1, std::atoi(argv[++i]));
-      slots.output_slots = std::max(1, std::atoi(argv[++i]));
+      slots.slots = std::max(1, std::atoi(argv[++i]));
       slots_given = true;
     } else if (arg == "--no-seccomp") {
       want_seccomp = false;
@@ -515,8 +480,10 @@ int main(int argc, char** argv) {
   sigemptyset(&action.sa_mask);
   ::sigaction(SIGSYS, &action, nullptr);
 
-  // The task's thread limit (the harness sets OMP_NUM_THREADS to it). Trusted library code keeps
-  // its own thread pools and is not held to it.
+  // The task's thread limit (the harness sets OMP_NUM_THREADS to it): one thread means no clone
+  // after loading. The harness counts the threads from outside (/proc/<pid>/status) after every
+  // call and turn; the runner keeps no descriptor for it. Trusted library code keeps its own thread
+  // pools.
   const char* threads_variable = std::getenv("OMP_NUM_THREADS");
   int allowed_threads =
       call_while_loading || threads_variable == nullptr ? 0 : std::atoi(threads_variable);
@@ -524,10 +491,6 @@ int main(int argc, char** argv) {
 
   bool seccomp = false;
   bool supervised_load = false;
-  // Opened before any filter (after loading nothing can be opened) and kept through the closing
-  // of descriptors; a kernel that closes it fails the next count.
-  int status_fd = ::open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-  if (status_fd < 0 && allowed_threads > 0) fail("cannot open /proc/self/status to count threads");
   std::string library_path = "/proc/self/fd/" + std::to_string(kLibraryFd);
   void* library = nullptr;
 #ifdef ACCELOPT_HAVE_SECCOMP
@@ -552,7 +515,7 @@ int main(int argc, char** argv) {
     call_entry(entry, arguments);  // trusted code may keep what it opened
     ::close(kLibraryFd);
   } else {
-    close_all_but_pipes(status_fd);
+    close_all_but_pipes();
   }
 #ifdef ACCELOPT_HAVE_SECCOMP
   if (want_seccomp) {
@@ -572,22 +535,11 @@ int main(int argc, char** argv) {
   while (read_line(command)) {
     if (command.rfind("CALL ", 0) == 0) {
       long count = std::strtol(command.c_str() + 5, nullptr, 10);
-      // Counted around the turn, not between its calls: a count costs microseconds, which would
-      // weigh on timed turns of small kernels; single-threaded tasks cannot make threads at all.
-      check_threads(status_fd, allowed_threads, "before the call");
       for (long i = 0; i < count; ++i) call_entry(entry, arguments);
-      check_threads(status_fd, allowed_threads, "after it returned");
       reply("DONE");
     } else if (command.rfind("TURN ", 0) == 0) {
-      char* end = nullptr;
-      long count = std::strtol(command.c_str() + 5, &end, 10);
-      uint64_t seed = std::strtoull(end, nullptr, 10);
-      check_threads(status_fd, allowed_threads, "before the call");
-      for (long i = 0; i < count; ++i) {
-        CallSlots call = turn_slots(seed, static_cast<uint64_t>(i), slots);
-        call_entry(entry, turn_arguments[call.input * slots.output_slots + call.output]);
-      }
-      check_threads(status_fd, allowed_threads, "after it returned");
+      long count = std::min<long>(std::strtol(command.c_str() + 5, nullptr, 10), slots.slots);
+      for (long i = 0; i < count; ++i) call_entry(entry, turn_arguments[static_cast<size_t>(i)]);
       reply("DONE");
     } else if (command == "QUIT") {
       break;

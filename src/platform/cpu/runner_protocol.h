@@ -7,14 +7,20 @@
 //   runner → harness   "READY netns=1 seccomp=1 uid=65534 no_new_privs=1"   sandbox in force
 //   runner → harness   "FAIL <why>"                                         could not start
 //   harness → runner   "CALL <n>"    call the kernel n times on the buffers in shared memory
-//   harness → runner   "TURN <n> <seed>"  a timed turn: n calls, call i on the input and output
-//                                  slots turn_slots(seed, i) picks (see SlotLayout)
+//   harness → runner   "TURN <n>"    a timed turn: n calls, call i on slot i (see SlotLayout)
 //   runner → harness   "DONE"        the n calls returned
 //   runner → harness   "SYSCALL <name>"  the kernel made a forbidden system call; the runner exits
 //   harness → runner   "QUIT"
 //
 // The stopwatch is the harness's: it times CALL to DONE from outside. Argument pointers are given
 // on the command line as byte offsets into the shared memory, in the entry point's argument order.
+//
+// Nothing the verdict depends on crosses this wire or lives in the runner: a kernel shares the
+// runner's process and may take it over (read the command pipe, answer DONE itself, read any of its
+// memory). So a TURN names only its count; each of its calls writes an output slot of its own, and
+// the harness, after stopping the runner, checks that every slot was written and compares a sample
+// of the calls, drawn then and kept in the harness, with the reference (runner_turns.h). A false
+// DONE, a skipped call or a wrong one shows in the slots, whoever answered.
 #pragma once
 
 #include <cstddef>
@@ -27,41 +33,19 @@ namespace accelopt::platform::cpu {
 inline constexpr int kRunnerSetupFailure = 90;
 inline constexpr int kRunnerForbiddenSyscall = 91;
 
-// Timed turns vary a call's inputs and outputs among slots: copies of every tensor, each input slot
-// holding another case. The --offset arguments list slot 0 (the entry point's arguments in order:
-// inputs, then outputs; what CALL uses), then input slots 1.., then output slots 1..; the runner
-// learns the shape from "--slots <inputs> <outputs> <input slots> <output slots>".
+// Timed turns give every call a slot of its own: copies of every tensor, inputs and outputs. The
+// --offset arguments list slot 0 (the entry point's arguments in order: inputs, then outputs; what
+// CALL uses), then slot 1's, and so on; the runner learns the shape from "--slots <inputs>
+// <outputs> <slots>". The layout is no secret: which calls are checked is decided after the turn.
 struct SlotLayout {
   size_t inputs = 0, outputs = 0;  // tensors of each kind
-  int input_slots = 1, output_slots = 1;
+  int slots = 1;                   // the most calls a turn may have
 
-  size_t input(int slot, size_t tensor) const {
-    return slot == 0 ? tensor : inputs + outputs + (slot - 1) * inputs + tensor;
-  }
+  size_t input(int slot, size_t tensor) const { return slot * (inputs + outputs) + tensor; }
   size_t output(int slot, size_t tensor) const {
-    return slot == 0
-               ? inputs + tensor
-               : inputs + outputs + (input_slots - 1) * inputs + (slot - 1) * outputs + tensor;
+    return slot * (inputs + outputs) + inputs + tensor;
   }
-  size_t buffers() const {
-    return static_cast<size_t>(input_slots) * inputs + static_cast<size_t>(output_slots) * outputs;
-  }
+  size_t buffers() const { return static_cast<size_t>(slots) * (inputs + outputs); }
 };
-
-struct CallSlots {
-  int input = 0, output = 0;
-};
-
-// The slots of call `call` (from 0) of a turn: a SplitMix64 draw from the turn's seed, so both
-// ends of the wire agree without sending a list. The harness draws the seed from getrandom(2) just
-// before the turn.
-inline CallSlots turn_slots(uint64_t seed, uint64_t call, const SlotLayout& layout) {
-  uint64_t z = seed + (call + 1) * 0x9E3779B97F4A7C15ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  z ^= z >> 31;
-  return {static_cast<int>((z & 0xffffffffu) % static_cast<uint64_t>(layout.input_slots)),
-          static_cast<int>((z >> 32) % static_cast<uint64_t>(layout.output_slots))};
-}
 
 }  // namespace accelopt::platform::cpu

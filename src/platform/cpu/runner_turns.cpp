@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <tuple>
 
 #include "common/error.h"
 #include "platform/cpu/inputs.h"
@@ -27,8 +28,6 @@ bool secret_chance(double p) {
   return static_cast<double>(secret_seed() >> 11) * 0x1p-53 < p;
 }
 
-constexpr size_t kMixBlock = 256;  // elements: 1 KiB, long enough to copy at memory speed
-
 }  // namespace
 
 std::chrono::milliseconds turn_deadline(int calls, std::optional<double> seconds_per_call,
@@ -40,28 +39,60 @@ std::chrono::milliseconds turn_deadline(int calls, std::optional<double> seconds
   return std::clamp(generous, call_timeout, most);
 }
 
-void mix_inputs(const std::vector<ReferenceCase>& pool, uint64_t seed, ReferenceCase& into) {
+MixCenters mix_centers(const task::Task& task) {
+  MixCenters centers;
+  for (const task::TensorSpec& spec : task.inputs) {
+    const task::InputDistribution& d = spec.distribution;
+    switch (d.kind) {
+      case task::Distribution::kConstant:
+        centers.emplace_back(std::nullopt);
+        break;
+      case task::Distribution::kUniform:
+        centers.emplace_back(d.low);
+        break;
+      case task::Distribution::kNormal:
+        centers.emplace_back(d.mean);
+        break;
+      case task::Distribution::kAbsNormal:
+        centers.emplace_back(0.0);
+        break;
+    }
+  }
+  return centers;
+}
+
+void mix_inputs(const std::vector<ReferenceCase>& pool, const MixCenters& centers, uint64_t seed,
+                ReferenceCase& into) {
   if (pool.empty()) throw InternalError("mix_inputs: no cases to mix");
   size_t tensors = pool.front().inputs.size();
   into.inputs.resize(tensors);
   uint64_t state = seed;
-  std::vector<size_t> rotation(pool.size());
   for (size_t t = 0; t < tensors; ++t) {
     size_t n = pool.front().inputs[t].size();
     std::vector<float>& out = into.inputs[t];
     out.resize(n);
     if (n == 0) continue;
-    for (size_t& r : rotation) r = next_draw(state) % n;
+    std::optional<double> center = t < centers.size() ? centers[t] : std::optional<double>(0.0);
     for (size_t start = 0; start < n; start += kMixBlock) {
-      size_t k = next_draw(state) % pool.size();
-      const std::vector<float>& source = pool[k].inputs[t];
+      uint64_t draw = next_draw(state);
+      const std::vector<float>& source = pool[(draw >> 40) % pool.size()].inputs[t];
       size_t length = std::min(kMixBlock, n - start);
-      size_t from = (start + rotation[k]) % n;
+      size_t from = next_draw(state) % n;
+      double shrink = 1 - static_cast<double>(1 + (draw & 7)) * 0x1p-22;
       size_t first = std::min(length, n - from);  // up to the end, then from the start
-      std::copy_n(source.begin() + static_cast<std::ptrdiff_t>(from), first,
-                  out.begin() + static_cast<std::ptrdiff_t>(start));
-      std::copy_n(source.begin(), length - first,
-                  out.begin() + static_cast<std::ptrdiff_t>(start + first));
+      for (auto [at, count, to] :
+           {std::tuple{from, first, start}, std::tuple{size_t{0}, length - first, start + first}}) {
+        const float* in = source.data() + at;
+        float* into_block = out.data() + to;
+        if (!center) {
+          std::copy_n(in, count, into_block);
+          continue;
+        }
+        double c = *center;
+        for (size_t i = 0; i < count; ++i) {
+          into_block[i] = static_cast<float>(c + (static_cast<double>(in[i]) - c) * shrink);
+        }
+      }
     }
   }
 }
@@ -79,74 +110,95 @@ RunnerTurns::RunnerTurns(const task::Task& task, TurnReference reference, SlotLa
       cores_(std::move(cores)) {
   candidate_.runner.pause();
   anchor_.runner.pause();
-  cases_.resize(static_cast<size_t>(layout_.input_slots));
+  centers_ = mix_centers(task_);
+  cases_.resize(static_cast<size_t>(layout_.slots));
 }
 
 RunnerTurns::TurnPlan& RunnerTurns::plan(int turn) {
   auto found = plans_.find(turn);
   if (found != plans_.end()) return found->second;
   TurnPlan& plan = plans_[turn];
-  plan.schedule_seed = secret_seed();
   plan.inputs_seed = secret_seed();
   // The reference may take about as long as the anchor's turns of a pair; where it costs less
   // (small workloads), every turn is checked.
-  double cost = reference_.seconds_per_case * std::min(layout_.input_slots, layout_.output_slots);
+  double cost = reference_.seconds_per_case * kSampledCalls;
   double share = 1;
   if (anchor_turn_seconds_ && cost > 0) share = 2 * *anchor_turn_seconds_ / cost;
   plan.checked = secret_chance(std::clamp(share, kLeastCheckedShare, 1.0));
   return plan;
 }
 
-void RunnerTurns::load_turn(SharedBuffers& buffers, const TurnPlan& plan) {
-  for (int slot = 0; slot < layout_.input_slots; ++slot) {
+void RunnerTurns::load_turn(SharedBuffers& buffers, const TurnPlan& plan, int calls) {
+  for (int slot = 0; slot < calls; ++slot) {
     ReferenceCase& slot_case = cases_[static_cast<size_t>(slot)];
-    mix_inputs(reference_.pool,
+    mix_inputs(reference_.pool, centers_,
                plan.inputs_seed + static_cast<uint64_t>(slot) * 0x632BE59BD9B4E019ull, slot_case);
     slot_case.outputs.clear();
-    slot_case.label = fmt::format("fresh inputs {} of the turn", slot + 1);
+    slot_case.label = "fresh inputs";
     load_inputs(buffers, layout_, slot, slot_case);
+    mark_unwritten(buffers, layout_, slot);
   }
-  for (int slot = 0; slot < layout_.output_slots; ++slot) clear_outputs(buffers, layout_, slot);
-  buffers.fill_canaries();
+  buffers.fill_canaries(0, static_cast<size_t>(calls) * (layout_.inputs + layout_.outputs));
 }
 
 bool RunnerTurns::check_turn(const TimedKernel& kernel, TurnPlan& plan, int calls, int turn,
                              Verdict& verdict) {
-  for (int slot = 0; slot < layout_.input_slots; ++slot) {
-    if (!check_inputs(task_, kernel.buffers, layout_, slot, cases_[static_cast<size_t>(slot)],
-                      fmt::format("timed turn {}", turn), verdict)) {
+  std::string when = fmt::format("timed turn {}", turn);
+  size_t buffers = static_cast<size_t>(calls) * (layout_.inputs + layout_.outputs);
+  if (auto damaged = kernel.buffers.damaged_canary(0, buffers)) {
+    verdict.status = Status::kIncorrectShape;
+    verdict.message =
+        fmt::format("{}: the kernel wrote outside {} (past its end or before its start)", when,
+                    buffer_name(task_, layout_, *damaged));
+    return false;
+  }
+  if (int threads = kernel.runner.thread_count(); threads > task_.threads) {
+    verdict.status = Status::kRuntimeError;
+    verdict.message = fmt::format(
+        "{}: the kernel left {} thread(s) running after it returned (the task allows {} thread(s))",
+        when, threads - 1, task_.threads);
+    return false;
+  }
+  for (int slot = 0; slot < calls; ++slot) {
+    if (!check_inputs(task_, kernel.buffers, layout_, slot, cases_[static_cast<size_t>(slot)], when,
+                      verdict)) {
       return false;
     }
   }
+  // Every call accounted for: each wrote its own slot, whoever said DONE.
+  for (int slot = 0; slot < calls; ++slot) {
+    std::string unwritten = unwritten_element(task_, kernel.buffers, layout_, slot);
+    if (unwritten.empty()) continue;
+    verdict.status = Status::kIncorrectNumerical;
+    verdict.message = fmt::format(
+        "call {} of {} in {} left its {} unwritten: the turn's calls are not all accounted for "
+        "(a call skipped, or the turn said done before its calls were)",
+        slot + 1, calls, when, unwritten);
+    return false;
+  }
   if (!plan.checked) return true;
-  std::vector<int> last_call(static_cast<size_t>(layout_.output_slots), -1);
-  std::vector<int> last_input(static_cast<size_t>(layout_.output_slots), 0);
-  for (int call = 0; call < calls; ++call) {
-    CallSlots slots = turn_slots(plan.schedule_seed, static_cast<uint64_t>(call), layout_);
-    last_call[static_cast<size_t>(slots.output)] = call;
-    last_input[static_cast<size_t>(slots.output)] = slots.input;
+  if (plan.reference.empty()) ++turns_checked_;
+  // The sample, drawn now, in this process: which calls were checked was decided after they ran.
+  std::vector<int> slots(static_cast<size_t>(calls));
+  for (int slot = 0; slot < calls; ++slot) slots[static_cast<size_t>(slot)] = slot;
+  int sampled = std::min(kSampledCalls, calls);
+  for (int i = 0; i < sampled; ++i) {
+    uint64_t pick = static_cast<uint64_t>(i) + secret_seed() % static_cast<uint64_t>(calls - i);
+    std::swap(slots[static_cast<size_t>(i)], slots[pick]);
   }
-  // The reference's answers for the input slots those calls read, once for both sides (whose
-  // turns may differ in calls while calibrating, and so in the slots read last).
-  if (plan.outputs.empty()) ++turns_checked_;
-  plan.outputs.resize(static_cast<size_t>(layout_.input_slots));
-  for (int output = 0; output < layout_.output_slots; ++output) {
-    if (last_call[static_cast<size_t>(output)] < 0) continue;
-    auto input = static_cast<size_t>(last_input[static_cast<size_t>(output)]);
-    if (!plan.outputs[input].empty()) continue;
-    reference_.outputs(cases_[input]);
-    plan.outputs[input] = cases_[input].outputs;
-  }
-  for (int output = 0; output < layout_.output_slots; ++output) {
-    int call = last_call[static_cast<size_t>(output)];
-    if (call < 0) continue;  // no call wrote there this turn
-    int input = last_input[static_cast<size_t>(output)];
-    ReferenceCase& reference_case = cases_[static_cast<size_t>(input)];
-    reference_case.outputs = plan.outputs[static_cast<size_t>(input)];
-    std::string when = fmt::format("call {} of {} in timed turn {} ({})", call + 1, calls, turn,
-                                   reference_case.label);
-    if (!check_call(task_, kernel.buffers, kernel.runner, layout_, {input, output}, reference_case,
-                    when, verdict)) {
+  for (int i = 0; i < sampled; ++i) {
+    int slot = slots[static_cast<size_t>(i)];
+    ReferenceCase& reference_case = cases_[static_cast<size_t>(slot)];
+    auto& expected = plan.reference[slot];
+    if (expected.empty()) {
+      reference_.outputs(reference_case);
+      expected = reference_case.outputs;
+    } else {
+      reference_case.outputs = expected;
+    }
+    std::string call = fmt::format("call {} of {} in {} (fresh inputs)", slot + 1, calls, when);
+    if (!check_outputs_of_slot(task_, kernel.buffers, layout_, slot, reference_case, call,
+                               verdict)) {
       return false;
     }
   }
@@ -154,18 +206,21 @@ bool RunnerTurns::check_turn(const TimedKernel& kernel, TurnPlan& plan, int call
 }
 
 TurnResult RunnerTurns::run_turn(Side side, int calls) {
+  if (calls > layout_.slots) {
+    throw InternalError(fmt::format("a timed turn of {} calls on {} slots", calls, layout_.slots));
+  }
   bool is_candidate = side == Side::kCandidate;
   TimedKernel& kernel = is_candidate ? candidate_ : anchor_;
   int turn = ++(is_candidate ? candidate_turns_ : anchor_turns_);
   TurnPlan& turn_plan = plan(turn);
-  uint64_t seed = turn_plan.schedule_seed;
   // Written by this process just before the turn, on both sides alike.
-  load_turn(kernel.buffers, turn_plan);
+  load_turn(kernel.buffers, turn_plan, calls);
 
   std::optional<double>& per_call = is_candidate ? candidate_per_call_ : anchor_per_call_;
   kernel.runner.resume();
   std::optional<CpuTicks> ticks_before = read_cpu_ticks(cores_);
-  CallResult call = kernel.runner.turn(calls, seed, turn_deadline(calls, per_call, call_timeout_));
+  // The runner is stopped before the turn's clocks are read (Runner::turn).
+  CallResult call = kernel.runner.turn(calls, turn_deadline(calls, per_call, call_timeout_));
   std::optional<CpuTicks> ticks_after = read_cpu_ticks(cores_);
   kernel.runner.pause();
   per_call = call.seconds / std::max(calls, 1);
@@ -175,8 +230,11 @@ TurnResult RunnerTurns::run_turn(Side side, int calls) {
   if (task_.threads <= 1 && call.cpu_seconds >= 0) result.cpu_seconds = call.cpu_seconds;
   // Off the CPU: what the wall time has beyond running and waiting for a core. With many threads
   // the wait is not known: the threads' idle share of their wall time.
+  // Nor is the harness's own wait for a core (the runner then waits to be read): turns of a few
+  // milliseconds on a busy machine were otherwise a third "off the CPU".
   if (call.cpu_seconds >= 0 && task_.threads <= 1 && call.waiting_seconds >= 0) {
-    result.off_cpu_seconds = std::max(0.0, call.seconds - call.cpu_seconds - call.waiting_seconds);
+    result.off_cpu_seconds = std::max(
+        0.0, call.seconds - call.cpu_seconds - call.waiting_seconds - call.harness_waiting_seconds);
   } else if (call.cpu_seconds >= 0 && task_.threads > 1) {
     result.off_cpu_seconds = std::max(0.0, call.seconds - call.cpu_seconds / task_.threads);
   }

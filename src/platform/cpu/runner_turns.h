@@ -4,22 +4,30 @@
 // Timed turns run on fresh inputs, never the correctness cases: a kernel that remembered the
 // answers it gave during the correctness check (keyed by its inputs' content) only copied them in
 // every timed call, and a plain copy of remembered answers timed 39.8x the baseline on silu small
-// (tests/adversarial/correctness/memoizes_answers_by_content.cpp). Before every turn each input
-// slot (runner_protocol.h's SlotLayout) gets inputs no kernel saw before: blocks of 256 elements
-// taken from a pool of cases drawn for this evaluation alone (fresh secret seeds, the task's own
-// distributions), each block from a pool case and a rotation drawn per turn. Elements within a
-// tensor are independent draws of one distribution, so the blocks are too; a turn's inputs differ
-// from every earlier turn's; writing them costs what copying a case did. Every output slot gets
-// NaN. The turn's seed, fresh from getrandom(2), picks each call's input and output slot at random;
-// after the turn the last call on each output slot has left its outputs there.
+// (tests/adversarial/correctness/memoizes_answers_by_content.cpp).
 //
-// Those calls are checked against the reference on the turn's inputs, computed after the turn by
-// the reference's own runner. On large workloads the reference costs more than the turn (float64
-// loops), so a turn is checked with a probability drawn in secret before it runs: enough that the
-// reference takes at most about as long as the anchor's turns, never under kLeastCheckedShare,
-// every turn where the reference is cheap (all small workloads). Every turn's input slots are
-// compared byte for byte. Both sides' n-th turns get the same inputs in the same slots, the same
-// seed and the same check: the same work and the same cache state.
+// The kernel shares its process with the runner's loop, so nothing it could reach may decide the
+// verdict (issue 23): it can read the command pipe, answer DONE itself, read the runner's memory.
+// So every call of a turn has a slot of its own (runner_protocol.h's SlotLayout: call i reads and
+// writes slot i, turns have at most as many calls as there are slots), and the harness alone
+// accounts for the turn, after it has stopped the runner:
+//   - before the turn, slot i gets inputs no kernel saw before (blocks of kMixBlock elements from a
+//     pool of cases drawn for this evaluation, each block from a random place, scaled by a factor
+//     a few parts per million from 1 drawn per block: mix_inputs) and outputs of kUnwritten;
+//   - after it, every slot's inputs must be unchanged, every slot's outputs written (no element
+//     left kUnwritten: a call skipped, or a DONE answered early, shows), and kSampledCalls calls,
+//     drawn from getrandom(2) then, are compared with the reference on their inputs. The sample
+//     exists only in the harness, after the turn; the runner never holds a seed or a schedule.
+// A kernel that computes wrong or stale answers in a share f of its calls survives a checked turn
+// with probability (1 - f)^kSampledCalls at most; one that skips calls does not survive at all.
+// No input repeats within a turn or across turns, so remembering answers, by content or by slot,
+// never pays.
+//
+// On large workloads the reference costs more than the turn (float64 loops), so a turn is checked
+// with a probability drawn in secret before it runs: enough that the reference takes at most
+// about as long as the anchor's turns, never under kLeastCheckedShare, every turn where the
+// reference is cheap (all small workloads). Both sides' n-th turns get the same inputs in the same
+// slots and the same check: the same work and the same cache state.
 //
 // Both sides call on one set of buffers (the region both runners map). With one set each, a
 // memory-bound kernel timed against itself (adamw's CPU workload, benchmarks/timing_honesty) came
@@ -59,10 +67,22 @@ using ReferenceOutputs = std::function<void(ReferenceCase& reference_case)>;
 
 // At least this share of turns is checked, however dear the reference.
 inline constexpr double kLeastCheckedShare = 0.2;
+// Calls of a checked turn compared with the reference, drawn after the turn.
+inline constexpr int kSampledCalls = 4;
+// Elements per block of a mixed input: short, so that a block's place in the pool says little.
+inline constexpr size_t kMixBlock = 64;
 
-// `pool`'s inputs, mixed into one fresh case: block b of tensor t comes from pool case k_b, read
-// from a rotation r_k,t (all drawn from `seed`). Every tensor gets `pool`'s element counts.
-void mix_inputs(const std::vector<ReferenceCase>& pool, uint64_t seed, ReferenceCase& into);
+// Where a tensor's mixed values shrink towards (nullopt: left as drawn, a constant tensor): the
+// distribution's mean, or its low end for a uniform one, so that every value stays in its range.
+using MixCenters = std::vector<std::optional<double>>;
+MixCenters mix_centers(const task::Task& task);
+
+// `pool`'s inputs, mixed into one fresh case: block b of tensor t comes from a pool case and a
+// place in it drawn from `seed`, its values moved towards the tensor's center by a factor
+// 1 - d * 2^-22 (d from 1 to 8, drawn per block), so that no block equals one seen before. Every
+// tensor gets `pool`'s element counts.
+void mix_inputs(const std::vector<ReferenceCase>& pool, const MixCenters& centers, uint64_t seed,
+                ReferenceCase& into);
 
 // A started runner and the buffers it calls on.
 struct TimedKernel {
@@ -88,23 +108,25 @@ class RunnerTurns : public PairedTurns {
 
   TurnResult run_turn(Side side, int calls) override;
   std::vector<int> timed_cores() const override { return cores_; }
+  int most_calls_per_turn() const override { return layout_.slots; }
 
   int turns_checked() const { return turns_checked_; }  // turn numbers, not sides' turns
 
  private:
   // Turn n's secrets, the same for both sides; dropped once both ran it.
   struct TurnPlan {
-    uint64_t schedule_seed = 0, inputs_seed = 0;
+    uint64_t inputs_seed = 0;
     bool checked = true;
-    std::vector<std::vector<std::vector<float>>> outputs;  // per input slot, once computed
+    std::map<int, std::vector<std::vector<float>>> reference;  // per slot, once computed
     int sides_done = 0;
   };
 
   TurnPlan& plan(int turn);
-  // Puts the plan's fresh inputs in the input slots (and in cases_) and NaN in the output slots.
-  void load_turn(SharedBuffers& buffers, const TurnPlan& plan);
-  // Checks the input slots, and the calls whose outputs the turn left when the plan says so;
-  // false with `verdict` filled.
+  // Puts the plan's fresh inputs in slots 0 .. calls - 1 (and in cases_) and kUnwritten in their
+  // outputs.
+  void load_turn(SharedBuffers& buffers, const TurnPlan& plan, int calls);
+  // Accounts for the turn's calls (fences, threads, inputs, every output written) and, when the
+  // plan says so, checks a sample of them; false with `verdict` filled.
   bool check_turn(const TimedKernel& kernel, TurnPlan& plan, int calls, int turn, Verdict& verdict);
 
   const task::Task& task_;
@@ -116,7 +138,8 @@ class RunnerTurns : public PairedTurns {
   std::vector<int> cores_;
   int candidate_turns_ = 0, anchor_turns_ = 0, turns_checked_ = 0;
   std::map<int, TurnPlan> plans_;
-  std::vector<ReferenceCase> cases_;  // the current turn's inputs, one per input slot
+  MixCenters centers_;
+  std::vector<ReferenceCase> cases_;  // the current turn's inputs, one per slot
   // Wall seconds per call in each side's last turn, for the next turn's deadline.
   std::optional<double> candidate_per_call_, anchor_per_call_;
   std::optional<double> anchor_turn_seconds_;  // the anchor's last turn: how dear a check may be

@@ -30,6 +30,10 @@ std::optional<std::string> check_kernel_source(const std::string& source,
         return where + "#pragma " + rule->spelling + " is not allowed in a kernel (it " +
                rule->reason + ")";
       }
+      if (!allowed_pragma(directive.rest)) {
+        return where + "#pragma " + directive.rest.substr(0, 60) +
+               " is not allowed in a kernel: only the pragmas the rules list as allowed pass";
+      }
     }
     if (name != "include" && name != "import") continue;
     std::smatch header;

@@ -1,8 +1,9 @@
 // Attention whose softmax skips the max subtraction: fine for scores of a few units, infinite
-// over infinite for the input set large_scores.
+// over infinite for the input set large_scores, and less accurate than the tolerance already for
+// the task's own case with a wider spread (issue 23, class 5), whichever comes first.
 // task: bench/cpu/gqa_full
 // expect: INCORRECT_NUMERICAL
-// message: input set 'large_scores'
+// message: output 'out'
 #include <cmath>
 #include <cstdint>
 #include <vector>

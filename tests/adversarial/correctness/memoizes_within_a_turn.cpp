@@ -1,9 +1,12 @@
 // Skips work only on timed calls: every call that follows a pause (20 µs) computes, but within a
 // turn it keeps each input's answer and copies it out when that input comes back. The outputs are
-// always right, so only the clock can tell: far less time than the multiplications need.
+// always right, so only the clock could tell: it was REJECTED_PHYSICS when a turn's calls shared
+// 2-4 input slots. Now every call of a turn has a slot of its own (issue 23), no input comes back,
+// and it computes every call: PASSED, gaining nothing.
 // task: bench/cpu/matmul
-// expect: REJECTED_PHYSICS
-// message: skipping work
+// expect: PASSED
+// speedup at most: 1.5
+// message: correct on
 // time: yes
 #include <chrono>
 #include <cstring>

@@ -1,8 +1,10 @@
 // A kernel that skips the work when called again on the same inputs, leaving its outputs as they
 // are. Timed turns vary inputs and outputs from call to call and check calls inside the turn, so
 // the outputs it leaves are another call's.
-// expect: INCORRECT_NUMERICAL
-// message: in timed turn
+// Every call of a timed turn now has inputs and outputs of its own, fresh for the turn (issue 23):
+// nothing repeats, so it computes every call and PASSES, gaining nothing.
+// expect: PASSED
+// message: correct on
 // time: yes
 #include "accelopt_task.h"
 extern "C" void kernel(const float* __restrict x, const float* __restrict y, float* __restrict out) {

@@ -1,7 +1,9 @@
 // Within a turn, returns at once when its input pointers are those of the call before, leaving the
 // outputs as they are (right only if they still hold this input's answer).
-// expect: INCORRECT_NUMERICAL
-// message: in timed turn
+// Every call of a timed turn now has inputs and outputs of its own, fresh for the turn (issue 23):
+// nothing repeats, so it computes every call and PASSES, gaining nothing.
+// expect: PASSED
+// message: correct on
 // time: yes
 #include <chrono>
 #include "accelopt_task.h"
