@@ -320,6 +320,9 @@ int run_optimize(const OptimizeArguments& arguments) {
   StopOnSignals signals;
   for (const task::Task& task : tasks) {
     if (signals.requested()) break;  // the tasks not started are not started
+    // Before the run is recorded: too many evaluations for this machine's cores is refused here.
+    std::vector<std::vector<int>> slots =
+        evaluation_slots(config, task, *bench, arguments.remote_workers, platform);
     search::SearchContext creating;
     creating.task = &task;
     creating.store = bench->store.get();
@@ -345,7 +348,7 @@ int run_optimize(const OptimizeArguments& arguments) {
       throw;
     }
     search::SearchContext context = make_context(task, *bench, *agents, signals);
-    context.eval_slots = evaluation_slots(config, task, *bench, arguments.remote_workers, platform);
+    context.eval_slots = std::move(slots);
     if (tasks.size() > 1) std::cerr << fmt::format("== {} ==\n", task.name);
     search::RunSummary summary = ending_failed_on_error(
         *bench->store, run_id, [&] { return search::run_created(run_id, context); });

@@ -1,12 +1,13 @@
 // A run's wall time with 1, 2 and 4 workers (not a test; run by hand, see docs/scale-out.md,
 // "Measured"): a throwaway PostgreSQL server (store/postgres_cluster.h), W `accelopt worker`
 // processes each pinned to a core of this machine (worker i on core i mod cores: with more workers
-// than cores, two share one), and one `accelopt optimize --remote-workers` with the tuner on silu's
-// small workload, which evaluates as many candidates at once as workers are connected. For each W
-// it prints the run's wall time, its evaluations, the speedup over one worker, how many of its
+// than cores, two share one), and one `accelopt optimize --remote-workers` with the tuner on a
+// task's small workload (the quick preset with K = 2, at most 16 evaluations), which evaluates as
+// many candidates at once as workers are connected. For each W it prints the run's wall time, its
+// jobs (evaluations, re-timings, the confirmation), the speedup over one worker, how many of its
 // jobs overlapped another, and the median enqueue-to-claim on the server's clock.
 //
-//   scale_out_perftest [iterations, default 2] [workers, default "1,2,4"]
+//   scale_out_perftest [iterations, default 2] [workers, default "1,2,4"] [task, default matmul]
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -52,7 +53,7 @@ struct Figures {
 };
 
 Figures measure(store::PostgresCluster& cluster, int workers, int iterations,
-                const std::filesystem::path& folder) {
+                const std::string& task, const std::filesystem::path& folder) {
   std::string name = fmt::format("speedup{}", workers);
   std::string url = cluster.create_database(name);
   auto queue = queue::Queue::open(url);
@@ -67,15 +68,18 @@ Figures measure(store::PostgresCluster& cluster, int workers, int iterations,
     std::this_thread::sleep_for(50ms);
   }
   std::filesystem::path config = folder / "accelopt.toml";
-  write_file_atomic(config, fmt::format("[search]\npreset = \"quick\"\niterations = {}\n"
-                                        "timing_target = 0.1\ntiming_budget_seconds = 1.0\n"
-                                        "timing_min_pairs = 4\ntiming_quiet_wait_seconds = 0\n",
-                                        iterations));
+  write_file_atomic(
+      config, fmt::format("[search]\npreset = \"quick\"\niterations = {}\nimplementations = 2\n"
+                          "max_evaluations = 16\n"
+                          "timing_target = 0.1\ntiming_budget_seconds = 1.0\n"
+                          "timing_min_pairs = 4\ntiming_quiet_wait_seconds = 0\n",
+                          iterations));
   auto began = Clock::now();
-  Process run = start({"optimize", "--task", std::string(ACCELOPT_SOURCE_DIR) + "/bench/cpu/silu",
-                       "--workload", "small", "--agents", "tuner", "--seed", "1", "--config",
-                       config.string(), "--db", url, "--remote-workers"},
-                      folder / (name + "-optimize.log"));
+  Process run =
+      start({"optimize", "--task", std::string(ACCELOPT_SOURCE_DIR) + "/bench/cpu/" + task,
+             "--workload", "small", "--agents", "tuner", "--seed", "1", "--config", config.string(),
+             "--db", url, "--remote-workers"},
+            folder / (name + "-optimize.log"));
   ExitStatus status = run.wait(30min);
   Figures figures;
   figures.seconds = std::chrono::duration<double>(Clock::now() - began).count();
@@ -104,6 +108,7 @@ int main(int argc, char** argv) {
   int iterations = argc > 1 ? std::atoi(argv[1]) : 2;
   std::vector<int> counts;
   std::stringstream list(argc > 2 ? argv[2] : "1,2,4");
+  std::string task = argc > 3 ? argv[3] : "matmul";
   for (std::string item; std::getline(list, item, ',');) counts.push_back(std::stoi(item));
   std::string why;
   auto cluster = store::PostgresCluster::start(why);
@@ -113,20 +118,21 @@ int main(int argc, char** argv) {
   }
   TempDir folder("accelopt-speedup");
   std::cout << fmt::format(
-      "silu small, tuner, quick preset, {} iterations; {} cores here, worker i pinned to core i "
-      "mod {}\n",
-      iterations, sysconf(_SC_NPROCESSORS_ONLN), sysconf(_SC_NPROCESSORS_ONLN));
+      "{} small, tuner, quick preset with K = 2, {} iterations, at most 16 evaluations; {} cores "
+      "here, worker i pinned to core i mod {}\n",
+      task, iterations, sysconf(_SC_NPROCESSORS_ONLN), sysconf(_SC_NPROCESSORS_ONLN));
   std::cout
-      << "workers  wall s  evaluations  speedup  jobs overlapping  enqueue-to-claim (median)\n"
+      << "workers  wall s  jobs  s/job  speedup  jobs overlapping  enqueue-to-claim (median)\n"
       << std::flush;
   double one = 0;
   try {
     for (int workers : counts) {
-      cli::Figures figures = cli::measure(*cluster, workers, iterations, folder.path());
+      cli::Figures figures = cli::measure(*cluster, workers, iterations, task, folder.path());
       if (one == 0) one = figures.seconds;
-      std::cout << fmt::format("{:>7}  {:>6.1f}  {:>11}  {:>6.2f}x  {:>16}  {:>8} ms\n", workers,
-                               figures.seconds, figures.evaluations, one / figures.seconds,
-                               figures.overlapping, figures.claim_ms)
+      double each = figures.seconds / std::max(1, std::stoi(figures.evaluations));
+      std::cout << fmt::format("{:>7}  {:>6.1f}  {:>4}  {:>5.2f}  {:>6.2f}x  {:>16}  {:>8} ms\n",
+                               workers, figures.seconds, figures.evaluations, each,
+                               one / figures.seconds, figures.overlapping, figures.claim_ms)
                 << std::flush;
     }
   } catch (const std::exception& error) {
