@@ -20,6 +20,7 @@
 #include "llm/commands.h"
 #include "llm/config.h"
 #include "llm/models.h"
+#include "platform/core_sets.h"
 #include "platform/registry.h"
 #include "queue/remote_platform.h"
 #include "report/progress.h"
@@ -47,6 +48,7 @@ struct OptimizeArguments {
   int64_t max_evaluations = -1;
   double max_wall_seconds = -1;
   int64_t seed = -1;
+  int eval_concurrency = -1;
   std::string prompts;  // the user's prompt templates
   std::string kernel;   // the user's own kernel to start from; empty: the task's baseline
   std::string platform = "cpu";
@@ -209,6 +211,36 @@ search::SearchContext make_context(const task::Task& task, Workbench& bench, con
   return context;
 }
 
+// The evaluations a run makes at once (SearchContext::eval_slots): eval_concurrency, or when it is
+// 0 one here and, with remote workers, as many as are connected now. Here each evaluation gets
+// cores of its own (platform/core_sets.h); the workers' evaluations are theirs to place.
+std::vector<std::vector<int>> evaluation_slots(const search::SearchConfig& config,
+                                               const task::Task& task, Workbench& bench,
+                                               bool remote_workers,
+                                               const platform::PlatformChoice& platform) {
+  int concurrency = config.eval_concurrency;
+  if (remote_workers) {
+    if (concurrency == 0) {
+      auto* remote = dynamic_cast<queue::RemotePlatform*>(&bench.platform.get());
+      int64_t live = remote != nullptr ? remote->live_workers() : 0;
+      concurrency = static_cast<int>(std::max<int64_t>(1, live));
+      std::cerr << fmt::format(
+          "{} `accelopt worker --platform {}` connected: up to {} evaluation{} at once "
+          "(eval_concurrency)\n",
+          live, platform.value, concurrency, concurrency == 1 ? "" : "s");
+    }
+    return std::vector<std::vector<int>>(static_cast<size_t>(concurrency));
+  }
+  if (concurrency <= 1) return {};
+  if (platform.name != "cpu") {
+    throw UserError(fmt::format(
+        "eval_concurrency {}: evaluations run at once on the cpu platform here, or on workers "
+        "(--remote-workers); --platform {} evaluates one at a time",
+        concurrency, platform.value));
+  }
+  return platform::evaluation_cores(concurrency, task.threads);
+}
+
 // The exit code of a run that ended in `state`: 0 finished or stopped by a budget, 128 + the
 // signal when interrupted, 1 failed.
 int exit_code(const std::string& state, const StopOnSignals& signals) {
@@ -239,6 +271,7 @@ search::SearchConfig search_config(const OptimizeArguments& arguments, const Con
   if (arguments.max_evaluations >= 0) config.max_evaluations = arguments.max_evaluations;
   if (arguments.max_wall_seconds >= 0) config.max_wall_seconds = arguments.max_wall_seconds;
   if (arguments.seed >= 0) config.seed = static_cast<uint64_t>(arguments.seed);
+  if (arguments.eval_concurrency >= 0) config.eval_concurrency = arguments.eval_concurrency;
   return config;
 }
 
@@ -287,6 +320,9 @@ int run_optimize(const OptimizeArguments& arguments) {
   StopOnSignals signals;
   for (const task::Task& task : tasks) {
     if (signals.requested()) break;  // the tasks not started are not started
+    // Before the run is recorded: too many evaluations for this machine's cores is refused here.
+    std::vector<std::vector<int>> slots =
+        evaluation_slots(config, task, *bench, arguments.remote_workers, platform);
     search::SearchContext creating;
     creating.task = &task;
     creating.store = bench->store.get();
@@ -312,6 +348,7 @@ int run_optimize(const OptimizeArguments& arguments) {
       throw;
     }
     search::SearchContext context = make_context(task, *bench, *agents, signals);
+    context.eval_slots = std::move(slots);
     if (tasks.size() > 1) std::cerr << fmt::format("== {} ==\n", task.name);
     search::RunSummary summary = ending_failed_on_error(
         *bench->store, run_id, [&] { return search::run_created(run_id, context); });
@@ -348,6 +385,8 @@ int run_resume(const ResumeArguments& arguments) {
                             *bench->store, arguments.run_id);
   StopOnSignals signals;
   search::SearchContext context = make_context(task, *bench, *agents, signals);
+  context.eval_slots =
+      evaluation_slots(settings.search, task, *bench, settings.remote_workers, platform);
   search::RunSummary summary = ending_failed_on_error(*bench->store, arguments.run_id, [&] {
     return search::resume_run(arguments.run_id, context, arguments.more_iterations);
   });
@@ -377,6 +416,11 @@ void add_optimize_flags(CLI::App& command, OptimizeArguments& arguments) {
   command.add_option("--max-wall-seconds", arguments.max_wall_seconds, "wall-time budget")
       ->check(positive_number());
   command.add_option("--seed", arguments.seed, "the search's seed")->check(non_negative_number());
+  command
+      .add_option("--eval-concurrency", arguments.eval_concurrency,
+                  "evaluations at once: here each on cores of its own; with --remote-workers "
+                  "jobs in the queue (default: 1 here, the connected workers remote)")
+      ->check(non_negative_number());
   command.add_option("--platform", arguments.platform, platform::platform_forms())
       ->capture_default_str();
   command.add_flag("--remote-workers", arguments.remote_workers,

@@ -48,9 +48,11 @@ std::vector<std::string> inherited_environment() {
   return environment;
 }
 
-Process start_accelopt(const std::vector<std::string>& arguments,
-                       const std::filesystem::path& log) {
+// `cpus`: the cores it is pinned to (its evaluations time there); empty: any.
+Process start_accelopt(const std::vector<std::string>& arguments, const std::filesystem::path& log,
+                       const std::vector<int>& cpus = {}) {
   SpawnOptions options;
+  options.cpus = cpus;
   options.argv = {binary()};
   options.argv.insert(options.argv.end(), arguments.begin(), arguments.end());
   options.environment = inherited_environment();
@@ -144,6 +146,94 @@ TEST_F(ScaleOut, OptimizeWithRemoteWorkersQueuesEveryEvaluation) {
             std::string::npos)
       << read_file(dir.path() / "sqlite.log");
   EXPECT_FALSE(std::filesystem::exists(dir.path() / "ws")) << "a refused run made a workspace";
+}
+
+// Issue 25: with two workers connected, one run evaluates two candidates at once (their jobs
+// overlap in time, on the server's clock), each job on one worker; the run finishes as with one.
+TEST_F(ScaleOut, ARunWithTwoWorkersEvaluatesTwoCandidatesAtOnce) {
+  TempDir dir;
+  queue::Queue::open(url());
+  std::vector<Process> workers;
+  for (std::string name : {"left", "right"}) {
+    workers.push_back(
+        start_accelopt({"worker", "--db", url(), "--name", name, "--idle-exit-seconds", "10"},
+                       dir.path() / (name + ".log")));
+  }
+  auto probe = queue::Queue::open(url());
+  for (int wait = 0; wait < 300 && probe->live_workers("cpu") < 2; ++wait) {
+    std::this_thread::sleep_for(100ms);
+  }
+  ASSERT_EQ(probe->live_workers("cpu"), 2);
+  std::filesystem::path config = dir.path() / "accelopt.toml";
+  write_file_atomic(config,
+                    "[search]\npreset = \"quick\"\niterations = 1\n"
+                    "timing_target = 0.1\ntiming_budget_seconds = 1.0\ntiming_min_pairs = 4\n");
+  std::string task = std::string(ACCELOPT_SOURCE_DIR) + "/bench/cpu/silu";
+  Process run = start_accelopt({"optimize", "--task", task, "--workload", "small", "--config",
+                                config.string(), "--db", url(), "--remote-workers"},
+                               dir.path() / "optimize.log");
+  ExitStatus status = run.wait(10min);
+  std::string logs = read_file(dir.path() / "optimize.log") + read_file(dir.path() / "left.log") +
+                     read_file(dir.path() / "right.log");
+  ASSERT_TRUE(status.exited && status.exit_code == 0) << logs;
+  EXPECT_NE(logs.find("2 `accelopt worker --platform cpu` connected: up to 2 evaluations at once"),
+            std::string::npos)
+      << logs;
+  EXPECT_EQ(psql("SELECT state FROM runs WHERE id = 1"), "finished");
+  EXPECT_GE(std::stoi(psql("SELECT count(*) FROM evaluation_queue a JOIN evaluation_queue b ON "
+                           "a.id < b.id AND a.claimed_at < b.finished_at AND "
+                           "b.claimed_at < a.finished_at AND a.worker <> b.worker")),
+            1)
+      << "no two evaluations of the run overlapped\n"
+      << logs;
+  EXPECT_EQ(psql("SELECT count(*) FROM evaluation_queue WHERE state <> 'done'"), "0");
+  for (Process& worker : workers) worker.wait(2min);
+}
+
+// Issue 25: two runs on one PostgreSQL database, at the same time, with the same seed, find the
+// same lessons; the shared memory keeps each once, the other run's finding as its evidence.
+TEST_F(ScaleOut, ConcurrentRunsSharingAMemoryStoreEachLessonOnce) {
+  TempDir dir;
+  store::Store::open(url());  // migrated once, before the runs race
+  std::filesystem::path config = dir.path() / "accelopt.toml";
+  // A low threshold: every first-iteration rewrite is remembered, whatever this machine's noise,
+  // and both runs (the same seed) make the same ones from the same baseline.
+  write_file_atomic(config,
+                    "[search]\npreset = \"quick\"\niterations = 1\n"
+                    "timing_target = 0.1\ntiming_budget_seconds = 1.0\ntiming_min_pairs = 4\n"
+                    "[memory]\npositive_threshold = 0.5\n");
+  std::string task = std::string(ACCELOPT_SOURCE_DIR) + "/bench/cpu/silu";
+  // Each run on a core of its own (where the machine has two), as two machines would be.
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  std::vector<Process> runs;
+  for (int index : {0, 1}) {
+    std::vector<int> pinned;
+    if (cores >= 2) pinned = {index};
+    runs.push_back(start_accelopt({"optimize", "--task", task, "--workload", "small", "--config",
+                                   config.string(), "--seed", "7", "--db", url()},
+                                  dir.path() / fmt::format("run{}.log", index), pinned));
+  }
+  std::string logs;
+  for (Process& run : runs) {
+    ExitStatus status = run.wait(10min);
+    EXPECT_TRUE(status.exited && status.exit_code == 0) << status.describe();
+  }
+  logs = read_file(dir.path() / "run0.log") + read_file(dir.path() / "run1.log");
+  auto entries = store::Store::open(url())->memory_entries();
+  ASSERT_FALSE(entries.empty()) << logs;
+  std::set<std::string> rewrites, lessons;
+  size_t findings = 0;
+  for (const auto& entry : entries) {
+    if (!entry.rewrite_hash.empty()) {
+      EXPECT_TRUE(rewrites.insert(entry.rewrite_hash).second) << "a rewrite stored twice";
+    }
+    std::string words = entry.insight.value("title", "") + "\n" +
+                        entry.insight.value("description", "") + (entry.positive ? "+" : "-");
+    EXPECT_TRUE(lessons.insert(words).second) << "a lesson stored twice: " << words;
+    findings += 1 + entry.evidence.size();
+  }
+  // The same seed, task and machine: the runs' first iterations find the same rewrites.
+  EXPECT_GT(findings, entries.size()) << "no lesson was found by both runs\n" << logs;
 }
 
 // kill -9 in the middle of a run whose workspace is a PostgreSQL database, then `accelopt

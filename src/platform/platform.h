@@ -53,6 +53,9 @@ struct EvalRequest {
   // Set by someone else (Ctrl-C): the evaluation stops within a fraction of a second wherever a
   // runner is being waited for, kills its runners and throws EvaluationAbandoned. Null: never.
   const std::atomic<bool>* abandon = nullptr;
+  // The cores this evaluation's runners are pinned to, its own while it runs (the search gives each
+  // of its concurrent evaluations a set: search/evaluator.h). Empty: the platform's choice.
+  std::vector<int> cores;
 };
 
 // evaluate's answer when EvalRequest::abandon was set: no verdict, nothing left running.

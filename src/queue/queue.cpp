@@ -14,6 +14,7 @@
 #include "queue/queue.h"
 
 #include <fmt/format.h>
+#include <cctype>
 
 #include <mutex>
 #include <pqxx/pqxx>
@@ -118,8 +119,27 @@ std::string_view state_name(JobState state) {
   return "unknown";
 }
 
+std::string worker_application_name(const std::string& platform) {
+  return ("accelopt worker " + platform).substr(0, 63);
+}
+
+namespace {
+// `url` with application_name=`name` added to its query, percent-encoded.
+std::string with_application_name(std::string url, const std::string& name) {
+  if (name.empty()) return url;
+  std::string encoded;
+  for (unsigned char c : name) {
+    encoded += std::isalnum(c) || c == '-' || c == '_' || c == '.'
+                   ? std::string(1, static_cast<char>(c))
+                   : fmt::format("%{:02X}", c);
+  }
+  return url + (url.find('?') == std::string::npos ? "?" : "&") + "application_name=" + encoded;
+}
+}  // namespace
+
 struct Queue::Impl {
   std::string url;
+  std::string application_name;
   std::chrono::milliseconds window{60000};
   std::unique_ptr<pqxx::connection> connection;
   std::vector<std::string> channels;
@@ -132,7 +152,8 @@ struct Queue::Impl {
   void open_connection() {
     receivers.clear();
     connection.reset();
-    connection = std::make_unique<pqxx::connection>(store::with_connect_timeout(url));
+    connection = std::make_unique<pqxx::connection>(
+        with_application_name(store::with_connect_timeout(url), application_name));
     for (const std::string& channel : channels) {
       receivers.push_back(std::make_unique<Receiver>(*connection, channel, received));
     }
@@ -196,7 +217,7 @@ struct Queue::Impl {
 Queue::Queue(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Queue::~Queue() = default;
 
-std::unique_ptr<Queue> Queue::open(const std::string& url) {
+std::unique_ptr<Queue> Queue::open(const std::string& url, const std::string& application_name) {
   if (!store::is_postgres_url(url)) {
     throw UserError("the evaluation queue lives in PostgreSQL: give --db postgresql://…, not " +
                     store::redact_url(url));
@@ -204,6 +225,7 @@ std::unique_ptr<Queue> Queue::open(const std::string& url) {
   store::Store::open(url);  // an accelopt database, migrated
   auto impl = std::make_unique<Impl>();
   impl->url = url;
+  impl->application_name = application_name;
   impl->window = store::reconnect_window();
   try {
     impl->open_connection();
@@ -429,6 +451,17 @@ QueueCounts Queue::counts() {
       }
     }
     return counts;
+  });
+}
+
+int64_t Queue::live_workers(const std::string& platform) {
+  return impl_->transaction("counting live workers", [&](pqxx::work& work) {
+    return work
+        .exec_params1(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND "
+            "application_name = $1",
+            worker_application_name(platform))[0]
+        .as<int64_t>();
   });
 }
 

@@ -66,11 +66,18 @@ struct QueueCounts {
   int64_t queued = 0, leased = 0, done = 0, failed = 0;
 };
 
+// The application_name of a worker's claiming connection: "accelopt worker <platform>" (cut to
+// PostgreSQL's 63 bytes).
+std::string worker_application_name(const std::string& platform);
+
 class Queue {
  public:
   // Connects to a "postgresql://…" database (an accelopt one: the store's schema is checked and
   // migrated first) and creates the queue's table if needed. Throws UserError when unreachable.
-  static std::unique_ptr<Queue> open(const std::string& url);
+  // `application_name`: what PostgreSQL shows for this connection (worker_application_name for a
+  // worker's, by which live_workers counts them); empty: libpq's default.
+  static std::unique_ptr<Queue> open(const std::string& url,
+                                     const std::string& application_name = {});
   ~Queue();
   Queue(const Queue&) = delete;
   Queue& operator=(const Queue&) = delete;
@@ -106,6 +113,8 @@ class Queue {
 
   std::optional<Outcome> outcome(int64_t id);
   QueueCounts counts();
+  // The workers of `platform` connected to this database now (their claiming connections).
+  int64_t live_workers(const std::string& platform);
 
   // LISTENs on `channel` (kJobsChannel, kVerdictsChannel) on this connection, again after every
   // reconnection.

@@ -263,6 +263,35 @@ TEST_F(QueueTest, AnIdleWorkerWakesOnTheEnqueue) {
   EXPECT_LT(waited, 5.0) << "the worker waited for its poll, not the NOTIFY";
 }
 
+// Issue 25: a run with remote workers evaluates as many kernels at once as workers are connected;
+// it counts them by their claiming connections, per platform, while they are there.
+TEST_F(QueueTest, TheLiveWorkersOfAPlatformAreCounted) {
+  auto queue = Queue::open(url());
+  EXPECT_EQ(queue->live_workers("cpu"), 0);
+  std::atomic<bool> stop = false;
+  std::ostringstream log_one, log_two, log_cuda;
+  WorkerOptions options;
+  options.url = url();
+  std::vector<std::jthread> workers;
+  workers.emplace_back([&] { run_worker(options, doubling(0ms), stop, log_one); });
+  workers.emplace_back([&] { run_worker(options, doubling(0ms), stop, log_two); });
+  WorkerOptions cuda = options;
+  cuda.platform = "cuda";
+  workers.emplace_back([&] { run_worker(cuda, doubling(0ms), stop, log_cuda); });
+  int64_t live = 0;
+  for (int wait = 0; wait < 100 && (live = queue->live_workers("cpu")) < 2; ++wait) {
+    std::this_thread::sleep_for(100ms);
+  }
+  EXPECT_EQ(live, 2);
+  EXPECT_EQ(queue->live_workers("cuda"), 1);
+  stop = true;
+  workers.clear();  // joined: their connections closed
+  for (int wait = 0; wait < 100 && (live = queue->live_workers("cpu")) > 0; ++wait) {
+    std::this_thread::sleep_for(100ms);
+  }
+  EXPECT_EQ(live, 0);
+}
+
 // SIGTERM (the stop flag): the evaluation is abandoned and the job handed back, its attempt not
 // counted, so that the next worker claims it at once.
 TEST_F(QueueTest, AStoppedWorkerHandsItsJobBack) {

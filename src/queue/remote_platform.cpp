@@ -64,6 +64,10 @@ RemotePlatform::RemotePlatform(RemotePlatformOptions options)
 
 RemotePlatform::~RemotePlatform() = default;
 
+int64_t RemotePlatform::live_workers() {
+  return queue_->live_workers(options_.platform);
+}
+
 platform::Verdict RemotePlatform::evaluate(const platform::EvalRequest& request) {
   if (request.trusted) {
     throw InternalError("a trusted (library) evaluation cannot go through the queue");

@@ -35,6 +35,8 @@ class RemotePlatform : public platform::Platform {
   // Thread-safe. Throws EvaluationAbandoned when the request's abandon flag is set (the job is
   // cancelled), store::ConnectionLost when the database stays unreachable past the window.
   platform::Verdict evaluate(const platform::EvalRequest& request) override;
+  // The workers of this platform connected to the database now.
+  int64_t live_workers();
 
  private:
   struct Listener;

@@ -87,7 +87,7 @@ std::string default_worker_name() {
 WorkerStats run_worker(const WorkerOptions& options, const Evaluate& evaluate,
                        const std::atomic<bool>& stop, std::ostream& log) {
   std::string name = options.name.empty() ? default_worker_name() : options.name;
-  auto queue = Queue::open(options.url);
+  auto queue = Queue::open(options.url, worker_application_name(options.platform));
   if (options.listen) queue->listen(kJobsChannel);
   auto heartbeats = Queue::open(options.url);  // a second connection, used while evaluating
   WorkerStats stats;

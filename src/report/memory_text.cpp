@@ -10,9 +10,12 @@ namespace accelopt::report {
 void print_memory_entries(std::ostream& out, const std::vector<store::MemoryEntryRecord>& entries) {
   if (entries.empty()) out << "the memory is empty\n";
   for (const store::MemoryEntryRecord& entry : entries) {
-    fmt::print(out, "#{:<5} {:<14} run {:<3} {} {:.2f}x  {}\n", entry.id, entry.task, entry.run_id,
-               entry.positive ? "+" : "-", entry.speedup,
-               one_line(entry.insight.value("title", ""), 80));
+    // A lesson found again (store.h: evidence) is one entry; say how often it was found.
+    std::string again =
+        entry.evidence.empty() ? "" : fmt::format("  (found {} times)", 1 + entry.evidence.size());
+    fmt::print(out, "#{:<5} {:<14} run {:<3} {} {:.2f}x  {}{}\n", entry.id, entry.task,
+               entry.run_id, entry.positive ? "+" : "-", entry.speedup,
+               one_line(entry.insight.value("title", ""), 80), again);
   }
 }
 

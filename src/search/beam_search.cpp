@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 
 #include "common/error.h"
 #include "common/files.h"
@@ -14,6 +15,7 @@
 #include "search/evaluator.h"
 #include "search/figures.h"
 #include "search/memory_writer.h"
+#include "search/normalize.h"
 #include "search/progress.h"
 #include "search/proposer.h"
 #include "search/selection.h"
@@ -37,6 +39,23 @@ std::vector<Scored> newcomers_of(const std::vector<Attempt>& attempts) {
   return newcomers;
 }
 
+// Of identical sources first evaluated in this iteration, the first by key is the one offered to
+// the beam and the memory, whichever evaluation started first: with evaluations (or agent calls) in
+// parallel they do not start in the keys' order, and the iteration's outcome must depend on its
+// verdicts only. `attempts` are in the keys' order; each keeps its own candidate and verdict.
+void offer_first_by_key(std::vector<Attempt>& attempts) {
+  std::map<std::string, std::vector<Attempt*>> by_source;
+  for (Attempt& attempt : attempts) {
+    if (!attempt.source.empty()) by_source[normalized_hash(attempt.source)].push_back(&attempt);
+  }
+  for (auto& [hash, same] : by_source) {
+    bool fresh = std::any_of(same.begin(), same.end(),
+                             [](const Attempt* attempt) { return !attempt->reused; });
+    if (!fresh || same.size() < 2) continue;
+    for (size_t index = 0; index < same.size(); ++index) same[index]->reused = index > 0;
+  }
+}
+
 bool contains(const std::vector<Scored>& kernels, int64_t candidate) {
   return std::any_of(kernels.begin(), kernels.end(),
                      [&](const Scored& kernel) { return kernel.candidate == candidate; });
@@ -55,8 +74,9 @@ class Run {
         stop_(context.interrupt),
         progress_(context.events, context.spend_usd, run_id, config_.iterations),
         answers_(*context.store, run_id),
-        evaluator_(config_, EvaluatorParts{context.task, workload_, run_id, context.platform,
-                                           context.store, &book_, &progress_, &stop_, &clock_}),
+        evaluator_(config_,
+                   EvaluatorParts{context.task, workload_, run_id, context.platform, context.store,
+                                  &book_, &progress_, &stop_, &clock_, context.eval_slots}),
         proposer_(config_, *context.task, workload_, answers_, evaluator_, book_, progress_, stop_),
         memory_(config_,
                 MemoryWriterParts{context.task, workload_, run_id, context.store,
@@ -185,7 +205,13 @@ std::vector<Attempt> Run::iterate(int iteration, const std::vector<roles::Insigh
   auto budget_spent = [this](const roles::BudgetExhausted& error) {
     stop_.stop(fmt::format("the LLM budget is spent ({})", error.what()));
   };
-  ThreadPool pool(config_.agent_concurrency);
+  // Agent calls are limited by the proposer (agent_concurrency); with evaluations in parallel every
+  // plan's job runs at once, so that a job waiting for its evaluations holds back no other.
+  size_t plan_jobs = parents.size() * static_cast<size_t>(std::max(1, config_.plans));
+  int threads = evaluator_.concurrency() > 1
+                    ? std::max(config_.agent_concurrency, static_cast<int>(plan_jobs))
+                    : config_.agent_concurrency;
+  ThreadPool pool(threads);
   // Plans for every beam kernel, concurrently.
   std::vector<std::vector<roles::Plan>> plans(parents.size());
   std::vector<std::future<void>> waits;
@@ -458,6 +484,7 @@ RunSummary Run::go(bool resuming, int more_iterations) {
     progress_.emit(EventKind::kIterationStarted, iteration);
     auto given = insights();
     std::vector<Attempt> attempts = iterate(iteration, given);
+    offer_first_by_key(attempts);
     AgentTally tally = proposer_.take_tally();
     if (stop_.interrupted()) break;
     bool nothing_reached =

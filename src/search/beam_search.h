@@ -15,7 +15,7 @@
 //   beam_search.cpp   Run: the iterations, the beam, selection, hybrid refinement, checkpoints, and
 //                     how the run ends
 //   proposer.h        asks planner, executor and fixer, with answers kept in the store
-//   evaluator.h       evaluates candidates: once per distinct source, within budgets, one at a time
+//   evaluator.h       evaluates candidates: once per distinct source, within budgets, in slots
 //   memory_writer.h   turns measured rewrites into memory entries
 //   candidate_key.h   the keys of candidates and answers, and the agents' seeds (resume's contract)
 //   checkpoint.h      the typed checkpoint, and the JSON the store keeps of it
@@ -23,8 +23,12 @@
 //   confirmation.h    the final beam re-timed head to head: the confirmed winner
 //   progress.h, stop.h   counters and events; budgets and stop requests
 //
-// Pipeline: agent calls run on a pool of agent_concurrency threads; a kernel is evaluated as soon
-// as its answer arrives; evaluations are serialized (eval_concurrency) so timing has its core.
+// Pipeline: agent calls run at most agent_concurrency at once; a kernel is evaluated as soon as its
+// answer arrives, at most eval_concurrency at once (SearchContext::eval_slots: each on cores of its
+// own here, or a job each for remote workers). With eval_concurrency above 1 every plan of the
+// iteration runs at once and the K implementations of a plan are evaluated together, so the
+// iteration's N×K candidates are in flight as soon as they exist; the iteration waits for them all.
+// Their attempts are kept in the order of their keys, not of their completion.
 //
 // How a run ends (its state in the store):
 //   finished           T iterations done, or no beam kernel got a new plan (converged); the final
@@ -52,6 +56,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "platform/platform.h"
 #include "roles/roles.h"
@@ -84,6 +89,10 @@ struct SearchContext {
   std::function<double()> spend_usd;  // the LLM spend so far; empty: no LLM
   // Set (by a signal handler, say) to stop the run: it ends "interrupted". Null: not stoppable.
   const std::atomic<bool>* interrupt = nullptr;
+  // One entry per evaluation that may run at once, with the cores its runners are pinned to (empty:
+  // the platform's choice): cli gives platform/cpu/machine.h's evaluation_cores for a local run,
+  // empty sets for remote workers. Empty: the configuration's eval_concurrency, unpinned.
+  std::vector<std::vector<int>> eval_slots;
 };
 
 struct RunSummary {

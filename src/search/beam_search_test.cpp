@@ -10,6 +10,8 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <map>
+#include <mutex>
 #include <regex>
 #include <set>
 #include <thread>
@@ -56,7 +58,18 @@ class FakePlatform : public platform::Platform {
   kernel::Verdict evaluate(const platform::EvalRequest& request) override {
     int call = ++calls;
     if (crash_at > 0 && call == crash_at) throw CrashNow();
+    {
+      std::lock_guard lock(mutex);
+      most_in_flight = std::max(most_in_flight, ++in_flight);
+      for (int core : request.cores) {
+        if (!busy_cores.insert(core).second) ++shared_cores;
+      }
+      if (!request.cores.empty()) core_sets.insert(request.cores);
+    }
     std::this_thread::sleep_for(std::chrono::duration<double>(seconds_each));
+    std::lock_guard lock(mutex);  // the evaluations of a parallel run come from several threads
+    --in_flight;
+    for (int core : request.cores) busy_cores.erase(core);
     moment *= drift;
     kernel::Verdict verdict;
     verdict.task = request.task->name;
@@ -94,6 +107,11 @@ class FakePlatform : public platform::Platform {
   int head_to_head = 0;                 // timings against another beam kernel
   std::set<std::string> lucky_moments;  // the LUCKY sources timed once already
   std::vector<double> budgets;          // the timing budget of each timed request
+  std::mutex mutex;                     // guards the members above and below
+  int in_flight = 0, most_in_flight = 0;
+  std::set<int> busy_cores;              // the cores of the evaluations in flight
+  int shared_cores = 0;                  // times an evaluation got a core another one held
+  std::set<std::vector<int>> core_sets;  // the sets evaluations were given
 };
 
 // The confirmation the run ended with (empty JSON when none).
@@ -872,6 +890,125 @@ TEST_F(SearchTest, AConfirmationKilledHalfwayResumesIntoIt) {
   EXPECT_TRUE(extended.confirmed);
   EXPECT_GT(platform.calls.load(), before);
   EXPECT_EQ(store->last_checkpoint(1)->iteration, config_.iterations + 1);
+}
+
+// The run's state by what it holds, not by row ids (which follow the order evaluations end in when
+// they overlap): each candidate by its key, the beams, the memory's rewrites and the winner by
+// their sources.
+Json keyed_state(store::Store& store, int64_t run) {
+  std::map<int64_t, std::string> source_of;
+  std::map<std::string, Json> candidates;
+  for (const auto& candidate : store.candidates(run)) {
+    source_of[candidate.id] = candidate.normalized_hash;
+    auto trace = store.trace(candidate.id);
+    candidates[candidate.key] =
+        Json{candidate.source_hash, kernel::status_name(trace->verdict.status)};
+  }
+  Json state;
+  state["candidates"] = candidates;
+  for (const auto& entry : store.memory_entries()) {
+    if (entry.run_id != run) continue;
+    state["memory"].push_back(Json{source_of[entry.slow_candidate], source_of[entry.fast_candidate],
+                                   entry.insight["title"], entry.iteration, entry.evidence.size()});
+  }
+  for (const auto& checkpoint : store.checkpoints(run)) {
+    Json beam = Json::array();
+    for (const Json& id : checkpoint.state["beam"]) beam.push_back(source_of[id.get<int64_t>()]);
+    state["beams"].push_back(beam);
+  }
+  Json confirmation = confirmation_of(store, run);
+  state["winner"] = source_of[confirmation.value("winner", int64_t{0})];
+  state["measured"] = confirmation.value("measurements", Json::array()).size();
+  state["state"] = store.run(run)->state;
+  return state;
+}
+
+// Issue 25: with eval_concurrency above 1 the iteration's candidates are evaluated at once, each in
+// a slot with cores of its own, and the run ends where the one-at-a-time run ends.
+TEST_F(SearchTest, ParallelEvaluationsOverlapOnCoresOfTheirOwnAndEndAsOneAtATime) {
+  config_.implementations = 2;
+  config_.iterations = 3;
+  Json expected;
+  int one_at_a_time = 0;
+  {
+    auto store = store::Store::open(":memory:");
+    FakePlatform platform;
+    platform.seconds_each = 0.01;
+    SearchContext context = tuner_context(*store, platform);
+    expected = keyed_state(*store, start_run(config_, "", context).run_id);
+    one_at_a_time = platform.calls.load();
+    EXPECT_EQ(platform.most_in_flight, 1);
+  }
+  auto store = store::Store::open(":memory:");
+  FakePlatform platform;
+  platform.seconds_each = 0.05;
+  SearchContext context = tuner_context(*store, platform);
+  context.eval_slots = {{3}, {2}, {1}, {0}};
+  RunSummary summary = start_run(config_, "", context);
+  EXPECT_EQ(summary.state, "finished");
+  EXPECT_EQ(keyed_state(*store, summary.run_id), expected);
+  EXPECT_EQ(platform.calls.load(), one_at_a_time);
+  EXPECT_GE(platform.most_in_flight, 3);  // 2 beam kernels × 3 plans × 2 implementations at once
+  EXPECT_LE(platform.most_in_flight, 4);
+  EXPECT_EQ(platform.shared_cores, 0) << "two evaluations were given one core";
+  EXPECT_GE(platform.core_sets.size(), 3u);
+}
+
+// Evaluations in flight never take a run past its evaluation budget: the budget counts them as
+// they start.
+TEST_F(SearchTest, ParallelEvaluationsKeepToTheEvaluationBudget) {
+  config_.implementations = 2;
+  config_.eval_concurrency = 8;
+  config_.max_evaluations = 5;
+  auto store = store::Store::open(":memory:");
+  FakePlatform platform;
+  platform.seconds_each = 0.05;
+  SearchContext context = tuner_context(*store, platform);
+  RunSummary summary = start_run(config_, "", context);
+  EXPECT_EQ(summary.state, "stopped: the evaluation budget (5) is spent");
+  EXPECT_EQ(summary.evaluations, 5);
+  EXPECT_GE(platform.most_in_flight, 2);
+  EXPECT_EQ(platform.calls.load(), 6 + head_to_head_notes(sink_));
+}
+
+// A parallel run that crashes mid-iteration (one evaluation throws while others are in flight) and
+// is resumed ends in the uninterrupted parallel run's state, nothing evaluated twice.
+TEST_F(SearchTest, AParallelRunCrashedAndResumedReachesTheUninterruptedState) {
+  config_.implementations = 2;
+  config_.eval_concurrency = 4;
+  Json expected;
+  int uninterrupted_calls = 0;
+  {
+    auto store = store::Store::open(":memory:");
+    FakePlatform platform;
+    platform.seconds_each = 0.01;
+    SearchContext context = tuner_context(*store, platform);
+    expected = keyed_state(*store, start_run(config_, "", context).run_id);
+    uninterrupted_calls = platform.calls.load();
+  }
+  for (int crash_at : {3, uninterrupted_calls / 2}) {
+    TempDir workspace;
+    auto path = store::database_path(workspace.path());
+    int calls = 0;
+    {
+      auto store = store::Store::open(path);
+      FakePlatform platform;
+      platform.seconds_each = 0.01;
+      platform.crash_at = crash_at;
+      SearchContext context = tuner_context(*store, platform);
+      EXPECT_THROW(start_run(config_, "", context), CrashNow);
+      calls += platform.calls.load() - 1;  // the crashed call did not evaluate
+    }
+    auto store = store::Store::open(path);
+    FakePlatform platform;
+    platform.seconds_each = 0.01;
+    SearchContext context = tuner_context(*store, platform);
+    RunSummary summary = resume_run(store->runs()[0].id, context);
+    calls += platform.calls.load();
+    EXPECT_EQ(summary.state, "finished");
+    EXPECT_EQ(keyed_state(*store, summary.run_id), expected) << "crash at evaluation " << crash_at;
+    EXPECT_EQ(calls, uninterrupted_calls) << "an evaluation was repeated or lost";
+  }
 }
 
 }  // namespace

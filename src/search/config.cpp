@@ -157,12 +157,14 @@ const std::vector<std::string> kSearchKeys = {"preset",
                                               "fix_rounds",
                                               "seed",
                                               "agent_concurrency",
+                                              "eval_concurrency",
                                               "hybrid_tuner_evals",
                                               "max_evaluations",
                                               "max_wall_seconds",
                                               "timing_target",
                                               "timing_budget_seconds",
-                                              "timing_min_pairs"};
+                                              "timing_min_pairs",
+                                              "timing_quiet_wait_seconds"};
 const std::vector<std::string> kMemoryKeys = {
     "scope", "top_k", "exp_n", "retrieve_limit", "positive_threshold", "negative_threshold"};
 
@@ -218,6 +220,8 @@ void apply_config_text(SearchConfig& config, std::string_view toml_text,
         config.seed = static_cast<uint64_t>(int_value(node, path, full));
       else if (key == "agent_concurrency")
         config.agent_concurrency = int_value(node, path, full);
+      else if (key == "eval_concurrency")
+        config.eval_concurrency = int_value(node, path, full);
       else if (key == "hybrid_tuner_evals")
         config.hybrid_tuner_evals = int_value(node, path, full);
       else if (key == "max_evaluations")
@@ -230,6 +234,8 @@ void apply_config_text(SearchConfig& config, std::string_view toml_text,
         config.timing.budget_seconds = number_value(node, path, full);
       else if (key == "timing_min_pairs")
         config.timing.min_pairs = int_value(node, path, full);
+      else if (key == "timing_quiet_wait_seconds")
+        config.timing.quiet_wait_seconds = number_value(node, path, full);
       else
         unknown_key(path, "search", key, node, kSearchKeys);
     }
@@ -255,10 +261,10 @@ void apply_config_text(SearchConfig& config, std::string_view toml_text,
     }
   }
   if (config.beam_width < 1 || config.plans < 1 || config.implementations < 1 ||
-      config.iterations < 0 || config.fix_rounds < 0) {
+      config.iterations < 0 || config.fix_rounds < 0 || config.eval_concurrency < 0) {
     throw UserError(
         fmt::format("{}: search: beam_width, plans and implementations must be at least "
-                    "1; iterations and fix_rounds at least 0",
+                    "1; iterations, fix_rounds and eval_concurrency at least 0",
                     path.string()));
   }
 }

@@ -32,8 +32,10 @@ struct SearchConfig {
   int fix_rounds = 2;       // F
   memory::MemoryOptions memory;
   uint64_t seed = 1;
-  int agent_concurrency = 4;   // agent calls in flight at once
-  int eval_concurrency = 1;    // evaluations at once (timing needs a quiet core: keep 1)
+  int agent_concurrency = 4;  // agent calls in flight at once
+  // Evaluations at once: on this machine each timed on cores of its own (at most cores / threads),
+  // with --remote-workers as many jobs in the queue; 0: one here, the live workers' count remote.
+  int eval_concurrency = 0;
   int hybrid_tuner_evals = 4;  // tuner moves tried on each LLM kernel entering the beam
   std::optional<int64_t> max_evaluations;
   std::optional<double> max_wall_seconds;

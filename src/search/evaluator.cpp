@@ -114,7 +114,10 @@ std::vector<store::CandidateRecord> CandidateBook::all() const {
 }
 
 Evaluator::Evaluator(const SearchConfig& config, EvaluatorParts parts)
-    : config_(config), parts_(std::move(parts)), gate_free_(std::max(1, config.eval_concurrency)) {}
+    : config_(config),
+      parts_(std::move(parts)),
+      gate_(parts_.slots.empty() ? config.eval_concurrency
+                                 : static_cast<int>(parts_.slots.size())) {}
 
 void Evaluator::load_stored() {
   std::map<int64_t, store::CandidateRecord> by_id;
@@ -148,26 +151,9 @@ kernel::Verdict Evaluator::run_platform(platform::EvalRequest request) {
   request.task = parts_.task;
   request.workload = parts_.workload;
   request.abandon = parts_.stop->interrupt_flag();
-  {
-    std::unique_lock lock(gate_mutex_);
-    gate_wake_.wait(lock, [this] { return gate_free_ > 0; });
-    --gate_free_;
-  }
-  auto release = [this] {
-    {
-      std::lock_guard lock(gate_mutex_);
-      ++gate_free_;
-    }
-    gate_wake_.notify_one();
-  };
-  try {
-    kernel::Verdict verdict = parts_.platform->evaluate(request);
-    release();
-    return verdict;
-  } catch (...) {
-    release();
-    throw;
-  }
+  Gate::Pass slot(gate_);
+  if (!parts_.slots.empty()) request.cores = parts_.slots[static_cast<size_t>(slot.place())];
+  return parts_.platform->evaluate(request);
 }
 
 kernel::Verdict Evaluator::time_head_to_head(const std::string& source,

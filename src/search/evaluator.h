@@ -1,8 +1,10 @@
 // Evaluating candidates, the search's CommandRunner: each distinct source (equal after normalizing,
 // normalize.h) runs on the platform once, within the run's budgets, at most eval_concurrency at a
-// time; a repeat is recorded as a candidate whose trace copies the first. Every candidate lands in
+// time, each in a slot of its own (with the cores its runners are pinned to, when the caller gave
+// them); a repeat is recorded as a candidate whose trace copies the first. Every candidate lands in
 // the store with its verdict, one transaction each, under its key: a key already stored (a resumed
-// run) is read back instead of evaluated. (thread-safe)
+// run) is read back instead of evaluated. Budgets count evaluations as they start, so the ones in
+// flight never take a run past max_evaluations. (thread-safe)
 #pragma once
 
 #include <chrono>
@@ -21,6 +23,7 @@
 #include "search/config.h"
 #include "search/progress.h"
 #include "search/stop.h"
+#include "search/thread_pool.h"
 #include "store/store.h"
 #include "task/task.h"
 
@@ -92,6 +95,9 @@ struct EvaluatorParts {
   Progress* progress = nullptr;
   StopSignal* stop = nullptr;
   const RunClock* clock = nullptr;
+  // One entry per evaluation that may run at once: the cores its runners are pinned to (empty: the
+  // platform's choice). Empty: config.eval_concurrency slots (at least one), none pinned.
+  std::vector<std::vector<int>> slots;
 };
 
 class Evaluator {
@@ -100,6 +106,8 @@ class Evaluator {
 
   // Takes in what the store holds of the run: its candidates, sources evaluated, counters.
   void load_stored();
+  // How many evaluations may run at once.
+  int concurrency() const { return gate_.places(); }
 
   // Evaluates `record` (key, source, parent, iteration, author, kind set by the caller) made for
   // beam kernel `beam_parent` from `plan`. nullopt when a budget or a stop request keeps it from
@@ -129,9 +137,7 @@ class Evaluator {
   std::map<std::string, std::shared_future<kernel::Verdict>> in_flight_;
   int64_t started_ = 0;  // evaluations started (the baseline's not counted): the budget's count
 
-  std::mutex gate_mutex_;  // evaluations running at once, at most eval_concurrency
-  std::condition_variable gate_wake_;
-  int gate_free_;
+  Gate gate_;  // evaluations running at once, one slot each
 };
 
 }  // namespace accelopt::search

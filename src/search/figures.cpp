@@ -83,10 +83,22 @@ std::vector<BaselineRetiming> baseline_retimings(
     const std::optional<Confirmation>& confirmation) {
   std::vector<BaselineRetiming> retimings;
   for (const store::MemoryEntryRecord& entry : entries) {
-    if (entry.run_id != run_id || entry.slow_candidate != baseline) continue;
-    retimings.push_back({entry.fast_candidate,
-                         {fmt::format("memory re-timing, iteration {}", entry.iteration),
-                          entry.speedup, entry.speedup_low, entry.speedup_high}});
+    if (entry.run_id == run_id && entry.slow_candidate == baseline) {
+      retimings.push_back({entry.fast_candidate,
+                           {fmt::format("memory re-timing, iteration {}", entry.iteration),
+                            entry.speedup, entry.speedup_low, entry.speedup_high}});
+    }
+    // The run's finding of a lesson stored before (store.h: evidence) is its re-timing too.
+    for (const Json& found : entry.evidence) {
+      if (found.value("run", int64_t{0}) != run_id || found.value("slow", int64_t{0}) != baseline) {
+        continue;
+      }
+      retimings.push_back(
+          {found.value("fast", int64_t{0}),
+           {fmt::format("memory re-timing, iteration {}", found.value("iteration", 0)),
+            found.value("speedup", 1.0), found.value("speedup_low", 1.0),
+            found.value("speedup_high", 1.0)}});
+    }
   }
   if (confirmation) {
     std::string name =

@@ -39,7 +39,8 @@ Proposer::Proposer(const SearchConfig& config, const task::Task& task, std::stri
       evaluator_(evaluator),
       book_(book),
       progress_(progress),
-      stop_(stop) {}
+      stop_(stop),
+      agent_gate_(config.agent_concurrency) {}
 
 void Proposer::load_repairs() {
   std::map<int64_t, std::string> hash_of;
@@ -67,6 +68,7 @@ Json Proposer::call(const std::string& key, Ask ask) {
       ++tally_.calls;
     }
     try {
+      Gate::Pass turn(agent_gate_);  // at most agent_concurrency calls in flight
       return ask();
     } catch (const roles::AgentUnavailable& error) {
       std::lock_guard lock(mutex_);
@@ -182,8 +184,11 @@ std::vector<Attempt> Proposer::attempts(const CandidateKey& place, const Scored&
     }
     return list;
   });
-  for (size_t index = 0; index < answer.size() && static_cast<int>(index) < implementations;
-       ++index) {
+  size_t count = std::min(answer.size(), static_cast<size_t>(std::max(0, implementations)));
+  // Each implementation is evaluated (and repaired) on its own; with evaluations in parallel all
+  // of them at once. The attempts keep the implementations' order whatever finishes first.
+  std::vector<std::optional<Attempt>> results(count);
+  auto one = [&](size_t index) {
     roles::Implementation implementation = implementation_from_json(answer[index]);
     CandidateKey key = place.implementation(static_cast<int>(index));
     store::CandidateRecord record;
@@ -198,11 +203,18 @@ std::vector<Attempt> Proposer::attempts(const CandidateKey& place, const Scored&
       recorded.detail["parse_error"] = implementation.parse_error;
     }
     std::optional<Attempt> attempt = evaluator_.evaluate(record, parent.candidate, recorded);
-    if (!attempt) continue;
-    if (fixer != nullptr && !attempt->verdict.passed()) {
+    if (attempt && fixer != nullptr && !attempt->verdict.passed()) {
       attempt = repaired(key, std::move(*attempt), parent, plan, *fixer);
     }
-    finals.push_back(std::move(*attempt));
+    results[index] = std::move(attempt);
+  };
+  if (evaluator_.concurrency() > 1) {
+    run_together(count, one);
+  } else {
+    for (size_t index = 0; index < count; ++index) one(index);
+  }
+  for (auto& attempt : results) {
+    if (attempt) finals.push_back(std::move(*attempt));
   }
   return finals;
 }

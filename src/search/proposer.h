@@ -20,6 +20,7 @@
 #include "search/evaluator.h"
 #include "search/figures.h"
 #include "search/selection.h"
+#include "search/thread_pool.h"
 
 namespace accelopt::search {
 
@@ -84,6 +85,7 @@ class Proposer {
   std::mutex mutex_;                            // guards the two below
   std::map<std::string, std::string> repairs_;  // normalized hash of a failed source → repair key
   AgentTally tally_;
+  Gate agent_gate_;  // agent calls in flight at once, at most agent_concurrency
 };
 
 }  // namespace accelopt::search

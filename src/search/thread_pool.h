@@ -1,9 +1,13 @@
-// A fixed pool of threads for agent calls: jobs run in submission order as threads free up, so at
-// most `threads` model calls are in flight at once. (thread-safe)
+// The search's concurrency: a fixed pool of threads for the iteration's jobs (jobs run in
+// submission order as threads free up), a gate that lets at most N holders in at once and tells
+// each which of the N places it holds (the evaluations' slots, each with cores of its own), and
+// run_together for the implementations of one plan, evaluated at once. (thread-safe)
 #pragma once
 
+#include <algorithm>
 #include <condition_variable>
 #include <deque>
+#include <exception>
 #include <functional>
 #include <future>
 #include <mutex>
@@ -11,6 +15,72 @@
 #include <vector>
 
 namespace accelopt::search {
+
+class Gate {
+ public:
+  explicit Gate(int places) : places_(std::max(1, places)) {
+    for (int place = places_ - 1; place >= 0; --place) free_.push_back(place);
+  }
+  int places() const { return places_; }
+
+  // Holds one place (the lowest free) until it goes.
+  class Pass {
+   public:
+    explicit Pass(Gate& gate) : gate_(gate) {
+      std::unique_lock lock(gate_.mutex_);
+      gate_.wake_.wait(lock, [this] { return !gate_.free_.empty(); });
+      place_ = gate_.free_.back();
+      gate_.free_.pop_back();
+    }
+    ~Pass() {
+      {
+        std::lock_guard lock(gate_.mutex_);
+        gate_.free_.push_back(place_);
+        std::sort(gate_.free_.rbegin(), gate_.free_.rend());
+      }
+      gate_.wake_.notify_one();
+    }
+    Pass(const Pass&) = delete;
+    Pass& operator=(const Pass&) = delete;
+    int place() const { return place_; }
+
+   private:
+    Gate& gate_;
+    int place_ = 0;
+  };
+
+ private:
+  const int places_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::vector<int> free_;  // highest first: the lowest is taken first
+};
+
+// Runs body(0), …, body(count - 1) at once, each on a thread of its own (the caller's for the
+// first), and returns when all have ended; then rethrows the exception of the lowest index, if any.
+template <typename Body>
+void run_together(size_t count, Body body) {
+  std::vector<std::future<void>> others;
+  for (size_t index = 1; index < count; ++index) {
+    others.push_back(std::async(std::launch::async, [&body, index] { body(index); }));
+  }
+  std::exception_ptr failure;
+  if (count > 0) {
+    try {
+      body(size_t{0});
+    } catch (...) {
+      failure = std::current_exception();
+    }
+  }
+  for (auto& other : others) {
+    try {
+      other.get();
+    } catch (...) {
+      if (!failure) failure = std::current_exception();
+    }
+  }
+  if (failure) std::rethrow_exception(failure);
+}
 
 class ThreadPool {
  public:

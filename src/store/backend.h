@@ -56,6 +56,8 @@ class Backend {
   virtual void rollback() noexcept = 0;
   // Inside a transaction: holds back every other connection that migrates at the same time.
   virtual void lock_schema() = 0;
+  // Inside a transaction: holds back every other connection that writes memory entries meanwhile.
+  virtual void lock_memory() = 0;
 
   // One statement with `?` placeholders; its rows.
   virtual std::vector<Row> query(std::string_view sql,

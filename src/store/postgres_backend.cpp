@@ -29,6 +29,7 @@ namespace accelopt::store {
 namespace {
 
 constexpr int64_t kSchemaLock = 0x41434F50;  // "ACOP": the advisory lock taken while migrating
+constexpr int64_t kMemoryLock = 0x41434F4D;  // "ACOM": taken while a memory entry is written
 
 // `?` → `$n`, outside quoted literals.
 std::string numbered_placeholders(std::string_view sql) {
@@ -83,6 +84,7 @@ class PostgresBackend : public Backend {
     work_.reset();
   }
   void lock_schema() override { query("SELECT pg_advisory_xact_lock(?)", {Value(kSchemaLock)}); }
+  void lock_memory() override { query("SELECT pg_advisory_xact_lock(?)", {Value(kMemoryLock)}); }
 
   std::vector<Row> query(std::string_view sql, const std::vector<Value>& parameters) override {
     pqxx::result result = run(numbered_placeholders(sql), parameters);

@@ -94,6 +94,7 @@ class SqliteBackend : public Backend {
   void commit() override { exec("COMMIT"); }
   void rollback() noexcept override { sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr); }
   void lock_schema() override {}  // BEGIN IMMEDIATE already holds every other writer back
+  void lock_memory() override {}
 
   std::vector<Row> query(std::string_view sql, const std::vector<Value>& parameters) override {
     Statement statement(db_, sql);

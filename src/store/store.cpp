@@ -26,10 +26,12 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <mutex>
 
 #include "common/error.h"
+#include "common/hash.h"
 #include "common/timestamp.h"
 #include "common/utf8.h"
 #include "store/backend.h"
@@ -123,6 +125,14 @@ CREATE TABLE checkpoints (
 ALTER TABLE runs ADD COLUMN origin TEXT NOT NULL DEFAULT '';
 ALTER TABLE memory_entries ADD COLUMN origin TEXT NOT NULL DEFAULT '';
 )sql",
+    // 3: a lesson stored once: the rewrite's identity (its normalized sources' hash), and each
+    // later
+    // finding of the same lesson as evidence on the first entry instead of a copy.
+    R"sql(
+ALTER TABLE memory_entries ADD COLUMN rewrite_hash TEXT NOT NULL DEFAULT '';
+ALTER TABLE memory_entries ADD COLUMN evidence TEXT NOT NULL DEFAULT '[]';
+CREATE INDEX memory_entries_by_task ON memory_entries(task);
+)sql",
 };
 
 constexpr int kLatestVersion = static_cast<int>(std::size(kMigrations));
@@ -132,7 +142,7 @@ constexpr std::string_view kCandidateColumns =
     "iteration, author, kind";
 constexpr std::string_view kEntryColumns =
     "id, run_id, task, op_type, tags, knobs, slow_candidate, fast_candidate, positive, speedup, "
-    "speedup_low, speedup_high, iteration, insight, created_at, origin";
+    "speedup_low, speedup_high, iteration, insight, created_at, origin, rewrite_hash, evidence";
 
 std::vector<std::string> string_list(const std::string& json_text) {
   return Json::parse(json_text).get<std::vector<std::string>>();
@@ -192,6 +202,25 @@ TraceRecord read_trace(const Row& row) {
   return record;
 }
 
+// An insight's words, for telling one lesson from another: title and description, lower case,
+// spacing collapsed; empty when it has neither.
+std::string lesson_text(const Json& insight) {
+  std::string words =
+      insight.value("title", std::string()) + "\n" + insight.value("description", std::string());
+  std::string text;
+  bool space = false;
+  for (char c : words) {
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      space = !text.empty();
+      continue;
+    }
+    if (space) text += ' ';
+    space = false;
+    text += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return text;
+}
+
 MemoryEntryRecord read_entry(const Row& row) {
   MemoryEntryRecord entry;
   entry.id = row.integer(0);
@@ -210,6 +239,8 @@ MemoryEntryRecord read_entry(const Row& row) {
   entry.insight = Json::parse(row.text(13));
   entry.created_at = row.text(14);
   entry.origin = row.text(15);
+  entry.rewrite_hash = row.text(16);
+  entry.evidence = Json::parse(row.text(17));
   return entry;
 }
 
@@ -281,17 +312,58 @@ struct Store::Impl {
     return read(rows[0]);
   }
 
+  // The hash of the rewrite slow → fast by their normalized sources; empty when either is unknown.
+  std::string rewrite_hash(int64_t slow, int64_t fast) {
+    std::vector<Row> rows =
+        db->query("SELECT id, normalized_hash FROM candidates WHERE id IN (?, ?)", {slow, fast});
+    std::string slow_hash, fast_hash;
+    for (const Row& row : rows) {
+      (row.integer(0) == slow ? slow_hash : fast_hash) = row.text(1);
+    }
+    if (slow_hash.empty() || fast_hash.empty()) return {};
+    return sha256_hex(slow_hash + " -> " + fast_hash);
+  }
+
+  // Inside a transaction: stores `entry`, or adds it as evidence to the same lesson stored before.
   int64_t insert_entry(MemoryEntryRecord& entry) {
     if (entry.created_at.empty()) entry.created_at = utc_timestamp();
     if (entry.origin.empty()) entry.origin = origin;
+    if (entry.rewrite_hash.empty()) {
+      entry.rewrite_hash = rewrite_hash(entry.slow_candidate, entry.fast_candidate);
+    }
+    db->lock_memory();
+    std::string lesson = lesson_text(entry.insight);
+    for (const Row& row :
+         db->query(fmt::format("SELECT {} FROM memory_entries WHERE task=? AND positive=? "
+                               "ORDER BY id",
+                               kEntryColumns),
+                   {entry.task, int64_t{entry.positive ? 1 : 0}})) {
+      MemoryEntryRecord held = read_entry(row);
+      bool same_rewrite = !entry.rewrite_hash.empty() && held.rewrite_hash == entry.rewrite_hash;
+      if (!same_rewrite && (lesson.empty() || lesson_text(held.insight) != lesson)) continue;
+      held.evidence.push_back(Json{{"run", entry.run_id},
+                                   {"iteration", entry.iteration},
+                                   {"slow", entry.slow_candidate},
+                                   {"fast", entry.fast_candidate},
+                                   {"speedup", entry.speedup},
+                                   {"speedup_low", entry.speedup_low},
+                                   {"speedup_high", entry.speedup_high},
+                                   {"origin", entry.origin},
+                                   {"created_at", entry.created_at}});
+      db->execute("UPDATE memory_entries SET evidence=? WHERE id=?",
+                  {held.evidence.dump(), held.id});
+      entry = std::move(held);
+      return entry.id;
+    }
     entry.id = single_integer(
         "INSERT INTO memory_entries (run_id, task, op_type, tags, knobs, slow_candidate, "
         "fast_candidate, positive, speedup, speedup_low, speedup_high, iteration, insight, "
-        "created_at, origin) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id",
+        "created_at, origin, rewrite_hash, evidence) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
+        "RETURNING id",
         {entry.run_id, entry.task, entry.op_type, Json(entry.tags).dump(), Json(entry.knobs).dump(),
          entry.slow_candidate, entry.fast_candidate, int64_t{entry.positive ? 1 : 0}, entry.speedup,
          entry.speedup_low, entry.speedup_high, int64_t{entry.iteration}, entry.insight.dump(),
-         entry.created_at, entry.origin});
+         entry.created_at, entry.origin, entry.rewrite_hash, entry.evidence.dump()});
     return entry.id;
   }
 

@@ -72,6 +72,13 @@ struct MemoryEntryRecord {
   Json insight = Json::object();  // roles::Insight as JSON
   std::string created_at;
   std::string origin;  // user@host whose run made it; empty: this process's, on insert
+  // The rewrite's identity: the hash of its slow and fast sources, normalized; set on insert from
+  // the candidates (empty when they are not in this database).
+  std::string rewrite_hash;
+  // Each later finding of the same lesson, recorded here instead of a second entry (see
+  // add_memory_entry): {run, iteration, slow, fast, speedup, speedup_low, speedup_high, origin,
+  // created_at}. The lesson was found 1 + evidence.size() times.
+  Json evidence = Json::array();
 };
 
 struct Checkpoint {
@@ -138,7 +145,12 @@ class Store {
   std::optional<Checkpoint> last_checkpoint(int64_t run_id) const;
   std::vector<Checkpoint> checkpoints(int64_t run_id) const;
 
-  int64_t add_memory_entry(MemoryEntryRecord& entry);     // sets entry.id
+  // Adds `entry`, unless the memory holds the same lesson for its task already: the same rewrite
+  // (rewrite_hash) or the same insight (title and description, case and spacing aside), with the
+  // same sign. Then the finding is appended to that entry's evidence and `entry` becomes it (its id
+  // and all). Concurrent writers (runs sharing a PostgreSQL memory) are serialized, so a lesson is
+  // stored once. Returns entry.id; commit_iteration adds its entries the same way.
+  int64_t add_memory_entry(MemoryEntryRecord& entry);
   std::vector<MemoryEntryRecord> memory_entries() const;  // oldest first
   std::optional<MemoryEntryRecord> memory_entry(int64_t id) const;
   int64_t max_memory_id() const;

@@ -5,6 +5,7 @@
 // not SQLite's refused as damaged, with the ways out.
 #include "store/store.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <signal.h>
@@ -13,9 +14,11 @@
 #include <unistd.h>
 #include <cstdio>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <set>
 #include <thread>
 
 #include "common/error.h"
@@ -269,6 +272,105 @@ TEST_P(StoreTest, TheMemoryIsSharedWithProvenance) {
   own.task = "silu";
   bob->add_memory_entry(own);
   EXPECT_NE(alice->memory_entry(own.id)->origin.find('@'), std::string::npos);
+}
+
+// A rewrite slow → fast recorded in `run` with the given normalized sources, as an entry for task
+// axpy titled `title`.
+MemoryEntryRecord lesson(Store& store, int64_t run, const std::string& slow_source,
+                         const std::string& fast_source, const std::string& title, double speedup) {
+  static int serial = 0;
+  CandidateRecord slow = candidate(run, "i1/b0/p0/k" + std::to_string(++serial));
+  slow.normalized_hash = slow_source;
+  CandidateRecord fast = candidate(run, "i1/b0/p0/k" + std::to_string(++serial));
+  fast.normalized_hash = fast_source;
+  MemoryEntryRecord entry;
+  entry.run_id = run;
+  entry.task = "axpy";
+  entry.slow_candidate = store.record_evaluation(slow, passed_verdict(1));
+  entry.fast_candidate = store.record_evaluation(fast, passed_verdict(speedup));
+  entry.speedup = speedup;
+  entry.speedup_low = speedup * 0.98;
+  entry.speedup_high = speedup * 1.02;
+  entry.iteration = 1;
+  entry.insight = Json{{"title", title}, {"description", "CHUNK 1024 -> 64 fits in L1"}};
+  return entry;
+}
+
+// Issue 25: the same lesson found again (the same rewrite, or the same words) is stored once, with
+// the later findings as its evidence.
+TEST_P(StoreTest, ALessonFoundAgainIsStoredOnceWithItsEvidence) {
+  auto store = open();
+  int64_t first_run = store->create_run(Json::object());
+  int64_t second_run = store->create_run(Json::object());
+  std::vector<MemoryEntryRecord> entries = {
+      lesson(*store, first_run, "nA", "nB", "CHUNK 1024 -> 64: 1.38x", 1.38)};
+  store->commit_iteration(Checkpoint{first_run, 1, Json::object(), ""}, entries);
+  int64_t kept = entries[0].id;
+  EXPECT_FALSE(entries[0].rewrite_hash.empty());
+
+  // The same rewrite in another run, summarized in other words: evidence, not a copy.
+  entries = {lesson(*store, second_run, "nA", "nB", "Smaller chunks: 1.35x", 1.35)};
+  store->commit_iteration(Checkpoint{second_run, 1, Json::object(), ""}, entries);
+  EXPECT_EQ(entries[0].id, kept);
+  // Another rewrite, the same words up to case and spacing: evidence too.
+  MemoryEntryRecord same_words =
+      lesson(*store, second_run, "nC", "nD", "  chunk 1024 ->   64: 1.38X", 1.2);
+  int64_t same_words_fast = same_words.fast_candidate;
+  store->add_memory_entry(same_words);
+  EXPECT_EQ(same_words.id, kept);
+  // A new lesson, and the same words as a negative one, are entries of their own.
+  MemoryEntryRecord other = lesson(*store, second_run, "nC", "nE", "unrolled by 4", 1.1);
+  store->add_memory_entry(other);
+  MemoryEntryRecord negative =
+      lesson(*store, second_run, "nF", "nG", "CHUNK 1024 -> 64: 1.38x", 0.8);
+  negative.positive = false;
+  store->add_memory_entry(negative);
+
+  auto memory = store->memory_entries();
+  ASSERT_EQ(memory.size(), 3u);
+  EXPECT_EQ(memory[0].id, kept);
+  EXPECT_EQ(memory[0].run_id, first_run);
+  EXPECT_DOUBLE_EQ(memory[0].speedup, 1.38);
+  ASSERT_EQ(memory[0].evidence.size(), 2u);
+  EXPECT_EQ(memory[0].evidence[0]["run"], second_run);
+  EXPECT_DOUBLE_EQ(memory[0].evidence[0]["speedup"].get<double>(), 1.35);
+  EXPECT_EQ(memory[0].evidence[1]["fast"], same_words_fast);
+  EXPECT_DOUBLE_EQ(memory[0].evidence[1]["speedup"].get<double>(), 1.2);
+  EXPECT_TRUE(memory[1].evidence.empty());
+  EXPECT_FALSE(memory[2].positive);
+}
+
+// Runs sharing one memory that find the same lesson at the same moment store it once: each
+// connection commits its iteration at once, and one entry holds every other finding as evidence.
+TEST_P(StoreTest, ConcurrentRunsStoreALessonOnce) {
+  constexpr int kRuns = 6;
+  std::vector<std::unique_ptr<Store>> stores;
+  std::vector<std::vector<MemoryEntryRecord>> entries(kRuns);
+  std::vector<int64_t> runs;
+  for (int index = 0; index < kRuns; ++index) {
+    stores.push_back(open());
+    runs.push_back(stores.back()->create_run(Json::object()));
+    entries[index] = {lesson(*stores.back(), runs.back(), "nA", "nB",
+                             fmt::format("words of run {}", index), 1.3 + 0.01 * index)};
+  }
+  std::atomic<int> ready = 0;
+  std::vector<std::thread> writers;
+  for (int index = 0; index < kRuns; ++index) {
+    writers.emplace_back([&, index] {
+      ++ready;
+      while (ready.load() < kRuns) std::this_thread::yield();
+      stores[index]->commit_iteration(Checkpoint{runs[index], 1, Json::object(), ""},
+                                      entries[index]);
+    });
+  }
+  for (auto& writer : writers) writer.join();
+  auto memory = open()->memory_entries();
+  ASSERT_EQ(memory.size(), 1u);
+  EXPECT_EQ(memory[0].evidence.size(), static_cast<size_t>(kRuns - 1));
+  std::set<int64_t> found = {memory[0].run_id};
+  for (const Json& item : memory[0].evidence) found.insert(item["run"].get<int64_t>());
+  EXPECT_EQ(found.size(), static_cast<size_t>(kRuns));
+  for (int index = 0; index < kRuns; ++index) EXPECT_EQ(entries[index][0].id, memory[0].id);
 }
 
 // Workers starting together on a new database: each opens it, one migrates, none fails.

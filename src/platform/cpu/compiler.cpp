@@ -135,7 +135,8 @@ Compiler::Compiler(CompilerOptions options)
 
 CommandResult Compiler::run_stage(const std::vector<std::string>& arguments,
                                   const std::filesystem::path& work,
-                                  std::chrono::milliseconds timeout, bool isolate) const {
+                                  std::chrono::milliseconds timeout, bool isolate,
+                                  const std::vector<int>& cpus) const {
   TempDir root("accelopt-compiler-root");
   SpawnOptions spawn;
   spawn.argv = {options_.compiler};
@@ -145,7 +146,7 @@ CommandResult Compiler::run_stage(const std::vector<std::string>& arguments,
   spawn.limits.address_space_bytes = options_.memory_bytes;
   spawn.limits.file_size_bytes = 512ull << 20;
   spawn.limits.cpu_seconds = static_cast<uint64_t>(options_.timeout.count()) + 5;
-  spawn.cpus = options_.cpus;
+  spawn.cpus = cpus.empty() ? options_.cpus : cpus;
   if (isolate) {
     spawn.isolation.enabled = true;
     spawn.isolation.root = root.path();
@@ -164,7 +165,8 @@ CommandResult Compiler::run_stage(const std::vector<std::string>& arguments,
 }
 
 CompileResult Compiler::compile(const std::string& source, const std::string& header,
-                                const std::vector<std::string>& extra_flags, SourceTrust trust) {
+                                const std::vector<std::string>& extra_flags, SourceTrust trust,
+                                const std::vector<int>& cpus) {
   std::vector<std::string> flags = options_.flags;
   flags.insert(flags.end(), extra_flags.begin(), extra_flags.end());
   bool checked = trust == SourceTrust::kAgentKernel;
@@ -191,7 +193,23 @@ CompileResult Compiler::compile(const std::string& source, const std::string& he
     return true;
   };
 
-  std::lock_guard lock(mutex_);  // one compile at a time: the timing core must stay quiet
+  // Compiles of different keys overlap (on cores no timing uses: `cpus`); one key is made once.
+  {
+    std::unique_lock lock(mutex_);
+    made_.wait(lock, [&] { return making_.count(result.key) == 0; });
+    making_.insert(result.key);
+  }
+  struct Made {
+    Compiler& compiler;
+    std::string key;  // a copy: `result` may be moved out before this ends
+    ~Made() {
+      {
+        std::lock_guard lock(compiler.mutex_);
+        compiler.making_.erase(key);
+      }
+      compiler.made_.notify_all();
+    }
+  } made{*this, result.key};
   if (load_cached()) return result;
 
   TempDir work("accelopt-compile");
@@ -208,7 +226,7 @@ CompileResult Compiler::compile(const std::string& source, const std::string& he
   std::string log;
 
   auto stage = [&](std::vector<std::string> arguments) {
-    CommandResult run = run_stage(arguments, work.path(), left(), isolated());
+    CommandResult run = run_stage(arguments, work.path(), left(), isolated(), cpus);
     log += run.output;
     return run;
   };

@@ -15,9 +15,11 @@
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -61,10 +63,12 @@ class Compiler {
  public:
   explicit Compiler(CompilerOptions options);
 
-  // Thread-safe; concurrent compiles of the same key do the work once.
+  // Thread-safe; concurrent compiles of the same key do the work once, of different keys at once.
+  // `cpus`: where this compile may run (off the cores timing now); empty: the options' cpus.
   CompileResult compile(const std::string& source, const std::string& header,
                         const std::vector<std::string>& extra_flags = {},
-                        SourceTrust trust = SourceTrust::kAgentKernel);
+                        SourceTrust trust = SourceTrust::kAgentKernel,
+                        const std::vector<int>& cpus = {});
 
   const std::string& version() const { return version_; }
   const std::vector<std::string>& flags() const { return options_.flags; }
@@ -81,12 +85,14 @@ class Compiler {
   // the memory and CPU limits, scratch paths removed from its output.
   CommandResult run_stage(const std::vector<std::string>& arguments,
                           const std::filesystem::path& work, std::chrono::milliseconds timeout,
-                          bool isolate) const;
+                          bool isolate, const std::vector<int>& cpus = {}) const;
 
   std::string isolation_problem_;
   std::vector<std::filesystem::path> include_directories_;  // the compiler's <...> search list
   CompileCache cache_;
-  std::mutex mutex_;  // guards the cache directory's entries while one is being made
+  std::mutex mutex_;  // guards making_
+  std::condition_variable made_;
+  std::set<std::string> making_;  // the keys being compiled now: one compile per key at a time
 };
 
 }  // namespace accelopt::platform::cpu

@@ -7,6 +7,7 @@
 
 #include "common/error.h"
 #include "common/files.h"
+#include "platform/core_sets.h"
 #include "platform/cpu/inputs.h"
 #include "platform/cpu/profile.h"
 #include "platform/cpu/source_check.h"
@@ -28,9 +29,9 @@ std::vector<size_t> slot_sizes(const std::vector<size_t>& sizes, const SlotLayou
 
 std::vector<int> runner_cpus(int threads) {
   if (threads <= 1) return {timing_cpu()};
-  std::vector<int> cpus;
-  for (int cpu = 0; cpu < threads; ++cpu) cpus.push_back(cpu);
-  return cpus;
+  std::vector<int> allowed = allowed_cpus();
+  allowed.resize(std::min(allowed.size(), static_cast<size_t>(threads)));
+  return allowed;
 }
 
 Status outcome_status(CallOutcome outcome) {
@@ -38,6 +39,36 @@ Status outcome_status(CallOutcome outcome) {
 }
 
 }  // namespace
+
+// The cores of one evaluation's timing, marked busy while it lasts so that compiles keep off them.
+class TimingOn {
+ public:
+  TimingOn(CpuPlatform& platform, std::vector<int> cores)
+      : platform_(platform), cores_(std::move(cores)) {
+    std::lock_guard lock(platform_.timing_mutex_);
+    platform_.timing_now_.insert(cores_.begin(), cores_.end());
+  }
+  ~TimingOn() {
+    std::lock_guard lock(platform_.timing_mutex_);
+    for (int core : cores_) platform_.timing_now_.erase(platform_.timing_now_.find(core));
+  }
+  TimingOn(const TimingOn&) = delete;
+  TimingOn& operator=(const TimingOn&) = delete;
+
+ private:
+  CpuPlatform& platform_;
+  std::vector<int> cores_;
+};
+
+std::vector<int> CpuPlatform::compile_cores(const std::vector<int>& cores) const {
+  if (cores.empty()) return {};
+  std::vector<int> free;
+  std::lock_guard lock(timing_mutex_);
+  for (int core : allowed_cpus()) {
+    if (timing_now_.count(core) == 0) free.push_back(core);
+  }
+  return free.empty() ? cores : free;
+}
 
 CpuPlatform::CpuPlatform(CpuPlatformOptions options, MachinePeaks peaks)
     : options_(std::move(options)),
@@ -50,7 +81,7 @@ std::vector<ReferenceCase> CpuPlatform::reference_cases(const task::Task& task,
                                                         std::vector<uint64_t> seeds) {
   bool public_seeds = !seeds.empty();
   return run_reference(task, workload, public_seeds ? chosen_cases(seeds) : correctness_cases(task),
-                       nullptr, public_seeds);
+                       nullptr, {}, public_seeds);
 }
 
 // The reference's runner and the buffers it calls on, for as long as answers are wanted: the
@@ -97,33 +128,33 @@ class ReferenceRunner {
 
 std::unique_ptr<ReferenceRunner> CpuPlatform::start_reference(const task::Task& task,
                                                               const task::Workload& workload,
-                                                              const std::atomic<bool>* abandon) {
+                                                              const std::atomic<bool>* abandon,
+                                                              const std::vector<int>& cores) {
   require_float32(task);
   if (task.python_reference) {
     PythonReferenceOptions python;
     python.call_timeout = options_.reference_timeout;
-    python.cpus = runner_cpus(1);
+    python.cpus = cores.empty() ? runner_cpus(1) : cores;
     python.abandon = abandon;
     return std::make_unique<ReferenceRunner>(
         task, std::make_unique<PythonReference>(task, workload, std::move(python)));
   }
   std::string reference_source = read_file(task.reference_path());
   std::string header = task::generate_kernel_header(task, workload);
-  CompileResult compiled = compiler_.compile(reference_source, header, task.compile_flags);
+  CompileResult compiled = compiler_.compile(reference_source, header, task.compile_flags,
+                                             SourceTrust::kAgentKernel, compile_cores(cores));
   if (!compiled.ok) {
     throw UserError(task.reference_path().string() + " does not compile:\n" + compiled.diagnostics);
   }
   return std::make_unique<ReferenceRunner>(task, buffer_sizes(task, workload),
-                                           runner_options(task, compiled.library, abandon),
+                                           runner_options(task, compiled.library, abandon, cores),
                                            options_.reference_timeout);
 }
 
-std::vector<ReferenceCase> CpuPlatform::run_reference(const task::Task& task,
-                                                      const task::Workload& workload,
-                                                      const std::vector<CaseSpec>& specs,
-                                                      const std::atomic<bool>* abandon,
-                                                      bool public_seeds) {
-  std::unique_ptr<ReferenceRunner> reference = start_reference(task, workload, abandon);
+std::vector<ReferenceCase> CpuPlatform::run_reference(
+    const task::Task& task, const task::Workload& workload, const std::vector<CaseSpec>& specs,
+    const std::atomic<bool>* abandon, const std::vector<int>& cores, bool public_seeds) {
+  std::unique_ptr<ReferenceRunner> reference = start_reference(task, workload, abandon, cores);
   std::vector<ReferenceCase> cases;
   for (const CaseSpec& spec : specs) {
     ReferenceCase reference_case;
@@ -140,14 +171,15 @@ std::vector<ReferenceCase> CpuPlatform::run_reference(const task::Task& task,
 
 RunnerOptions CpuPlatform::runner_options(const task::Task& task,
                                           const std::filesystem::path& library,
-                                          const std::atomic<bool>* abandon) const {
+                                          const std::atomic<bool>* abandon,
+                                          const std::vector<int>& cores) const {
   RunnerOptions options;
   options.abandon = abandon;
   options.program = runner_program_;
   options.library = library;
   options.entry_point = task.entry_point;
   options.threads = task.threads;
-  options.cpus = runner_cpus(task.threads);
+  options.cpus = cores.empty() ? runner_cpus(task.threads) : cores;
   options.memory_bytes = options_.memory_bytes;
   options.seccomp = options_.seccomp;
   return options;
@@ -170,7 +202,7 @@ Verdict CpuPlatform::evaluate(const EvalRequest& request) {
 
   // Fresh secret seeds for every evaluation: see inputs.h.
   std::vector<ReferenceCase> cases =
-      run_reference(task, workload, correctness_cases(task), request.abandon);
+      run_reference(task, workload, correctness_cases(task), request.abandon, request.cores);
   double reference_seconds = 0;
   for (const ReferenceCase& reference_case : cases) {
     reference_seconds = std::max(reference_seconds, reference_case.reference_seconds);
@@ -181,7 +213,8 @@ Verdict CpuPlatform::evaluate(const EvalRequest& request) {
   std::vector<size_t> sizes = buffer_sizes(task, workload);
   SlotLayout layout = timing_layout(task, sizes);
   SharedBuffers buffers(slot_sizes(sizes, layout));
-  RunnerOptions candidate_options = runner_options(task, compiled->library, request.abandon);
+  RunnerOptions candidate_options =
+      runner_options(task, compiled->library, request.abandon, request.cores);
   candidate_options.call_while_loading = request.trusted;
   candidate_options.slots = layout;
   Runner candidate(candidate_options, buffers);
@@ -212,7 +245,8 @@ std::optional<CompileResult> CpuPlatform::compile_candidate(const EvalRequest& r
     flags.insert(flags.end(), request.extra_flags.begin(), request.extra_flags.end());
     trust = SourceTrust::kTrustedLibrary;
   }
-  CompileResult compiled = compiler_.compile(request.source, header, flags, trust);
+  CompileResult compiled =
+      compiler_.compile(request.source, header, flags, trust, compile_cores(request.cores));
   verdict.compile_seconds = compiled.seconds;
   verdict.compile_cached = compiled.cached;
   verdict.sandbox["compiler_isolated"] = compiler_.isolated();
@@ -291,14 +325,17 @@ std::optional<TurnFailure> CpuPlatform::time_against_anchor(
   // The anchor: the task's baseline unless the caller names another kernel (a parent, say).
   std::string anchor_source =
       request.anchor_source.empty() ? read_file(task.baseline_path()) : request.anchor_source;
-  CompileResult anchor_compiled = compiler_.compile(anchor_source, header, task.compile_flags);
+  CompileResult anchor_compiled =
+      compiler_.compile(anchor_source, header, task.compile_flags, SourceTrust::kAgentKernel,
+                        compile_cores(request.cores));
   if (!anchor_compiled.ok) {
     throw UserError("the anchor kernel (" + request.anchor_name + ") does not compile:\n" +
                     anchor_compiled.diagnostics);
   }
   // The anchor calls on the candidate's buffers (runner_turns.h says why that is safe): the same
   // physical pages for both, so where the memory happens to lie cannot favour a side.
-  RunnerOptions anchor_options = runner_options(task, anchor_compiled.library, request.abandon);
+  RunnerOptions anchor_options =
+      runner_options(task, anchor_compiled.library, request.abandon, request.cores);
   anchor_options.slots = layout;
   Runner anchor(anchor_options, candidate.buffers);
   if (auto failure = anchor.start()) {
@@ -307,7 +344,8 @@ std::optional<TurnFailure> CpuPlatform::time_against_anchor(
   // Timed turns run on fresh inputs mixed from a pool of their own (runner_turns.h), never the
   // correctness cases, and are checked against a reference kept running beside them.
   const task::Workload& workload = task.workload_or_default(request.workload);
-  std::unique_ptr<ReferenceRunner> reference = start_reference(task, workload, request.abandon);
+  std::unique_ptr<ReferenceRunner> reference =
+      start_reference(task, workload, request.abandon, request.cores);
   TurnReference turn_reference;
   for (const CaseSpec& spec : timing_cases(task, std::min(layout.slots, 3) + 1)) {
     ReferenceCase pool_case;
@@ -322,8 +360,10 @@ std::optional<TurnFailure> CpuPlatform::time_against_anchor(
     turn_reference.seconds_per_case =
         std::max(turn_reference.seconds_per_case, reference_case.reference_seconds);
   }
+  std::vector<int> timed = request.cores.empty() ? runner_cpus(task.threads) : request.cores;
   RunnerTurns turns(task, std::move(turn_reference), layout, candidate, {anchor, candidate.buffers},
-                    request.anchor_name, call_timeout, runner_cpus(task.threads));
+                    request.anchor_name, call_timeout, timed);
+  TimingOn timing(*this, timed);
   PairedTiming paired = time_paired(turns, request.timing, request.anchor_name);
   if (paired.failure) return paired.failure;
   verdict.timing = std::move(paired.timing);

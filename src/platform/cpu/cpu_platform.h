@@ -5,7 +5,9 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "platform/cpu/call_check.h"
@@ -51,12 +53,14 @@ class CpuPlatform : public Platform {
   std::vector<ReferenceCase> run_reference(const task::Task& task, const task::Workload& workload,
                                            const std::vector<CaseSpec>& cases,
                                            const std::atomic<bool>* abandon = nullptr,
+                                           const std::vector<int>& cores = {},
                                            bool public_seeds = false);
   // The reference in a sandboxed runner of its own, started and kept: timed turns check their fresh
   // inputs against it (runner_turns.h).
   std::unique_ptr<ReferenceRunner> start_reference(const task::Task& task,
                                                    const task::Workload& workload,
-                                                   const std::atomic<bool>* abandon);
+                                                   const std::atomic<bool>* abandon,
+                                                   const std::vector<int>& cores = {});
   // run_reference for seeds a person chose (empty: a fresh correctness check's cases).
   std::vector<ReferenceCase> reference_cases(const task::Task& task, const task::Workload& workload,
                                              std::vector<uint64_t> seeds = {});
@@ -67,7 +71,11 @@ class CpuPlatform : public Platform {
   std::optional<CompileResult> compile_candidate(const EvalRequest& request,
                                                  const std::string& header, Verdict& verdict);
   RunnerOptions runner_options(const task::Task& task, const std::filesystem::path& library,
-                               const std::atomic<bool>* abandon) const;
+                               const std::atomic<bool>* abandon,
+                               const std::vector<int>& cores = {}) const;
+  // Where a compile for an evaluation on `cores` may run: without given cores (one evaluation at a
+  // time) the compiler's own; with them, every core no other evaluation is timing on now.
+  std::vector<int> compile_cores(const std::vector<int>& cores) const;
   bool load_candidate(const task::Task& task, Runner& candidate, Verdict& verdict);
   bool check_correctness(const task::Task& task, const std::vector<ReferenceCase>& cases,
                          SharedBuffers& buffers, Runner& candidate,
@@ -85,6 +93,10 @@ class CpuPlatform : public Platform {
   MachinePeaks peaks_;
   Compiler compiler_;
   std::filesystem::path runner_program_;
+
+  mutable std::mutex timing_mutex_;  // guards timing_now_
+  std::multiset<int> timing_now_;    // the cores of the evaluations being timed now
+  friend class TimingOn;
 };
 
 }  // namespace accelopt::platform::cpu

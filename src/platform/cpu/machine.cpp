@@ -19,6 +19,7 @@
 
 #include "common/error.h"
 #include "common/files.h"
+#include "platform/core_sets.h"
 
 namespace accelopt::platform::cpu {
 namespace {
@@ -252,16 +253,14 @@ class PinnedTo {
 }  // namespace
 
 int timing_cpu() {
-  long count = sysconf(_SC_NPROCESSORS_ONLN);
-  return count > 1 ? static_cast<int>(count - 1) : 0;
+  // Of the cores this process may use: a worker pinned to a core times there.
+  std::vector<int> cpus = allowed_cpus();
+  return cpus.back();
 }
 
 std::vector<int> compile_cpus() {
-  long count = sysconf(_SC_NPROCESSORS_ONLN);
-  std::vector<int> cpus;
-  for (int cpu = 0; cpu < count; ++cpu) {
-    if (cpu != timing_cpu() || count == 1) cpus.push_back(cpu);
-  }
+  std::vector<int> cpus = allowed_cpus();
+  if (cpus.size() > 1) cpus.pop_back();  // all but the timing core
   return cpus;
 }
 

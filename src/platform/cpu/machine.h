@@ -85,9 +85,10 @@ MachinePeaks probe_machine(const ProbeOptions& options);
 // The cached figures for this CPU model, or a fresh probe (also when `force`).
 MachinePeaks load_or_probe_machine(bool force, std::ostream* progress);
 
-// The core timing runs on: the last one, away from where the system tends to put interrupts.
+// The core timing runs on: the last one this process may use (platform/core_sets.h), away from
+// where the system tends to put interrupts.
 int timing_cpu();
-// The cores compiles may use: all but the timing core (all of them on a one-core machine).
+// The cores compiles may use: all allowed but the timing core (all of them when only one is).
 std::vector<int> compile_cpus();
 
 }  // namespace accelopt::platform::cpu
