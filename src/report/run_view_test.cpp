@@ -390,8 +390,8 @@ TEST(RunText, ShowListsMeasurementsThatDisagreeNamedAndDated) {
   EXPECT_EQ(count(text, "figures moved between measurements"), 1u) << text;
   size_t row = text.find("1.60x [1.55, 1.65]  16.0% of peak");
   size_t note = text.find(
-      "! figures moved between measurements: search, iteration 2: 1.60x "
-      "[1.55, 1.65];");
+      "! figures moved between measurements (1.60x → 1.02x): the machine's load changed: "
+      "search, iteration 2: 1.60x [1.55, 1.65] (the run's figure);");
   ASSERT_NE(note, std::string::npos) << text;
   EXPECT_LT(row, note) << text;
   EXPECT_EQ(text.find("#2 executor", row), text.find("#2 executor", note)) << text;  // under #5
@@ -406,9 +406,10 @@ TEST(RunText, ShowListsMeasurementsThatDisagreeNamedAndDated) {
 
   std::string line = moved_line(view, 5);
   EXPECT_EQ(line,
-            "figures moved between measurements: search, iteration 2: 1.60x [1.55, 1.65]; memory "
-            "re-timing, iteration 2: 1.30x [1.25, 1.35]; final confirmation after iteration 2: "
-            "1.02x [0.97, 1.07]");
+            "figures moved between measurements (1.60x → 1.02x): the machine's load changed: "
+            "search, iteration 2: 1.60x [1.55, 1.65] (the run's figure); memory re-timing, "
+            "iteration 2: 1.30x [1.25, 1.35]; final confirmation after iteration 2: 1.02x [0.97, "
+            "1.07]");
   Json data = runs_report_data({view})["runs"][0];
   for (const Json& node : data["nodes"]) {
     EXPECT_EQ(node["moved"].get<std::string>(), node["id"] == 5 ? line : "") << node["id"];
@@ -430,7 +431,7 @@ TEST(RunText, AgreeingMeasurementsShowOneFigure) {
   std::ostringstream out;
   print_show(out, view);
   EXPECT_EQ(out.str().find("figures moved"), std::string::npos) << out.str();
-  EXPECT_EQ(runs_html({view}).find("figures moved between measurements:"), std::string::npos);
+  EXPECT_EQ(runs_html({view}).find("figures moved between measurements ("), std::string::npos);
 }
 
 }  // namespace
