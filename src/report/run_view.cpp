@@ -80,7 +80,7 @@ std::vector<search::Scored> RunView::beam_of(const store::Checkpoint& checkpoint
     if (const kernel::Verdict* found = verdict(id.get<int64_t>()))
       beam.push_back({id.get<int64_t>(), *found});
   }
-  std::stable_sort(beam.begin(), beam.end(), [](const auto& a, const auto& b) {
+  std::stable_sort(beam.begin(), beam.end(), [this](const auto& a, const auto& b) {
     return search::rank_value(a, comparisons) > search::rank_value(b, comparisons);
   });
   return beam;
@@ -149,7 +149,7 @@ RunView load_run_view(const store::Store& store, int64_t run_id) {
     if (state.contains("confirmation")) {
       view.confirmation = search::Confirmation::from_json(state["confirmation"]);
     }
-    view.memory_retimings = search::SearchCheckpoint::from_store(view.checkpoints.back()).retimings;
+    view.memory_retimings = search::SearchCheckpoint::retimings_of(state);
   }
   if (const kernel::Verdict* baseline = view.baseline()) view.scale = search::RunScale(*baseline);
   auto entries = store.memory_entries();

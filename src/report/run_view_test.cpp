@@ -390,8 +390,8 @@ TEST(RunText, ShowListsMeasurementsThatDisagreeNamedAndDated) {
   EXPECT_EQ(count(text, "figures moved between measurements"), 1u) << text;
   size_t row = text.find("1.60x [1.55, 1.65]  16.0% of peak");
   size_t note = text.find(
-      "! figures moved between measurements (1.60x → 1.02x): the machine's load changed: "
-      "search, iteration 2: 1.60x [1.55, 1.65] (the run's figure);");
+      "! figures moved between measurements (1.60x → 1.02x): the machine's load changed:\n"
+      "        search, iteration 2: 1.60x [1.55, 1.65] (the run's figure);");
   ASSERT_NE(note, std::string::npos) << text;
   EXPECT_LT(row, note) << text;
   EXPECT_EQ(text.find("#2 executor", row), text.find("#2 executor", note)) << text;  // under #5
@@ -420,6 +420,30 @@ TEST(RunText, ShowListsMeasurementsThatDisagreeNamedAndDated) {
   std::string html = runs_html({view});
   EXPECT_NE(html.find(line), std::string::npos);
   EXPECT_NE(html.find("el('p', { class: 'moved' }, '\\u26A0 ' + n.moved)"), std::string::npos);
+}
+
+// A figure measured on a busy machine carries its mark in show's tables and the HTML report, and
+// the table says what the mark means; a % of peak over 100 says the ceiling is wrong.
+TEST(RunText, BusyFiguresAndFiguresOverTheCeilingAreMarked) {
+  auto store = store::Store::open(":memory:");
+  RunView view = load_run_view(*store, testing::write_sample_run(*store, silu()));
+  std::ostringstream quiet;
+  print_show(quiet, view);
+  EXPECT_EQ(quiet.str().find("[busy]"), std::string::npos) << quiet.str();
+  view.traces[5].verdict.timing->load = kernel::MachineLoad{0.95, 0, 60, 3, true};
+  EXPECT_TRUE(view.figures(5).busy);
+  std::ostringstream busy;
+  print_show(busy, view);
+  std::string text = busy.str();
+  EXPECT_NE(text.find("1.60x [1.55, 1.65] [busy]  16.0% of peak"), std::string::npos) << text;
+  EXPECT_NE(text.find("[busy]: measured while the machine was busy"), std::string::npos) << text;
+  Json data = runs_report_data({view})["runs"][0];
+  EXPECT_EQ(data["nodes"][4]["note"], "measured while the machine was busy");
+
+  search::Figures over = view.scale.of(12, 11, 13);  // 10 % baseline: 120 % of peak
+  EXPECT_EQ(figures_text(over),
+            "12.00x [11.00, 13.00]  120.0% of peak (over the measured ceiling: the ceiling is "
+            "wrong)");
 }
 
 // Measurements that agree leave one figure: the sample's memory entry (#2 over the baseline at

@@ -43,11 +43,17 @@ SearchCheckpoint SearchCheckpoint::from_store(const store::Checkpoint& checkpoin
   if (state.contains("confirmation")) {
     result.confirmation = Confirmation::from_json(state.at("confirmation"));
   }
-  for (const Json& retiming : state.value("retimings", Json::array())) {
-    result.retimings.push_back({retiming.value("name", ""), measurement_from_json(retiming.value(
-                                                                "measurement", Json::object()))});
-  }
+  result.retimings = retimings_of(state);
   return result;
+}
+
+std::vector<NamedMeasurement> SearchCheckpoint::retimings_of(const Json& state) {
+  std::vector<NamedMeasurement> retimings;
+  for (const Json& retiming : state.value("retimings", Json::array())) {
+    retimings.push_back({retiming.value("name", ""),
+                         measurement_from_json(retiming.value("measurement", Json::object()))});
+  }
+  return retimings;
 }
 
 }  // namespace accelopt::search

@@ -34,6 +34,8 @@ struct SearchCheckpoint {
   store::Checkpoint to_store(int64_t run_id) const;
   // InternalError naming the run for a state without a beam or baseline.
   static SearchCheckpoint from_store(const store::Checkpoint& checkpoint);
+  // The "retimings" of a checkpoint's state alone (readers that need nothing else).
+  static std::vector<NamedMeasurement> retimings_of(const Json& state);
 };
 
 }  // namespace accelopt::search
