@@ -6,18 +6,36 @@
 //         the work, sized from the baseline's measured latency): how often the interval lies
 //         wholly below 1.0 (must be ≥ 80 % at 1.10×), and the median speedup measured.
 //
+//   --ab  pairs of differently-bound kernels (benchmarks/data: a vectorized silu with streaming
+//         stores, memory-bound, against silu's baseline, compute-bound; a register-blocked
+//         matmul, FMA-bound, against matmul's baseline) timed quietly and with a neighbour on the
+//         other cores that this program starts (a memory streamer; a compute spinner), the
+//         conditions taking turns: how far each figure moves from the quiet one, whether the
+//         intervals cover the quiet figure, and how often the harness marks the measurement busy.
+//         Targets: the quiet figure covered by ≥ 90 % of the unmarked intervals; every busy
+//         measurement that misses it marked.
+//
 // Each try is a full `accelopt eval`-style evaluation with the default timing options (or
 // --budget). The figures are printed per task and workload, then over all of them.
 //
 //   build/benchmarks/timing_honesty [--quick] [--tasks silu,matmul] [--workloads small,cpu]
 //                                   [--aa N] [--power N] [--budget SECONDS]
+//   build/benchmarks/timing_honesty --ab [--aa N (tries per condition)] [--budget SECONDS]
+//                                   [--tasks silu,matmul] [--workloads cpu]
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -39,6 +57,7 @@ struct Options {
   int aa_tries = 20;
   int power_tries = 10;
   double budget_seconds = 20;
+  bool ab = false;
 };
 
 std::vector<std::string> split(const std::string& text) {
@@ -72,6 +91,8 @@ Options parse_options(int argc, char** argv) {
       options.aa_tries = std::stoi(value());
     } else if (flag == "--power") {
       options.power_tries = std::stoi(value());
+    } else if (flag == "--ab") {
+      options.ab = true;
     } else if (flag == "--budget") {
       options.budget_seconds = std::stod(value());
     } else {
@@ -179,6 +200,180 @@ kernel::Verdict evaluate(platform::cpu::CpuPlatform& cpu, const task::Task& task
   return cpu.evaluate(request);
 }
 
+// A process on the cores timing does not use, doing what a neighbour on a shared machine does:
+// streaming three 64 MiB arrays (memory bandwidth, the last-level cache) or spinning on FMAs in
+// L1 (a core's arithmetic; a sibling thread's ports where cores are hyperthreads). Killed when
+// this object goes.
+enum class Neighbour : uint8_t { kNone, kMemory, kCompute };
+
+const char* neighbour_name(Neighbour kind) {
+  return kind == Neighbour::kNone ? "quiet" : kind == Neighbour::kMemory ? "memory" : "compute";
+}
+
+[[noreturn]] void be_neighbour(Neighbour kind, const std::vector<int>& cpus) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int cpu : cpus) CPU_SET(cpu, &set);
+  sched_setaffinity(0, sizeof set, &set);
+  volatile float sink = 0;
+  if (kind == Neighbour::kMemory) {
+    // After fork only system calls: mmap, not malloc (another thread may have held its lock).
+    constexpr size_t kCount = 16u << 20;  // floats per array: 64 MiB
+    void* memory = mmap(nullptr, 3 * kCount * sizeof(float), PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (memory == MAP_FAILED) _exit(1);
+    float* a = static_cast<float*>(memory);
+    float* b = a + kCount;
+    float* c = b + kCount;
+    for (size_t i = 0; i < kCount; ++i) b[i] = c[i] = 1.0f;
+    for (;;) {
+      for (size_t i = 0; i < kCount; ++i) a[i] = b[i] + 0.5f * c[i];
+      sink = a[kCount / 2];
+    }
+  }
+  float lanes[128];
+  for (int i = 0; i < 128; ++i) lanes[i] = 0.001f * static_cast<float>(i);
+  for (;;) {
+    for (int repeat = 0; repeat < 1000; ++repeat) {
+      for (float& lane : lanes) lane = lane * 0.9999999f + 1e-7f;
+    }
+    sink = lanes[0];
+  }
+}
+
+class NeighbourProcess {
+ public:
+  NeighbourProcess(Neighbour kind, const std::vector<int>& cpus) {
+    if (kind == Neighbour::kNone) return;
+    pid_ = fork();
+    if (pid_ < 0) throw std::runtime_error("fork failed for the neighbour process");
+    if (pid_ == 0) be_neighbour(kind, cpus);
+    usleep(200'000);  // let it reach its stride (the streamer writes 192 MiB first)
+  }
+  ~NeighbourProcess() {
+    if (pid_ <= 0) return;
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+  }
+  NeighbourProcess(const NeighbourProcess&) = delete;
+  NeighbourProcess& operator=(const NeighbourProcess&) = delete;
+
+ private:
+  pid_t pid_ = -1;
+};
+
+struct AbTry {
+  double speedup = 0, low = 0, high = 0;
+  bool busy = false;
+  double other_cores_busy = 0;
+  double preemptions_per_pair = 0;
+};
+
+// --ab: each pair timed under each condition in turn, `tries` rounds.
+int run_ab(const Options& options, platform::cpu::CpuPlatform& cpu,
+           const std::filesystem::path& root) {
+  struct Pair {
+    std::string task, kernel;
+  };
+  std::vector<Pair> pairs = {{"silu", "silu_fast.cpp"}, {"matmul", "matmul_fast.cpp"}};
+  const std::vector<Neighbour> conditions = {Neighbour::kNone, Neighbour::kMemory,
+                                             Neighbour::kCompute};
+  std::vector<int> others = platform::cpu::compile_cpus();
+  std::cout << fmt::format(
+      "timing honesty --ab: {} tries per condition, budget {} s per evaluation; neighbours on "
+      "cores {}\n\n",
+      options.aa_tries, options.budget_seconds, fmt::join(others, ","));
+  int unmarked = 0, unmarked_covering = 0, busy_missing = 0, busy_missing_marked = 0;
+  int busy_marked = 0, busy_tries = 0, quiet_marked = 0, quiet_tries = 0;
+  for (const Pair& pair : pairs) {
+    if (std::find(options.tasks.begin(), options.tasks.end(), pair.task) == options.tasks.end()) {
+      continue;
+    }
+    task::Task task = task::load_task(root / "bench/cpu" / pair.task);
+    std::string fast = read_file(root / "benchmarks/data" / pair.kernel);
+    for (const std::string& workload : options.workloads) {
+      if (task.workload_or_default(workload).name != workload) continue;
+      std::map<Neighbour, std::vector<AbTry>> tries;
+      for (int round = 0; round < options.aa_tries; ++round) {
+        for (Neighbour condition : conditions) {
+          NeighbourProcess neighbour(condition, others);
+          kernel::Verdict verdict = evaluate(cpu, task, workload, fast, options.budget_seconds);
+          if (!verdict.passed() || !verdict.timing) {
+            std::cout << fmt::format("  {} {} {}: not timed: {}\n", pair.task, workload,
+                                     neighbour_name(condition), verdict.message);
+            continue;
+          }
+          const kernel::Timing& timing = *verdict.timing;
+          AbTry one{timing.speedup, timing.speedup_low, timing.speedup_high, timing.busy()};
+          if (timing.load) {
+            one.other_cores_busy = timing.load->other_cores_busy;
+            one.preemptions_per_pair =
+                static_cast<double>(timing.load->involuntary_switches) / std::max(timing.pairs, 1);
+          }
+          std::cout << fmt::format(
+              "  {:<7} {:<6} {:<8} {:7.3f}x [{:.3f}, {:.3f}]  other cores {:3.0f} % busy, "
+              "{:.2f} preemptions a pair{}\n",
+              pair.task, workload, neighbour_name(condition), one.speedup, one.low, one.high,
+              100 * one.other_cores_busy, one.preemptions_per_pair, one.busy ? "  [busy]" : "");
+          tries[condition].push_back(one);
+        }
+      }
+      std::vector<double> quiet_speedups;
+      for (const AbTry& one : tries[Neighbour::kNone]) quiet_speedups.push_back(one.speedup);
+      if (quiet_speedups.empty()) continue;
+      double quiet = platform::median(quiet_speedups);
+      for (Neighbour condition : conditions) {
+        const std::vector<AbTry>& list = tries[condition];
+        std::vector<double> speedups;
+        int covering = 0, marked = 0, missing = 0, missing_marked = 0;
+        for (const AbTry& one : list) {
+          speedups.push_back(one.speedup);
+          bool covers = one.low <= quiet && quiet <= one.high;
+          covering += covers;
+          marked += one.busy;
+          if (!covers) {
+            ++missing;
+            missing_marked += one.busy;
+          }
+          if (!one.busy) {
+            ++unmarked;
+            unmarked_covering += covers;
+          }
+          if (condition == Neighbour::kNone) {
+            ++quiet_tries;
+            quiet_marked += one.busy;
+          } else {
+            ++busy_tries;
+            busy_marked += one.busy;
+            if (!covers) {
+              ++busy_missing;
+              busy_missing_marked += one.busy;
+            }
+          }
+        }
+        if (list.empty()) continue;
+        double median = platform::median(speedups);
+        std::cout << fmt::format(
+            "{:<7} {:<6} {:<8} median {:7.3f}x ({:+.1f} % from the quiet {:.3f}x), range [{:.3f}, "
+            "{:.3f}]; intervals covering the quiet figure {}/{}; marked busy {}/{}; missing it "
+            "and marked {}/{}\n",
+            pair.task, workload, neighbour_name(condition), median, 100 * (median / quiet - 1),
+            quiet, *std::min_element(speedups.begin(), speedups.end()),
+            *std::max_element(speedups.begin(), speedups.end()), covering, list.size(), marked,
+            list.size(), missing_marked, missing);
+      }
+      std::cout << "\n";
+    }
+  }
+  std::cout << fmt::format(
+      "over all: unmarked intervals covering the quiet figure {}/{} ({:.1f} %, want ≥ 90 %); "
+      "with a neighbour, marked busy {}/{}, and of those missing the quiet figure marked {}/{} "
+      "(want all); quiet tries marked busy {}/{}\n",
+      unmarked_covering, unmarked, unmarked > 0 ? 100.0 * unmarked_covering / unmarked : 0.0,
+      busy_marked, busy_tries, busy_missing_marked, busy_missing, quiet_marked, quiet_tries);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) try {
@@ -190,6 +385,10 @@ int main(int argc, char** argv) try {
   platform_options.profile = false;
   platform::cpu::CpuPlatform cpu(platform_options,
                                  platform::cpu::load_or_probe_machine(false, &std::cerr));
+  if (options.ab) {
+    if (options.workloads == Options{}.workloads) options.workloads = {"cpu"};
+    return run_ab(options, cpu, root);
+  }
   double spin_seconds = seconds_per_spin();
   const std::vector<double> slowdowns = {1.05, 1.10, 1.5};
   std::cout << fmt::format(

@@ -227,12 +227,18 @@ std::string profile_summary(const kernel::Verdict& verdict, const std::string& s
         << figures->origin << "); latency " << format(figures->latency_seconds * 1e3, 4) << " ms ("
         << format(figures->latency_low * 1e3, 4) << "–" << format(figures->latency_high * 1e3, 4)
         << " ms), derived from that speedup and the baseline's careful latency\n";
+    if (figures->busy) {
+      out << "- That figure was measured while the machine was busy (other work shared its cores "
+             "or memory): it may move on a quiet machine\n";
+    }
     if (!figures->disagreeing.empty()) {
       out << "- Other measurements of this kernel against the baseline disagree with that figure "
-             "beyond both intervals (the timing noise of a moment; judge by all of them):\n";
+             "beyond both intervals: the machine's load changed between them (each is honest "
+             "about its own minutes; the figure above is the most precise):\n";
       for (const roles::NamedSpeedup& other : figures->disagreeing) {
         out << "  - " << other.name << ": " << format(other.speedup, 3) << "x (95% interval "
-            << format(other.speedup_low, 3) << "–" << format(other.speedup_high, 3) << ")\n";
+            << format(other.speedup_low, 3) << "–" << format(other.speedup_high, 3) << ")"
+            << (other.busy ? ", measured while the machine was busy" : "") << "\n";
       }
     }
     if (own_latency > 0 && figures->latency_seconds > 0) {
@@ -251,6 +257,10 @@ std::string profile_summary(const kernel::Verdict& verdict, const std::string& s
     if (figures != nullptr && !figures->baseline) {
       out << " (95% interval " << format(figures->percent_low, 3) << "–"
           << format(figures->percent_high, 3) << ")";
+    }
+    out << kernel::over_ceiling_note(percent);
+    if (figures != nullptr && figures->baseline && figures->busy) {
+      out << " (measured while the machine was busy)";
     }
     out << " (" << score.bound << " bound); " << format(score.gflops * rescale, 4) << " GFLOP/s, "
         << format(score.gbytes_per_second * rescale, 4) << " GB/s; of each ceiling: FMA "
@@ -357,6 +367,7 @@ Json kernel_variables(const roles::KernelView& kernel) {
     Json disagreeing = Json::array();
     for (const roles::NamedSpeedup& other : figures.disagreeing) {
       disagreeing.push_back({{"name", other.name},
+                             {"busy", other.busy},
                              {"speedup", format(other.speedup)},
                              {"speedup_low", format(other.speedup_low)},
                              {"speedup_high", format(other.speedup_high)}});
@@ -369,6 +380,8 @@ Json kernel_variables(const roles::KernelView& kernel) {
                       {"latency_ms", format(figures.latency_seconds * 1e3, 4)},
                       {"percent_of_peak", format(figures.percent_of_peak)},
                       {"origin", figures.origin},
+                      {"busy", figures.busy},
+                      {"over_ceiling", figures.percent_of_peak > 100},
                       {"has_disagreeing", !disagreeing.empty()},
                       {"disagreeing", disagreeing}};
   }

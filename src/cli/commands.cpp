@@ -25,6 +25,7 @@ struct EvalArguments {
   std::string compiler = "g++";
   bool json = false;
   bool no_time = false;
+  bool time_ceiling = false;
   bool verbose = false;
   double target = 0.02;
   double budget = 20;
@@ -48,6 +49,7 @@ int run_eval(const EvalArguments& arguments) {
     request.anchor_name = std::filesystem::path(arguments.anchor).filename().string();
   }
   request.measure_time = !arguments.no_time;
+  request.time_ceiling = arguments.time_ceiling;
   request.timing.target_half_width = arguments.target;
   request.timing.budget_seconds = arguments.budget;
   kernel::Verdict verdict;
@@ -136,6 +138,8 @@ void register_commands(CLI::App& app, CommandTable& table) {
       ->capture_default_str()
       ->check(positive_number());
   eval->add_flag("--no-time", eval_arguments->no_time, "check correctness only");
+  eval->add_flag("--time-ceiling", eval_arguments->time_ceiling,
+                 "time the task's binding ceiling between the turns and score against it (cpu)");
   eval->add_flag("--json", eval_arguments->json, "print the trace record as JSON");
   eval->add_flag("-v,--verbose", eval_arguments->verbose,
                  "show every loop, the sandbox and the log");

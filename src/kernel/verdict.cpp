@@ -19,6 +19,11 @@ constexpr std::pair<Status, std::string_view> kStatusNames[] = {
 
 }  // namespace
 
+std::string over_ceiling_note(double percent_of_peak) {
+  if (!(percent_of_peak > 100)) return {};
+  return " (" + std::string(kOverCeiling) + ")";
+}
+
 std::string_view status_name(Status status) {
   for (const auto& [value, name] : kStatusNames) {
     if (value == status) return name;
@@ -82,6 +87,11 @@ Json Verdict::to_json() const {
                         {"percent_fma", roofline->percent_fma},
                         {"percent_vector", roofline->percent_vector},
                         {"percent_memory", roofline->percent_memory}};
+    if (roofline->ceiling_alongside > 0) {
+      json["roofline"]["ceiling_alongside"] = roofline->ceiling_alongside;
+      json["roofline"]["ceiling_probe"] = roofline->ceiling_probe;
+      json["roofline"]["ceiling_samples"] = roofline->ceiling_samples;
+    }
   }
   json["profile"] = profile;
   json["sandbox"] = sandbox;
@@ -154,6 +164,9 @@ Verdict Verdict::from_json(const Json& json) {
     score.percent_fma = r.value("percent_fma", 0.0);
     score.percent_vector = r.value("percent_vector", 0.0);
     score.percent_memory = r.value("percent_memory", 0.0);
+    score.ceiling_alongside = r.value("ceiling_alongside", 0.0);
+    score.ceiling_probe = r.value("ceiling_probe", 0.0);
+    score.ceiling_samples = r.value("ceiling_samples", 0);
     verdict.roofline = score;
   }
   verdict.profile = json.value("profile", Json::object());

@@ -66,6 +66,8 @@ struct Timing {
   // for a core (with many threads: the threads' idle share of threads × wall time).
   double candidate_off_cpu = 0, anchor_off_cpu = 0;
   std::optional<MachineLoad> load;  // absent in records from before it was measured
+
+  bool busy() const { return load && load->busy; }
 };
 
 struct RooflineScore {
@@ -75,7 +77,18 @@ struct RooflineScore {
   std::string bound;           // "fma", "vector" or "memory": the ceiling that binds
   double gflops = 0, gbytes_per_second = 0;
   double percent_fma = 0, percent_vector = 0, percent_memory = 0;
+  // The binding ceiling timed again, interleaved with the turns so that it saw the machine the
+  // latency saw (the CPU platform, for a run's baseline: EvalRequest::time_ceiling), in GFLOP/s or
+  // GB/s; 0: the probe's ceilings alone. `ceiling_probe` is the probe's figure for the same one.
+  double ceiling_alongside = 0, ceiling_probe = 0;
+  int ceiling_samples = 0;
 };
+
+// Over 100 % of peak a kernel beat a ceiling that was measured: the ceiling is wrong, not the
+// kernel fast. Every figure of % of peak shown anywhere carries this note when it is over 100.
+inline constexpr std::string_view kOverCeiling = "over the measured ceiling: the ceiling is wrong";
+// " (over the measured ceiling: the ceiling is wrong)" above 100 %, else empty.
+std::string over_ceiling_note(double percent_of_peak);
 
 struct Verdict {
   Status status = Status::kPassed;

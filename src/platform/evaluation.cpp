@@ -32,13 +32,24 @@ double least_seconds(const task::Task& task, const kernel::RooflineScore& score,
 }
 
 Verdict finish_timed(VerdictStart& started, const task::Task& task, const task::Workload& workload,
-                     const Peaks& peaks, const std::string& device) {
+                     const Peaks& peaks, const std::string& device,
+                     const std::optional<CeilingAlongside>& alongside) {
   Verdict& verdict = started.verdict;
   const Timing& timing = verdict.timing.value();
   std::string score_text;
   if (!peaks.empty()) {
-    verdict.roofline =
-        score_roofline(task.roofline_counts(workload), peaks, timing.latency_seconds);
+    task::RooflineCounts counts = task.roofline_counts(workload);
+    verdict.roofline = score_roofline(counts, peaks, timing.latency_seconds);
+    // The physics check below stays on the probe's ceilings: the least time the work can take.
+    double least = least_seconds(task, *verdict.roofline, peaks.scope);
+    if (alongside && alongside->value > 0) {
+      RooflineScore same_minutes = score_roofline(
+          counts, peaks.with_ceiling(alongside->bound, alongside->value), timing.latency_seconds);
+      same_minutes.ceiling_alongside = alongside->value;
+      same_minutes.ceiling_probe = peaks.ceiling(alongside->bound, counts.bytes);
+      same_minutes.ceiling_samples = alongside->samples;
+      verdict.roofline = same_minutes;
+    }
     const RooflineScore& score = *verdict.roofline;
     verdict.profile["latency_seconds"] = timing.latency_seconds;
     verdict.profile["gflops"] = score.gflops;
@@ -47,7 +58,6 @@ Verdict finish_timed(VerdictStart& started, const task::Task& task, const task::
     verdict.profile["percent_vector"] = score.percent_vector;
     verdict.profile["percent_memory"] = score.percent_memory;
     verdict.profile["bound"] = score.bound;
-    double least = least_seconds(task, score, peaks.scope);
     if (timing.latency_seconds * kPhysicsMargin < least) {
       return started.finish(
           Status::kRejectedPhysics,
@@ -55,7 +65,14 @@ Verdict finish_timed(VerdictStart& started, const task::Task& task, const task::
                       "bound): the kernel must be skipping work",
                       timing.latency_seconds * 1e3, device, least * 1e3, score.bound));
     }
-    score_text = fmt::format(", {:.1f} % of peak", score.percent_of_peak);
+    score_text = fmt::format(", {:.1f} % of peak{}", score.percent_of_peak,
+                             kernel::over_ceiling_note(score.percent_of_peak));
+    if (score.ceiling_alongside > 0) {
+      score_text +=
+          fmt::format(" (against its {} ceiling timed alongside: {:.4g} {}, the probe's {:.4g})",
+                      score.bound, score.ceiling_alongside,
+                      score.bound == "memory" ? "GB/s" : "GFLOP/s", score.ceiling_probe);
+    }
   }
   std::string context;
   if (timing.wall_clock_pairs > 0) {

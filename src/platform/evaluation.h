@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,9 +42,12 @@ double least_seconds(const task::Task& task, const kernel::RooflineScore& score,
 // at `peaks` (none when they are empty: no score and no physics check), the score's figures in the
 // profile, then REJECTED_PHYSICS when the latency beats physics, else PASSED with the sentence
 // every platform prints. `device` names the device in the rejection ("this machine's CPU", "this
-// GPU").
+// GPU"). With `alongside` the score uses that ceiling, timed in the latency's conditions, in
+// place of the probe's; the physics check keeps the probe's (the least time the work can take).
+// A score over 100 % is said to be over the measured ceiling, never printed unmarked.
 Verdict finish_timed(VerdictStart& started, const task::Task& task, const task::Workload& workload,
-                     const Peaks& peaks, const std::string& device);
+                     const Peaks& peaks, const std::string& device,
+                     const std::optional<CeilingAlongside>& alongside = std::nullopt);
 
 // The byte size of each of the task's inputs, then each output, at `workload`.
 std::vector<size_t> buffer_sizes(const task::Task& task, const task::Workload& workload);

@@ -19,7 +19,8 @@ Peaks memory_only_peaks(CeilingScope scope) {
 }
 
 // A verdict timed at `fraction` of the least time the task's bytes need at 10 GB/s.
-Verdict finish_at(const task::Task& task, double fraction, const Peaks& peaks) {
+Verdict finish_at(const task::Task& task, double fraction, const Peaks& peaks,
+                  const std::optional<CeilingAlongside>& alongside = std::nullopt) {
   EvalRequest request;
   request.task = &task;
   request.source = "kernel";
@@ -31,7 +32,7 @@ Verdict finish_at(const task::Task& task, double fraction, const Peaks& peaks) {
   timing.speedup = 2;
   timing.latency_seconds = least * fraction;
   started.verdict.timing = timing;
-  return finish_timed(started, task, workload, peaks, "this device");
+  return finish_timed(started, task, workload, peaks, "this device", alongside);
 }
 
 TEST(TimedVerdictTail, AboveThePeakByLessThanTheMarginPassesBeyondItIsRefused) {
@@ -41,7 +42,9 @@ TEST(TimedVerdictTail, AboveThePeakByLessThanTheMarginPassesBeyondItIsRefused) {
   EXPECT_EQ(fast.status, Status::kPassed) << fast.message;
   ASSERT_TRUE(fast.roofline);
   EXPECT_NEAR(fast.roofline->percent_of_peak, 120, 0.01);
-  EXPECT_NE(fast.message.find("120.0 % of peak"), std::string::npos) << fast.message;
+  EXPECT_NE(fast.message.find("120.0 % of peak (over the measured ceiling: the ceiling is wrong)"),
+            std::string::npos)
+      << fast.message;
   EXPECT_EQ(fast.profile.value("bound", ""), "memory");
 
   Verdict impossible = finish_at(task, 1 / 1.3, peaks);
@@ -57,6 +60,31 @@ TEST(TimedVerdictTail, OneCoresCeilingsScaleWithTheTasksThreadsAWholeDevicesDoNo
   EXPECT_EQ(finish_at(task, 1.0 / 3, memory_only_peaks(CeilingScope::kOneCore)).status,
             Status::kPassed);
   EXPECT_EQ(finish_at(task, 1.0 / 3, memory_only_peaks(CeilingScope::kWholeDevice)).status,
+            Status::kRejectedPhysics);
+}
+
+// A ceiling timed alongside the turns scores the latency; the physics check keeps the probe's.
+TEST(TimedVerdictTail, ACeilingTimedAlongsideScoresThePhysicsCheckKeepsTheProbes) {
+  task::Task task = task::load_task(kAxpy);
+  Peaks peaks = memory_only_peaks(CeilingScope::kWholeDevice);
+  // At the probe's 10 GB/s this latency is 50 % of peak; the neighbour left 5 GB/s to a triad.
+  Verdict verdict = finish_at(task, 2, peaks, CeilingAlongside{"memory", 5, 12});
+  ASSERT_EQ(verdict.status, Status::kPassed) << verdict.message;
+  ASSERT_TRUE(verdict.roofline);
+  EXPECT_NEAR(verdict.roofline->percent_of_peak, 100, 0.01);
+  EXPECT_DOUBLE_EQ(verdict.roofline->ceiling_alongside, 5);
+  EXPECT_DOUBLE_EQ(verdict.roofline->ceiling_probe, 10);
+  EXPECT_EQ(verdict.roofline->ceiling_samples, 12);
+  EXPECT_NE(verdict.message.find("memory ceiling timed alongside: 5 GB/s, the probe's 10"),
+            std::string::npos)
+      << verdict.message;
+  EXPECT_EQ(kernel::Verdict::from_json(verdict.to_json()).roofline->ceiling_alongside, 5);
+  // Over the ceiling timed alongside, under the probe's: marked, not refused.
+  Verdict over = finish_at(task, 1.5, peaks, CeilingAlongside{"memory", 5, 12});
+  EXPECT_EQ(over.status, Status::kPassed);
+  EXPECT_NE(over.message.find("over the measured ceiling: the ceiling is wrong"), std::string::npos)
+      << over.message;
+  EXPECT_EQ(finish_at(task, 0.5, peaks, CeilingAlongside{"memory", 20, 12}).status,
             Status::kRejectedPhysics);
 }
 

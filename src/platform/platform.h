@@ -45,6 +45,10 @@ struct EvalRequest {
   std::string anchor_source;  // empty: the task's baseline
   std::string anchor_name = "baseline";
   bool measure_time = true;  // false: correctness only
+  // Time the ceiling that binds the task interleaved with the anchor's turns, and score against
+  // it: the % of peak then compares two figures of the same minutes (a run's baseline, timed
+  // carefully). Where a platform cannot (CUDA, an evaluator), its recorded ceilings are used.
+  bool time_ceiling = false;
   TimingOptions timing;
   // Library code the harness trusts (oneDNN measured side by side): skips the source rules and may
   // link what `extra_flags` names. Never set for a kernel an agent wrote.

@@ -51,6 +51,20 @@ Ceilings Peaks::ceilings_for(double working_set_bytes) const {
   return {fma_gflops, vector_gflops, bandwidth_at(working_set_bytes)};
 }
 
+Peaks Peaks::with_ceiling(const std::string& bound, double value) const {
+  Peaks changed = *this;
+  if (bound == "fma") changed.fma_gflops = value;
+  if (bound == "vector") changed.vector_gflops = value;
+  if (bound == "memory") changed.bandwidth = {{1, value}};
+  return changed;
+}
+
+double Peaks::ceiling(const std::string& bound, double working_set_bytes) const {
+  if (bound == "fma") return fma_gflops;
+  if (bound == "vector") return vector_gflops;
+  return bandwidth_at(working_set_bytes);
+}
+
 void Peaks::write_json(Json& json) const {
   Json points = Json::array();
   for (const BandwidthPoint& point : bandwidth) {

@@ -44,11 +44,24 @@ struct Peaks {
   double bandwidth_at(double working_set_bytes) const;
   // The ceilings a kernel that moves this many bytes meets.
   Ceilings ceilings_for(double working_set_bytes) const;
+  // These peaks with the ceiling named `bound` ("fma", "vector" or "memory", at every working
+  // set) set to `value` (GFLOP/s or GB/s).
+  Peaks with_ceiling(const std::string& bound, double value) const;
+  // The figure of the ceiling named `bound` for `working_set_bytes`.
+  double ceiling(const std::string& bound, double working_set_bytes) const;
   // Adds "fma_gflops", "vector_gflops", "bandwidth" ([{"working_set_bytes", "gbytes_per_second"}])
   // and "scope" ("one_core" or "whole_device") to `json`.
   void write_json(Json& json) const;
   // `scope` when the JSON names none (files written before it did).
   static Peaks from_json(const Json& json, CeilingScope scope);
+};
+
+// The ceiling that binds a task, timed again interleaved with a timing's turns, so that it saw
+// the machine the latency saw (platform/cpu: a run's baseline).
+struct CeilingAlongside {
+  std::string bound;  // "fma", "vector" or "memory"
+  double value = 0;   // the median of the samples: GFLOP/s or GB/s
+  int samples = 0;
 };
 
 // max(mm_flops/FMA, vec_flops/vector, bytes/bandwidth) and each ceiling's share of `latency`.

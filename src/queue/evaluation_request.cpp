@@ -15,6 +15,7 @@ Json request_to_json(const platform::EvalRequest& request) {
               {"anchor_source", request.anchor_source},
               {"anchor_name", request.anchor_name},
               {"measure_time", request.measure_time},
+              {"time_ceiling", request.time_ceiling},
               {"timing", request.timing.to_json()}};
 }
 
@@ -30,6 +31,7 @@ LoadedRequest request_from_json(const Json& json) {
     request.anchor_source = json.value("anchor_source", "");
     request.anchor_name = json.value("anchor_name", "baseline");
     request.measure_time = json.value("measure_time", true);
+    request.time_ceiling = json.value("time_ceiling", false);
     request.timing = platform::TimingOptions::from_json(json.at("timing"));
   } catch (const Json::exception& error) {
     throw MalformedRequest(fmt::format("a malformed evaluation request: {}", error.what()));

@@ -58,7 +58,7 @@ Json progress_points(const RunView& view) {
   for (const auto& checkpoint : view.checkpoints) {
     auto beam = view.beam_of(checkpoint);
     if (beam.empty()) continue;
-    search::Figures best = view.figures(search::fastest(beam).candidate);
+    search::Figures best = view.figures(search::fastest(beam, view.comparisons).candidate);
     std::optional<double> at = parse_utc(checkpoint.created_at);
     double spent = 0;
     for (const auto& [time, total] : spend) {
@@ -72,6 +72,16 @@ Json progress_points(const RunView& view) {
                           {"speedup", best.speedup}});
   }
   return points;
+}
+
+// What a figure needs said beside it: measured on a busy machine, over the measured ceiling.
+std::string figures_note(const search::Figures& figures) {
+  std::string note;
+  if (figures.busy) note = "measured while the machine was busy";
+  if (figures.percent_of_peak > 100) {
+    note += (note.empty() ? "" : "; ") + std::string(kernel::kOverCeiling);
+  }
+  return note;
 }
 
 Json lineage_nodes(const RunView& view) {
@@ -97,6 +107,7 @@ Json lineage_nodes(const RunView& view) {
               {"moved", moved_line(view, candidate.id)},
               {"speedup", {figures.speedup, figures.speedup_low, figures.speedup_high}},
               {"percent", {figures.percent_of_peak, figures.percent_low, figures.percent_high}},
+              {"note", figures_note(figures)},
               {"message", verdict ? verdict->message : ""},
               {"beam", final_rank.count(candidate.id) ? final_rank[candidate.id] : 0},
               {"reused_from", trace != view.traces.end() && trace->second.reused_from
@@ -329,6 +340,7 @@ constexpr const char* kScript = R"js(
     const interval = (f, d, unit) => fmt(f[0], d) + unit + ' [' + fmt(f[1], d) + ', ' + fmt(f[2], d) + ']';
     if (n.passed) verdict.appendChild(document.createTextNode('  ' + interval(n.speedup, 2, 'x') + ',  ' + interval(n.percent, 1, '% of peak')));
     box.appendChild(verdict);
+    if (n.passed && n.note) box.appendChild(el('p', { class: 'moved' }, '\u26A0 ' + n.note));
     if (n.passed) box.appendChild(el('p', { class: 'muted' }, 'The run\'s figure: the baseline\'s, timed once carefully, times the speedup.'));
     if (n.moved) box.appendChild(el('p', { class: 'moved' }, '\u26A0 ' + n.moved));
     if (n.message) box.appendChild(el('p', { class: 'muted' }, n.message));
@@ -453,15 +465,16 @@ constexpr const char* kScript = R"js(
   function drawFinal(runs) {
     const s = section('Final table');
     table(s, [['run', (r) => r.label], ['task', (r) => r.task + ' / ' + r.workload], ['state', (r) => r.state],
-      ['baseline % of peak', (r) => fmt(r.baseline_percent, 1)],
-      ['best % of peak', (r) => r.best ? fmt(r.best.percent, 1) : '-'],
+      ['baseline % of peak', (r) => fmt(r.baseline_percent, 1) + (r.baseline_note ? ' (' + r.baseline_note + ')' : '')],
+      ['best % of peak', (r) => r.best ? fmt(r.best.percent, 1) + (r.best.note ? ' (' + r.best.note + ')' : '') : '-'],
       ['speedup', (r) => r.best ? fmt(r.best.speedup, 2) + 'x [' + fmt(r.best.speedup_low, 2) + ', ' + fmt(r.best.speedup_high, 2) + ']' : '-'],
       ['confirmation', (r) => r.outcome],
       ['evaluations', (r) => r.evaluations], ['$', (r) => fmt(r.usd, 4)]], runs);
     runs.forEach((r) => { s.appendChild(el('h3', {}, r.label + ': the final beam'));
       table(s, [['rank', (k) => k.rank], ['candidate', (k) => '#' + k.id], ['author', (k) => k.author],
         ['iteration', (k) => k.iteration], ['verdict', (k) => k.figures + (k.moved ? '  \u26A0 ' + k.moved : '')],
-        ['plan', (k) => k.plan]], r.final); });
+        ['plan', (k) => k.plan]], r.final);
+      if (r.final.some((k) => k.figures.includes('[busy]'))) s.appendChild(el('p', { class: 'muted' }, '[busy]: measured while the machine was busy')); });
   }
 
   function drawBench(files) {
@@ -522,6 +535,7 @@ Json runs_report_data(const std::vector<RunView>& runs) {
                   {"speedup", found->figures.speedup},
                   {"speedup_low", found->figures.speedup_low},
                   {"speedup_high", found->figures.speedup_high},
+                  {"note", figures_note(found->figures)},
                   {"confirmed", found->confirmed}};
     }
     Json memory_used = Json::array(), memory_written = Json::array();
@@ -534,6 +548,7 @@ Json runs_report_data(const std::vector<RunView>& runs) {
              {"workload", or_unknown(view.settings.workload)},
              {"state", view.run.state},
              {"baseline_percent", view.scale.baseline_percent()},
+             {"baseline_note", figures_note(view.scale.baseline())},
              {"best", best},
              {"outcome", view.confirmation ? view.confirmation->outcome()
                                            : std::string("not confirmed (the run has not ended)")},

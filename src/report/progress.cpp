@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "kernel/verdict.h"
+
 namespace accelopt::report {
 
 // "fastest measured" is the best single measurement so far; the run's result is the beam's best,
@@ -15,10 +17,11 @@ namespace accelopt::report {
 std::string progress_line(const search::SearchEvent& event) {
   return fmt::format(
       "iteration {}/{}  candidates {} done, {} failed  evaluations {}  fastest measured {:.2f}x "
-      "[{:.2f}, {:.2f}] over the baseline, {:.1f}% of peak  spend ${:.2f}",
+      "[{:.2f}, {:.2f}]{} over the baseline, {:.1f}% of peak{}  spend ${:.2f}",
       event.iteration, event.iterations, event.candidates_done, event.candidates_failed,
       event.evaluations, event.best_speedup, event.best_speedup_low, event.best_speedup_high,
-      event.best_percent_of_peak, event.spend_usd);
+      event.best_busy ? " (measured while the machine was busy)" : "", event.best_percent_of_peak,
+      kernel::over_ceiling_note(event.best_percent_of_peak), event.spend_usd);
 }
 
 bool is_smart_terminal(int fd) {

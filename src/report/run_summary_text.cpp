@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include <algorithm>
 #include <cmath>
+
+#include "search/figures.h"
 
 namespace accelopt::report {
 namespace {
@@ -24,10 +27,14 @@ std::string confirmation_note(const search::RunSummary& summary) {
 // speedup; the speedup is the confirmation's when the run ended with one.
 void print_run_summary(std::ostream& out, const search::RunSummary& summary) {
   fmt::print(out, "\n{:<10} {:>22} {:>12}\n", "kernel", "speedup", "% of peak");
-  fmt::print(out, "{:<10} {:>22} {:>11.1f}%\n", "baseline", "1.00x",
-             summary.baseline_percent_of_peak);
-  fmt::print(out, "{:<10} {:>22} {:>11.1f}%\n", "best", speedup_text(summary),
-             summary.best_percent_of_peak);
+  fmt::print(out, "{:<10} {:>22} {:>11.1f}%{}{}\n", "baseline", "1.00x",
+             summary.baseline_percent_of_peak,
+             kernel::over_ceiling_note(summary.baseline_percent_of_peak),
+             search::busy_mark(summary.baseline_busy));
+  fmt::print(out, "{:<10} {:>22} {:>11.1f}%{}{}\n", "best", speedup_text(summary),
+             summary.best_percent_of_peak, kernel::over_ceiling_note(summary.best_percent_of_peak),
+             search::busy_mark(summary.best_busy));
+  if (summary.baseline_busy || summary.best_busy) out << search::kBusyLegend << "\n";
   if (!summary.outcome.empty()) out << summary.outcome << "\n";
   fmt::print(out, "run {}: {} ({} iterations, {} evaluations); see `accelopt show {}`\n",
              summary.run_id, summary.state, summary.iterations_done, summary.evaluations,
@@ -44,9 +51,12 @@ void print_run_summaries(std::ostream& out,
   double log_before = 0, log_after = 0;
   int counted = 0;
   for (const auto& [name, summary] : summaries) {
-    fmt::print(out, "{:<24} {:>5} {:>9.1f}% {:>9.1f}% {:>22}  {}{}\n", name, summary.run_id,
+    fmt::print(out, "{:<24} {:>5} {:>9.1f}% {:>9.1f}% {:>22}  {}{}{}{}\n", name, summary.run_id,
                summary.baseline_percent_of_peak, summary.best_percent_of_peak,
-               speedup_text(summary), summary.state, confirmation_note(summary));
+               speedup_text(summary), summary.state, confirmation_note(summary),
+               search::busy_mark(summary.baseline_busy || summary.best_busy),
+               kernel::over_ceiling_note(
+                   std::max(summary.baseline_percent_of_peak, summary.best_percent_of_peak)));
     // A run without a % of peak (its baseline failed) has no place in the means.
     if (summary.baseline_percent_of_peak > 0 && summary.best_percent_of_peak > 0) {
       log_before += std::log(summary.baseline_percent_of_peak);

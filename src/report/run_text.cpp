@@ -11,8 +11,9 @@
 namespace accelopt::report {
 
 std::string figures_text(const search::Figures& figures) {
-  return fmt::format("{:.2f}x [{:.2f}, {:.2f}]  {:.1f}% of peak", figures.speedup,
-                     figures.speedup_low, figures.speedup_high, figures.percent_of_peak);
+  return fmt::format("{:.2f}x [{:.2f}, {:.2f}]{}  {:.1f}% of peak{}", figures.speedup,
+                     figures.speedup_low, figures.speedup_high, search::busy_mark(figures.busy),
+                     figures.percent_of_peak, kernel::over_ceiling_note(figures.percent_of_peak));
 }
 
 std::string candidate_figures(const RunView& view, int64_t id) {
@@ -22,28 +23,52 @@ std::string candidate_figures(const RunView& view, int64_t id) {
   return figures_text(view.figures(id));
 }
 
-std::vector<std::string> moved_figures(const RunView& view, int64_t id) {
-  std::vector<std::string> moved;
-  auto figures = view.kernel_figures(id);
-  if (!figures || figures->disagreeing.empty()) return moved;
-  auto speedup = [](const std::string& name, double x, double low, double high) {
-    return fmt::format("{}: {:.2f}x [{:.2f}, {:.2f}]", name, x, low, high);
-  };
+namespace {
+
+// Candidate `id`'s measurements against the baseline that disagree with another, in the order
+// taken; empty when they agree. `figure` becomes the run's figure: the most precise.
+std::vector<roles::NamedSpeedup> moved_measurements(const RunView& view, int64_t id,
+                                                    roles::NamedSpeedup& figure) {
+  std::vector<roles::NamedSpeedup> moved;
+  const kernel::Verdict* verdict = view.verdict(id);
   const store::CandidateRecord* record = view.candidate(id);
-  std::string search = record != nullptr && record->iteration > 0
-                           ? fmt::format("search, iteration {}", record->iteration)
-                           : std::string("search, at the start");
-  moved.push_back(speedup(search, figures->speedup, figures->speedup_low, figures->speedup_high));
-  for (const roles::NamedSpeedup& other : figures->disagreeing) {
-    moved.push_back(speedup(other.name, other.speedup, other.speedup_low, other.speedup_high));
+  if (verdict == nullptr || record == nullptr || id == view.baseline_id()) return moved;
+  std::vector<roles::NamedSpeedup> all = {search::search_measurement(*verdict, record->iteration)};
+  for (const roles::NamedSpeedup& other : view.retimings(id)) all.push_back(other);
+  if (const roles::NamedSpeedup* chosen = search::most_precise(all)) figure = *chosen;
+  for (const roles::NamedSpeedup& one : all) {
+    bool disagrees = std::any_of(all.begin(), all.end(), [&](const roles::NamedSpeedup& other) {
+      return search::disjoint(one, other);
+    });
+    if (disagrees) moved.push_back(one);
   }
   return moved;
+}
+
+}  // namespace
+
+std::vector<std::string> moved_figures(const RunView& view, int64_t id) {
+  roles::NamedSpeedup figure;
+  std::vector<std::string> moved;
+  for (const roles::NamedSpeedup& one : moved_measurements(view, id, figure)) {
+    moved.push_back(fmt::format("{}: {:.2f}x [{:.2f}, {:.2f}]{}{}", one.name, one.speedup,
+                                one.speedup_low, one.speedup_high, search::busy_mark(one.busy),
+                                one.name == figure.name ? " (the run's figure)" : ""));
+  }
+  return moved;
+}
+
+std::string moved_head(const RunView& view, int64_t id) {
+  roles::NamedSpeedup figure;
+  std::vector<roles::NamedSpeedup> moved = moved_measurements(view, id, figure);
+  if (moved.empty()) return "";
+  return search::moved_text(moved.front(), moved.back());
 }
 
 std::string moved_line(const RunView& view, int64_t id) {
   std::vector<std::string> moved = moved_figures(view, id);
   if (moved.empty()) return "";
-  return "figures moved between measurements: " + fmt::format("{}", fmt::join(moved, "; "));
+  return moved_head(view, id) + ": " + fmt::format("{}", fmt::join(moved, "; "));
 }
 
 namespace {
@@ -55,7 +80,7 @@ constexpr size_t kWidth = 100;  // what every table fits
 void print_moved(std::ostream& out, const RunView& view, int64_t id, const std::string& indent) {
   std::vector<std::string> moved = moved_figures(view, id);
   if (moved.empty()) return;
-  std::string line = indent + "! figures moved between measurements:";
+  std::string line = indent + "! " + moved_head(view, id) + ":";
   for (size_t index = 0; index < moved.size(); ++index) {
     std::string piece = moved[index] + (index + 1 < moved.size() ? ";" : "");
     if (line.size() + 1 + piece.size() > kWidth) {
@@ -105,6 +130,17 @@ BestFigures best_figures(const store::Store& store, const store::Checkpoint& che
   return figures;
 }
 
+// Whether any figure of the run was measured on a busy machine: the tables then end with the
+// legend of their [busy] mark.
+bool any_busy(const RunView& view) {
+  for (const auto& [id, trace] : view.traces) {
+    if (trace.verdict.timing && trace.verdict.timing->busy()) return true;
+  }
+  if (!view.confirmation) return false;
+  const auto& measured = view.confirmation->measurements;
+  return std::any_of(measured.begin(), measured.end(), [](const auto& m) { return m.busy; });
+}
+
 // 2026-01-01T12:34:56.789Z as 2026-01-01 12:34.
 std::string short_timestamp(const std::string& timestamp) {
   if (timestamp.size() < 16 || timestamp[10] != 'T') return timestamp;
@@ -152,10 +188,12 @@ void print_iterations(std::ostream& out, const RunView& view) {
     auto made =
         std::count_if(view.memory_written.begin(), view.memory_written.end(),
                       [&](const auto& entry) { return entry.iteration == checkpoint.iteration; });
-    search::Figures best =
-        beam.empty() ? search::Figures{} : view.figures(search::fastest(beam).candidate);
-    fmt::print(out, "{:>9} {:>10} {:>7} {:>8} {:>8.2f}x {:>14.1f}% {:>7}\n", checkpoint.iteration,
-               count, failed, reused, best.speedup, best.percent_of_peak, made);
+    search::Figures best = beam.empty()
+                               ? search::Figures{}
+                               : view.figures(search::fastest(beam, view.comparisons).candidate);
+    fmt::print(out, "{:>9} {:>10} {:>7} {:>8} {:>8.2f}x {:>14.1f}% {:>7}{}{}\n",
+               checkpoint.iteration, count, failed, reused, best.speedup, best.percent_of_peak,
+               made, search::busy_mark(best.busy), kernel::over_ceiling_note(best.percent_of_peak));
   }
 }
 
@@ -225,12 +263,22 @@ void print_show(std::ostream& out, const RunView& view) {
                           100 * settings.baseline_timing->target_half_width);
   }
   fmt::print(out,
-             "baseline {:.4g} ms, {:.1f}% of peak{};\nevery % of peak below is the baseline's "
-             "times the speedup\n\n",
-             view.scale.baseline_latency() * 1e3, view.scale.baseline_percent(), careful);
+             "baseline {:.4g} ms, {:.1f}% of peak{}{}{};\nevery % of peak below is the baseline's "
+             "times the speedup\n",
+             view.scale.baseline_latency() * 1e3, view.scale.baseline_percent(),
+             kernel::over_ceiling_note(view.scale.baseline_percent()),
+             search::busy_mark(view.scale.baseline_busy()), careful);
+  if (const kernel::Verdict* baseline = view.baseline();
+      baseline != nullptr && baseline->roofline && baseline->roofline->ceiling_alongside > 0) {
+    const kernel::RooflineScore& score = *baseline->roofline;
+    fmt::print(out, "its {} ceiling timed alongside it: {:.4g} {} (the probe's {:.4g})\n",
+               score.bound, score.ceiling_alongside, score.bound == "memory" ? "GB/s" : "GFLOP/s",
+               score.ceiling_probe);
+  }
+  out << "\n";
   print_iterations(out, view);
 
-  out << "\nbest kernels (the final beam, as the search measured them)\n";
+  out << "\nbest kernels (the final beam; each one's most precise figure over the baseline)\n";
   fmt::print(out, "  {:<34} {}\n", "speedup [95% CI], % of peak", "kernel");
   for (const auto& kernel : view.final_beam) {
     std::string figures = candidate_figures(view, kernel.candidate);
@@ -244,9 +292,10 @@ void print_show(std::ostream& out, const RunView& view) {
     for (const auto& m : view.confirmation->measurements) {
       std::string against =
           m.against == view.confirmation->baseline ? "the baseline" : fmt::format("#{}", m.against);
-      std::string result = m.passed() ? fmt::format("{:.2f}x [{:.2f}, {:.2f}], {} pairs", m.speedup,
-                                                    m.speedup_low, m.speedup_high, m.pairs)
-                                      : m.status + ": " + m.message;
+      std::string result =
+          m.passed() ? fmt::format("{:.2f}x [{:.2f}, {:.2f}]{}, {} pairs", m.speedup, m.speedup_low,
+                                   m.speedup_high, search::busy_mark(m.busy), m.pairs)
+                     : m.status + ": " + m.message;
       fmt::print(out, "  #{} against {}: {}\n", m.candidate, against, result);
     }
   }
@@ -271,6 +320,8 @@ void print_show(std::ostream& out, const RunView& view) {
       indent = "  <- ";
     }
   }
+
+  if (any_busy(view)) fmt::print(out, "\n{}\n", search::kBusyLegend);
 
   out << "\nmemory entries made\n";
   for (const auto& entry : view.memory_written) {

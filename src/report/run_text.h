@@ -25,19 +25,23 @@ int print_cost(std::ostream& out, const std::string& run_id, const std::string& 
 void print_compare(std::ostream& out, const RunView& left, const RunView& right);
 
 // "1.42x [1.38, 1.46]  31.0% of peak": figures derived from the run's scale (search/figures.h),
-// what tables show.
+// what tables show; " [busy]" after a figure measured on a busy machine (search::kBusyLegend under
+// the table says what it means), and a % of peak over 100 said to be over the measured ceiling.
 std::string figures_text(const search::Figures& figures);
 
 // The figures of candidate `id` as tables show them; the status name when it failed.
 std::string candidate_figures(const RunView& view, int64_t id);
 
-// Where candidate `id`'s measurements against the baseline disagree beyond their 95 % intervals
-// (RunView::kernel_figures): the search's own first, then each that disagrees with it, named and
-// dated ("search, iteration 2: 1.60x [1.55, 1.65]", "final confirmation after iteration 2: 1.02x
-// [0.97, 1.07]"); empty when they agree.
+// Where candidate `id`'s measurements against the baseline disagree beyond their 95 % intervals:
+// each that disagrees with another, in the order taken, named and dated ("search, iteration 2:
+// 1.60x [1.55, 1.65]", "final confirmation after iteration 2: 1.02x [0.97, 1.07] (the run's
+// figure)": the most precise); empty when they agree.
 std::vector<std::string> moved_figures(const RunView& view, int64_t id);
 
-// The same on one line, "figures moved between measurements: A; B"; empty when they agree.
+// The same on one line, "figures moved between measurements (1.60x → 1.02x): the machine's load
+// changed: A; B"; empty when they agree.
 std::string moved_line(const RunView& view, int64_t id);
+// Its head, "figures moved between measurements (1.60x → 1.02x): the machine's load changed".
+std::string moved_head(const RunView& view, int64_t id);
 
 }  // namespace accelopt::report

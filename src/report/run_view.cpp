@@ -7,6 +7,7 @@
 
 #include "common/error.h"
 #include "memory/memory.h"
+#include "search/checkpoint.h"
 #include "task/task.h"
 
 namespace accelopt::report {
@@ -35,15 +36,16 @@ int64_t RunView::baseline_id() const {
 
 search::Figures RunView::figures(int64_t id) const {
   if (id == baseline_id()) return scale.baseline();
-  const kernel::Verdict* found = verdict(id);
-  return found ? scale.of(*found) : search::Figures{};
+  auto figures = kernel_figures(id);
+  if (!figures) return {};
+  return scale.of(figures->speedup, figures->speedup_low, figures->speedup_high, figures->busy);
 }
 
 std::vector<roles::NamedSpeedup> RunView::retimings(int64_t id) const {
   std::vector<roles::NamedSpeedup> measured;
   if (id == baseline_id()) return measured;
-  for (const search::BaselineRetiming& retiming :
-       search::baseline_retimings(run.id, baseline_id(), memory_written, confirmation)) {
+  for (const search::BaselineRetiming& retiming : search::baseline_retimings(
+           run.id, baseline_id(), memory_written, confirmation, memory_retimings)) {
     if (retiming.candidate == id) measured.push_back(retiming.measured);
   }
   return measured;
@@ -59,10 +61,12 @@ std::optional<roles::KernelFigures> RunView::kernel_figures(int64_t id) const {
 
 std::optional<RunView::Best> RunView::best() const {
   if (confirmation && confirmation->done) {
-    return Best{
-        confirmation->winner,
-        scale.of(confirmation->speedup, confirmation->speedup_low, confirmation->speedup_high),
-        true};
+    const search::Measurement* measured =
+        confirmation->find(confirmation->winner, confirmation->baseline);
+    return Best{confirmation->winner,
+                scale.of(confirmation->speedup, confirmation->speedup_low,
+                         confirmation->speedup_high, measured != nullptr && measured->busy),
+                true};
   }
   if (final_beam.empty()) return std::nullopt;
   int64_t id = final_beam.front().candidate;
@@ -76,8 +80,8 @@ std::vector<search::Scored> RunView::beam_of(const store::Checkpoint& checkpoint
     if (const kernel::Verdict* found = verdict(id.get<int64_t>()))
       beam.push_back({id.get<int64_t>(), *found});
   }
-  std::stable_sort(beam.begin(), beam.end(), [](const auto& a, const auto& b) {
-    return search::rank_value(a.verdict) > search::rank_value(b.verdict);
+  std::stable_sort(beam.begin(), beam.end(), [this](const auto& a, const auto& b) {
+    return search::rank_value(a, comparisons) > search::rank_value(b, comparisons);
   });
   return beam;
 }
@@ -141,14 +145,21 @@ RunView load_run_view(const store::Store& store, int64_t run_id) {
   for (auto& trace : store.traces(run_id)) view.traces[trace.candidate_id] = std::move(trace);
   view.checkpoints = store.checkpoints(run_id);
   if (!view.checkpoints.empty()) {
-    view.final_beam = view.beam_of(view.checkpoints.back());
     const Json& state = view.checkpoints.back().state;
     if (state.contains("confirmation")) {
       view.confirmation = search::Confirmation::from_json(state["confirmation"]);
     }
+    view.memory_retimings = search::SearchCheckpoint::retimings_of(state);
   }
   if (const kernel::Verdict* baseline = view.baseline()) view.scale = search::RunScale(*baseline);
   auto entries = store.memory_entries();
+  view.comparisons = search::Comparisons(view.baseline_id());
+  for (const search::PairRetiming& retiming :
+       search::run_retimings(run_id, entries, view.confirmation, view.memory_retimings)) {
+    view.comparisons.add(retiming.candidate, retiming.against, retiming.measured);
+  }
+  if (!view.checkpoints.empty()) view.final_beam = view.beam_of(view.checkpoints.back());
+
   for (const auto& entry : entries) {
     if (entry.run_id == run_id) view.memory_written.push_back(entry);
   }

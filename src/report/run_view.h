@@ -39,10 +39,14 @@ struct RunView {
   // one, the confirmation of its final beam (search/confirmation.h).
   search::RunScale scale;
   std::optional<search::Confirmation> confirmation;
+  // The run's head-to-head re-timings (memory, confirmation), as its selection used them.
+  search::Comparisons comparisons;
+  std::vector<search::NamedMeasurement> memory_retimings;  // the last checkpoint's
 
   // What tables show of candidate `id`: derived from the scale and its speedup over the baseline
-  // (1x for the baseline itself); zeros for a failed candidate. Its trace keeps what its own
-  // moment measured.
+  // (1x for the baseline itself; else the most precise of its measurements against the baseline,
+  // as kernel_figures says); zeros for a failed candidate. Its trace keeps what its own moment
+  // measured.
   search::Figures figures(int64_t id) const;
   // The measurements of candidate `id` against the baseline taken apart from the search's own
   // paired timing, named and dated as the search names them to the agents: the memory's

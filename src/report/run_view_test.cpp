@@ -390,8 +390,8 @@ TEST(RunText, ShowListsMeasurementsThatDisagreeNamedAndDated) {
   EXPECT_EQ(count(text, "figures moved between measurements"), 1u) << text;
   size_t row = text.find("1.60x [1.55, 1.65]  16.0% of peak");
   size_t note = text.find(
-      "! figures moved between measurements: search, iteration 2: 1.60x "
-      "[1.55, 1.65];");
+      "! figures moved between measurements (1.60x → 1.02x): the machine's load changed:\n"
+      "        search, iteration 2: 1.60x [1.55, 1.65] (the run's figure);");
   ASSERT_NE(note, std::string::npos) << text;
   EXPECT_LT(row, note) << text;
   EXPECT_EQ(text.find("#2 executor", row), text.find("#2 executor", note)) << text;  // under #5
@@ -406,9 +406,10 @@ TEST(RunText, ShowListsMeasurementsThatDisagreeNamedAndDated) {
 
   std::string line = moved_line(view, 5);
   EXPECT_EQ(line,
-            "figures moved between measurements: search, iteration 2: 1.60x [1.55, 1.65]; memory "
-            "re-timing, iteration 2: 1.30x [1.25, 1.35]; final confirmation after iteration 2: "
-            "1.02x [0.97, 1.07]");
+            "figures moved between measurements (1.60x → 1.02x): the machine's load changed: "
+            "search, iteration 2: 1.60x [1.55, 1.65] (the run's figure); memory re-timing, "
+            "iteration 2: 1.30x [1.25, 1.35]; final confirmation after iteration 2: 1.02x [0.97, "
+            "1.07]");
   Json data = runs_report_data({view})["runs"][0];
   for (const Json& node : data["nodes"]) {
     EXPECT_EQ(node["moved"].get<std::string>(), node["id"] == 5 ? line : "") << node["id"];
@@ -421,6 +422,30 @@ TEST(RunText, ShowListsMeasurementsThatDisagreeNamedAndDated) {
   EXPECT_NE(html.find("el('p', { class: 'moved' }, '\\u26A0 ' + n.moved)"), std::string::npos);
 }
 
+// A figure measured on a busy machine carries its mark in show's tables and the HTML report, and
+// the table says what the mark means; a % of peak over 100 says the ceiling is wrong.
+TEST(RunText, BusyFiguresAndFiguresOverTheCeilingAreMarked) {
+  auto store = store::Store::open(":memory:");
+  RunView view = load_run_view(*store, testing::write_sample_run(*store, silu()));
+  std::ostringstream quiet;
+  print_show(quiet, view);
+  EXPECT_EQ(quiet.str().find("[busy]"), std::string::npos) << quiet.str();
+  view.traces[5].verdict.timing->load = kernel::MachineLoad{0.95, 0, 60, 3, true};
+  EXPECT_TRUE(view.figures(5).busy);
+  std::ostringstream busy;
+  print_show(busy, view);
+  std::string text = busy.str();
+  EXPECT_NE(text.find("1.60x [1.55, 1.65] [busy]  16.0% of peak"), std::string::npos) << text;
+  EXPECT_NE(text.find("[busy]: measured while the machine was busy"), std::string::npos) << text;
+  Json data = runs_report_data({view})["runs"][0];
+  EXPECT_EQ(data["nodes"][4]["note"], "measured while the machine was busy");
+
+  search::Figures over = view.scale.of(12, 11, 13);  // 10 % baseline: 120 % of peak
+  EXPECT_EQ(figures_text(over),
+            "12.00x [11.00, 13.00]  120.0% of peak (over the measured ceiling: the ceiling is "
+            "wrong)");
+}
+
 // Measurements that agree leave one figure: the sample's memory entry (#2 over the baseline at
 // 1.50x [1.45, 1.55]) matches the search's timing of #2.
 TEST(RunText, AgreeingMeasurementsShowOneFigure) {
@@ -430,7 +455,7 @@ TEST(RunText, AgreeingMeasurementsShowOneFigure) {
   std::ostringstream out;
   print_show(out, view);
   EXPECT_EQ(out.str().find("figures moved"), std::string::npos) << out.str();
-  EXPECT_EQ(runs_html({view}).find("figures moved between measurements:"), std::string::npos);
+  EXPECT_EQ(runs_html({view}).find("figures moved between measurements ("), std::string::npos);
 }
 
 }  // namespace

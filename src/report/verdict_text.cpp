@@ -33,8 +33,16 @@ void print_verdict(std::ostream& out, const kernel::Verdict& verdict, bool verbo
   }
   if (verdict.roofline) {
     const auto& r = *verdict.roofline;
-    out << fmt::format("{:<10} {:.1f} % of peak ({} bound; peak time {:.4g} ms)\n", "roofline",
-                       r.percent_of_peak, r.bound, r.peak_seconds * 1e3);
+    out << fmt::format("{:<10} {:.1f} % of peak{} ({} bound; peak time {:.4g} ms)\n", "roofline",
+                       r.percent_of_peak, kernel::over_ceiling_note(r.percent_of_peak), r.bound,
+                       r.peak_seconds * 1e3);
+    if (r.ceiling_alongside > 0) {
+      out << fmt::format(
+          "{:<10} {} ceiling timed alongside: {:.4g} {} ({} samples; the probe's "
+          "{:.4g})\n",
+          "ceiling", r.bound, r.ceiling_alongside, r.bound == "memory" ? "GB/s" : "GFLOP/s",
+          r.ceiling_samples, r.ceiling_probe);
+    }
     out << fmt::format(
         "{:<10} {:.1f} GFLOP/s, {:.1f} GB/s; fma {:.1f} %, vector {:.1f} %, memory {:.1f} %\n",
         "rates", r.gflops, r.gbytes_per_second, r.percent_fma, r.percent_vector, r.percent_memory);

@@ -35,12 +35,14 @@ inline constexpr std::array<std::string_view, 4> kRoleNames = {kPlanner, kExecut
 struct NamedSpeedup {
   std::string name;
   double speedup = 0, speedup_low = 0, speedup_high = 0;  // 95 % interval
+  bool busy = false;  // measured while the machine was busy (platform/machine_load.h)
 };
 
 // A kernel's one figure as the run states it (search/figures.h): its speedup over the run's
-// baseline, and the latency and % of peak derived from it and the baseline's careful latency.
-// `disagreeing` holds the other measurements of the same pair (this kernel against the baseline)
-// whose 95 % interval is disjoint from `speedup`'s: both are said, never one silently.
+// baseline (the most precise of its measurements against it), and the latency and % of peak
+// derived from it and the baseline's careful latency. `disagreeing` holds the other measurements
+// of the same pair (this kernel against the baseline) whose 95 % interval is disjoint from
+// `speedup`'s: both are said, never one silently.
 struct KernelFigures {
   bool baseline = false;  // the run's baseline: 1x by definition
   double speedup = 0, speedup_low = 0, speedup_high = 0;
@@ -48,6 +50,7 @@ struct KernelFigures {
   double percent_of_peak = 0, percent_low = 0, percent_high = 0;
   std::string origin;  // where the figure comes from: "timed paired against the baseline in …"
   std::vector<NamedSpeedup> disagreeing = {};
+  bool busy = false;  // the figure, or the baseline's it rests on, was measured on a busy machine
 };
 
 // A candidate of this run that shares a kernel's source apart from its knob values: which values

@@ -101,8 +101,13 @@ class Run {
   // Re-times the final beam against the baseline (confirmation.h); false when interrupted first.
   bool confirm();
   // Hands the book the measurements against the baseline that the confirmation and the memory's
-  // re-timings took (a resumed run's too), for the agents' figures.
+  // re-timings took (a resumed run's too), for the agents' figures, and every head-to-head
+  // re-timing to the comparisons selection uses.
   void note_measurements();
+  // A re-timing just taken: said when it disagrees with an earlier measurement of the same pair
+  // ("figures moved between measurements …"); one against the baseline is kept beside the others
+  // for the agents' figures, and the kernel's stored row gets the run's figure (the most precise).
+  void note_retiming(const Measurement& measured, const std::string& name);
   // The careful timing of a re-timing (memory, confirmation), cut to what is left of the wall-time
   // budget: once it is spent, the fewest pairs a candidate gets and no time beyond them.
   // `shortened` is set when it was cut.
@@ -135,6 +140,10 @@ class Run {
   Scored baseline_;
   int iterations_done_ = 0;
   std::optional<Confirmation> confirmation_;  // of the last checkpoint, once the run ended
+  // The memory's re-timings so far, checkpointed with each iteration.
+  std::vector<NamedMeasurement> retimings_;
+  // The head-to-head re-timings the run took (memory, confirmation), for selection.
+  Comparisons comparisons_;
 };
 
 bool Run::start() {
@@ -160,6 +169,7 @@ bool Run::start() {
   }
   baseline_ = Scored{attempt->candidate, attempt->verdict};
   progress_.set_scale(RunScale(baseline_.verdict));
+  comparisons_ = Comparisons(baseline_.candidate);
   beam_ = {baseline_};
   if (!start_kernel_.empty()) {
     store::CandidateRecord user;
@@ -314,6 +324,7 @@ void Run::checkpoint(int iteration, std::vector<store::MemoryEntryRecord>& entri
   checkpoint.stop_reason = stop_.reason();
   checkpoint.iterations = extended_iterations_;
   checkpoint.confirmation = confirmation_;
+  checkpoint.retimings = retimings_;
   context_.store->commit_iteration(checkpoint.to_store(run_id_), entries);
   iterations_done_ = iteration;
 }
@@ -326,7 +337,9 @@ void Run::restore(const SearchCheckpoint& checkpoint) {
   };
   baseline_ = Scored{checkpoint.baseline, verdict_of(checkpoint.baseline)};
   progress_.set_scale(RunScale(baseline_.verdict));
+  comparisons_ = Comparisons(baseline_.candidate);
   confirmation_ = checkpoint.confirmation;
+  retimings_ = checkpoint.retimings;
   note_measurements();
   beam_.clear();
   for (int64_t id : checkpoint.beam) beam_.push_back(Scored{id, verdict_of(id)});
@@ -381,15 +394,58 @@ std::optional<Measurement> Run::measure(int64_t candidate, int64_t against,
     result.speedup_low = verdict.timing->speedup_low;
     result.speedup_high = verdict.timing->speedup_high;
     result.pairs = verdict.timing->pairs;
+    result.busy = verdict.timing->busy();
   }
   progress_.emit(
       EventKind::kNote, iterations_done_,
       fmt::format("  #{} against {}: {}", candidate,
                   baseline ? "the baseline" : fmt::format("#{}", against),
-                  verdict.passed() ? fmt::format("{:.2f}x [{:.2f}, {:.2f}]", result.speedup,
-                                                 result.speedup_low, result.speedup_high)
-                                   : result.status));
+                  verdict.passed()
+                      ? fmt::format("{:.2f}x [{:.2f}, {:.2f}]{}", result.speedup,
+                                    result.speedup_low, result.speedup_high, busy_mark(result.busy))
+                      : result.status));
   return result;
+}
+
+void Run::note_retiming(const Measurement& measured, const std::string& name) {
+  if (!measured.passed()) return;
+  roles::NamedSpeedup now{name, measured.speedup, measured.speedup_low, measured.speedup_high,
+                          measured.busy};
+  bool baseline = measured.against == baseline_.candidate;
+  std::vector<roles::NamedSpeedup> earlier = comparisons_.of(measured.candidate, measured.against);
+  if (baseline) {
+    if (auto verdict = book_.verdict_of(measured.candidate)) {
+      auto record = book_.record_of(measured.candidate);
+      earlier.insert(earlier.begin(), search_measurement(*verdict, record ? record->iteration : 0));
+    }
+  }
+  for (const roles::NamedSpeedup& before : earlier) {
+    if (before.name == name || !disjoint(before, now)) continue;
+    progress_.emit(
+        EventKind::kNote, iterations_done_,
+        fmt::format("  ! #{} against {}: {} ({}: {:.2f}x [{:.2f}, {:.2f}]{}; {}: {:.2f}x [{:.2f}, "
+                    "{:.2f}]{}); both kept, the most precise is the run's figure",
+                    measured.candidate,
+                    baseline ? "the baseline" : fmt::format("#{}", measured.against),
+                    moved_text(before, now), before.name, before.speedup, before.speedup_low,
+                    before.speedup_high, busy_mark(before.busy), name, now.speedup, now.speedup_low,
+                    now.speedup_high, busy_mark(now.busy)));
+    break;
+  }
+  if (!baseline) return;
+  book_.add_measurement(measured.candidate, now);
+  // The stored row carries the run's one figure: the most precise of the pair's measurements.
+  if (auto verdict = book_.verdict_of(measured.candidate)) {
+    auto record = book_.record_of(measured.candidate);
+    auto figures =
+        kernel_figures(progress_.scale(), *verdict, false, record ? record->iteration : 0,
+                       book_.measurements_of(measured.candidate));
+    if (figures) {
+      context_.store->set_trace_figures(
+          measured.candidate,
+          {figures->speedup, figures->latency_seconds, figures->percent_of_peak});
+    }
+  }
 }
 
 bool Run::confirm() {
@@ -406,7 +462,18 @@ bool Run::confirm() {
   std::vector<store::MemoryEntryRecord> none;
   bool done = search::confirm(
       *confirmation_, beam,
-      [this](int64_t c, int64_t a) { return measure(c, a, retiming(&confirmation_->shortened)); },
+      [this](int64_t c, int64_t a) {
+        auto measured = measure(c, a, retiming(&confirmation_->shortened));
+        if (!measured) return measured;
+        std::string name = confirmation_name(confirmation_->iterations);
+        note_retiming(*measured, name);
+        if (measured->passed()) {  // kept in the checkpoint: selection may use it
+          comparisons_.add(c, a,
+                           {name, measured->speedup, measured->speedup_low, measured->speedup_high,
+                            measured->busy});
+        }
+        return measured;
+      },
       [&](const Confirmation& now) {
         confirmation_ = now;
         checkpoint(iterations_done_, none);
@@ -417,9 +484,12 @@ bool Run::confirm() {
 }
 
 void Run::note_measurements() {
-  for (const BaselineRetiming& retiming : baseline_retimings(
-           run_id_, baseline_.candidate, context_.store->memory_entries(), confirmation_)) {
-    book_.add_measurement(retiming.candidate, retiming.measured);
+  for (const PairRetiming& retiming :
+       run_retimings(run_id_, context_.store->memory_entries(), confirmation_, retimings_)) {
+    comparisons_.add(retiming.candidate, retiming.against, retiming.measured);
+    if (retiming.against == baseline_.candidate) {
+      book_.add_measurement(retiming.candidate, retiming.measured);
+    }
   }
 }
 
@@ -442,13 +512,21 @@ RunSummary Run::summary(const std::string& state) const {
     result.best_speedup_low = confirmation_->speedup_low;
     result.best_speedup_high = confirmation_->speedup_high;
   } else if (!beam_.empty()) {
-    const Scored& best = fastest(beam_);
+    const Scored& best = fastest(beam_, comparisons_);
     result.best_candidate = best.candidate;
-    Figures figures =
-        best.candidate == baseline_.candidate ? scale.baseline() : scale.of(best.verdict);
+    Figures figures = best.candidate == baseline_.candidate
+                          ? scale.baseline()
+                          : scale.of(comparisons_.over_baseline(best));
     result.best_speedup = figures.speedup;
     result.best_speedup_low = figures.speedup_low;
     result.best_speedup_high = figures.speedup_high;
+  }
+  result.baseline_busy = scale.baseline_busy();
+  if (confirmation_ && confirmation_->done) {
+    const Measurement* measured = confirmation_->find(confirmation_->winner, baseline_.candidate);
+    result.best_busy = scale.baseline_busy() || (measured != nullptr && measured->busy);
+  } else if (!beam_.empty()) {
+    result.best_busy = scale.of(comparisons_.over_baseline(fastest(beam_, comparisons_))).busy;
   }
   result.best_percent_of_peak =
       scale.of(result.best_speedup, result.best_speedup_low, result.best_speedup_high)
@@ -497,21 +575,39 @@ RunSummary Run::go(bool resuming, int more_iterations) {
     }
     std::vector<Scored> previous = beam_;
     int width = config_.strategy == Strategy::kBeam ? config_.beam_width : 1;  // sampling: best
-    beam_ = update_beam(beam_, newcomers_of(attempts), width);
+    beam_ = update_beam(beam_, newcomers_of(attempts), width, comparisons_);
     std::vector<Scored> entering;
     for (const Scored& kernel : beam_) {
       if (!contains(previous, kernel.candidate)) entering.push_back(kernel);
     }
     if (config_.strategy == Strategy::kBeam && !entering.empty() && !stop_.stopped()) {
       std::vector<Attempt> refined = refine(iteration, entering, given);
-      beam_ = update_beam(beam_, newcomers_of(refined), config_.beam_width);
+      beam_ = update_beam(beam_, newcomers_of(refined), config_.beam_width, comparisons_);
       attempts.insert(attempts.end(), refined.begin(), refined.end());
     }
     // Rewrites are measured against the beam kernels the plans were made for (Attempt keeps its
     // beam parent), so the memory needs nothing of the beam itself.
-    std::vector<store::MemoryEntryRecord> entries = memory_.entries(
-        iteration, attempts, [this](int64_t c, int64_t a) { return measure(c, a, retiming()); });
+    std::vector<store::MemoryEntryRecord> entries =
+        memory_.entries(iteration, attempts, [this, iteration](int64_t c, int64_t a) {
+          auto measured = measure(c, a, retiming());
+          if (!measured) return measured;
+          std::string name = memory_retiming_name(iteration);
+          note_retiming(*measured, name);
+          retimings_.push_back({name, *measured});
+          if (measured->passed()) {
+            comparisons_.add(c, a,
+                             {name, measured->speedup, measured->speedup_low,
+                              measured->speedup_high, measured->busy});
+          }
+          return measured;
+        });
     if (stop_.interrupted()) break;
+    // What the memory re-timed head to head decides over the search's figures of two moments: a
+    // child measured faster than its beam parent beyond noise in one sitting takes its place. The
+    // re-timings are checkpointed with the beam, so a resumed run selects as this one did.
+    if (config_.strategy == Strategy::kBeam) {
+      beam_ = update_beam(beam_, newcomers_of(attempts), config_.beam_width, comparisons_);
+    }
     checkpoint(iteration, entries);
     progress_.emit(EventKind::kIterationFinished, iteration,
                    fmt::format("{} memory entries", entries.size()));

@@ -107,6 +107,7 @@ struct RunSummary {
   double best_speedup = 1, best_speedup_low = 1, best_speedup_high = 1;
   double baseline_percent_of_peak = 0, best_percent_of_peak = 0;
   double baseline_latency_seconds = 0;
+  bool baseline_busy = false, best_busy = false;  // measured while the machine was busy
   bool confirmed = false;    // the final beam was re-timed against the baseline
   bool significant = false;  // confirmed, and the winner's interval lies above 1.0
   std::string outcome;  // the confirmation's line ("no significant improvement: ..."); or empty

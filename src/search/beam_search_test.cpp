@@ -21,6 +21,7 @@
 #include "common/error.h"
 #include "common/files.h"
 #include "kernel/knobs.h"
+#include "search/checkpoint.h"
 #include "search/figures.h"
 #include "tuner/tuner_agents.h"
 
@@ -352,6 +353,21 @@ TEST_F(SearchTest, ARewriteMeasuredInALuckyMomentIsNotRemembered) {
            e.message.find("not remembered") != std::string::npos;
   });
   EXPECT_TRUE(noted);
+  // The two measurements of the lucky kernel against the baseline disagree: the run says so, and
+  // the re-timing, as precise and taken later, is its figure: the real rewrite takes its place in
+  // the beam and wins.
+  bool moved = std::any_of(sink_.events.begin(), sink_.events.end(), [&](const SearchEvent& e) {
+    return e.message.find(fmt::format("#{} against the baseline: figures moved between "
+                                      "measurements (2.00x → 1.00x): the machine's load changed",
+                                      candidates[1].id)) != std::string::npos;
+  });
+  EXPECT_TRUE(moved);
+  EXPECT_EQ(summary.best_candidate, candidates[2].id);
+  EXPECT_NEAR(summary.best_speedup, 1.4, 1e-9);
+  // The lucky kernel's re-timing, not remembered, is kept with the checkpoint.
+  auto checkpoint = SearchCheckpoint::from_store(*store->last_checkpoint(summary.run_id));
+  ASSERT_EQ(checkpoint.retimings.size(), 2u);
+  EXPECT_EQ(checkpoint.retimings[0].name, "memory re-timing, iteration 1");
 }
 
 TEST_F(SearchTest, StopsCleanlyAtTheEvaluationBudget) {

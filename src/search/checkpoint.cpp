@@ -16,6 +16,14 @@ store::Checkpoint SearchCheckpoint::to_store(int64_t run_id) const {
                           {"stop", stop_reason}};
   if (iterations) checkpoint.state["iterations"] = *iterations;
   if (confirmation) checkpoint.state["confirmation"] = confirmation->to_json();
+  if (!retimings.empty()) {
+    Json list = Json::array();
+    for (const NamedMeasurement& retiming : retimings) {
+      list.push_back(
+          Json{{"name", retiming.name}, {"measurement", measurement_to_json(retiming.measured)}});
+    }
+    checkpoint.state["retimings"] = list;
+  }
   return checkpoint;
 }
 
@@ -35,7 +43,17 @@ SearchCheckpoint SearchCheckpoint::from_store(const store::Checkpoint& checkpoin
   if (state.contains("confirmation")) {
     result.confirmation = Confirmation::from_json(state.at("confirmation"));
   }
+  result.retimings = retimings_of(state);
   return result;
+}
+
+std::vector<NamedMeasurement> SearchCheckpoint::retimings_of(const Json& state) {
+  std::vector<NamedMeasurement> retimings;
+  for (const Json& retiming : state.value("retimings", Json::array())) {
+    retimings.push_back({retiming.value("name", ""),
+                         measurement_from_json(retiming.value("measurement", Json::object()))});
+  }
+  return retimings;
 }
 
 }  // namespace accelopt::search

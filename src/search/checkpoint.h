@@ -2,11 +2,13 @@
 // state as JSON (store::Checkpoint); this type is its meaning, and the only code that reads or
 // writes that JSON:
 //   {"beam": [candidate ids, fastest first], "baseline": id, "wall_seconds": s, "stop": "why",
-//    "iterations": T, "confirmation": {...}}
+//    "iterations": T, "confirmation": {...}, "retimings": [{"name": ..., "measurement": {...}}]}
 // "iterations" (the run's target) is absent in runs checkpointed before `resume --iterations`; the
 // run's settings give it then. "confirmation" (confirmation.h) is in the last checkpoint of a run
 // that ended, rewritten after each of its measurements. Other readers (`accelopt runs`, `show`)
-// read "beam" and "confirmation".
+// read "beam" and "confirmation". "retimings" holds every head-to-head re-timing the memory took
+// up to this iteration, kept or not (the memory entries hold only the kept ones): selection and
+// the figures of a resumed run, and `show`, see what the uninterrupted run saw.
 #pragma once
 
 #include <cstdint>
@@ -27,10 +29,13 @@ struct SearchCheckpoint {
   std::string stop_reason;                   // a budget that stopped the run; empty: none
   std::optional<int> iterations;             // the run's target T, when extended past its settings
   std::optional<Confirmation> confirmation;  // the final beam re-timed, once the run ended
+  std::vector<NamedMeasurement> retimings;   // the memory's re-timings so far, in order
 
   store::Checkpoint to_store(int64_t run_id) const;
   // InternalError naming the run for a state without a beam or baseline.
   static SearchCheckpoint from_store(const store::Checkpoint& checkpoint);
+  // The "retimings" of a checkpoint's state alone (readers that need nothing else).
+  static std::vector<NamedMeasurement> retimings_of(const Json& state);
 };
 
 }  // namespace accelopt::search

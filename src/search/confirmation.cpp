@@ -6,6 +6,27 @@
 
 namespace accelopt::search {
 
+Json measurement_to_json(const Measurement& m) {
+  return Json{
+      {"candidate", m.candidate}, {"against", m.against},         {"status", m.status},
+      {"speedup", m.speedup},     {"speedup_low", m.speedup_low}, {"speedup_high", m.speedup_high},
+      {"pairs", m.pairs},         {"message", m.message},         {"busy", m.busy}};
+}
+
+Measurement measurement_from_json(const Json& m) {
+  Measurement measurement;
+  measurement.candidate = m.value("candidate", int64_t{0});
+  measurement.against = m.value("against", int64_t{0});
+  measurement.status = m.value("status", "PASSED");
+  measurement.speedup = m.value("speedup", 0.0);
+  measurement.speedup_low = m.value("speedup_low", 0.0);
+  measurement.speedup_high = m.value("speedup_high", 0.0);
+  measurement.pairs = m.value("pairs", 0);
+  measurement.message = m.value("message", "");
+  measurement.busy = m.value("busy", false);  // absent before it was measured
+  return measurement;
+}
+
 const Measurement* Confirmation::find(int64_t candidate, int64_t against) const {
   for (const Measurement& measurement : measurements) {
     if (measurement.candidate == candidate && measurement.against == against) return &measurement;
@@ -50,16 +71,7 @@ std::string Confirmation::decision() const {
 
 Json Confirmation::to_json() const {
   Json list = Json::array();
-  for (const Measurement& m : measurements) {
-    list.push_back(Json{{"candidate", m.candidate},
-                        {"against", m.against},
-                        {"status", m.status},
-                        {"speedup", m.speedup},
-                        {"speedup_low", m.speedup_low},
-                        {"speedup_high", m.speedup_high},
-                        {"pairs", m.pairs},
-                        {"message", m.message}});
-  }
+  for (const Measurement& m : measurements) list.push_back(measurement_to_json(m));
   return Json{{"baseline", baseline},
               {"measurements", list},
               {"done", done},
@@ -77,16 +89,7 @@ Confirmation Confirmation::from_json(const Json& json) {
   Confirmation result;
   result.baseline = json.value("baseline", int64_t{0});
   for (const Json& m : json.value("measurements", Json::array())) {
-    Measurement measurement;
-    measurement.candidate = m.value("candidate", int64_t{0});
-    measurement.against = m.value("against", int64_t{0});
-    measurement.status = m.value("status", "PASSED");
-    measurement.speedup = m.value("speedup", 0.0);
-    measurement.speedup_low = m.value("speedup_low", 0.0);
-    measurement.speedup_high = m.value("speedup_high", 0.0);
-    measurement.pairs = m.value("pairs", 0);
-    measurement.message = m.value("message", "");
-    result.measurements.push_back(std::move(measurement));
+    result.measurements.push_back(measurement_from_json(m));
   }
   result.done = json.value("done", false);
   result.winner = json.value("winner", int64_t{0});

@@ -240,6 +240,7 @@ std::optional<Attempt> Evaluator::evaluate(store::CandidateRecord record, int64_
       platform::EvalRequest request;
       request.source = record.source;
       request.timing = baseline ? careful_timing(config_.timing) : config_.timing;
+      request.time_ceiling = baseline;  // the run's one % of peak: its ceiling in the same minutes
       verdict = run_platform(std::move(request));
     } catch (const platform::EvaluationAbandoned&) {
       std::lock_guard lock(mutex_);
@@ -253,7 +254,13 @@ std::optional<Attempt> Evaluator::evaluate(store::CandidateRecord record, int64_
       throw;
     }
   }
-  attempt.candidate = store.record_evaluation(record, verdict, reused_from);
+  // The row carries the run's figure (figures.h); the baseline's own timing is the run's scale.
+  std::optional<store::TraceFigures> row;
+  if (!baseline && verdict.passed() && verdict.timing) {
+    Figures figures = parts_.progress->scale().of(verdict);
+    row = store::TraceFigures{figures.speedup, figures.latency_seconds, figures.percent_of_peak};
+  }
+  attempt.candidate = store.record_evaluation(record, verdict, reused_from, row);
   attempt.verdict = verdict;
   attempt.reused = reused_from.has_value();
   record.id = attempt.candidate;

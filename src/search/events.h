@@ -25,6 +25,7 @@ struct SearchEvent {
   int64_t evaluations = 0;                         // real evaluations (reused ones not counted)
   double best_speedup = 0, best_percent_of_peak = 0;
   double best_speedup_low = 0, best_speedup_high = 0;  // the best speedup's 95 % interval
+  bool best_busy = false;  // the best, or the baseline, was measured while the machine was busy
   double spend_usd = 0;
   std::string status;   // kCandidateFinished: the verdict's status name
   std::string message;  // kNote, kRunFinished: the run's end state

@@ -12,15 +12,17 @@ RunScale::RunScale(const kernel::Verdict& baseline) {
   if (!baseline.passed()) return;
   if (baseline.timing) latency_ = baseline.timing->latency_seconds;
   if (baseline.roofline) percent_ = baseline.roofline->percent_of_peak;
+  busy_ = baseline.timing && baseline.timing->busy();
 }
 
 Figures RunScale::baseline() const {
   return of(1, 1, 1);
 }
 
-Figures RunScale::of(double speedup, double low, double high) const {
+Figures RunScale::of(double speedup, double low, double high, bool busy) const {
   Figures figures;
   if (speedup <= 0) return figures;
+  figures.busy = busy || busy_;
   figures.speedup = speedup;
   figures.speedup_low = low;
   figures.speedup_high = high;
@@ -41,7 +43,63 @@ Figures RunScale::of(double speedup, double low, double high) const {
 
 Figures RunScale::of(const kernel::Verdict& verdict) const {
   if (!verdict.passed() || !verdict.timing) return {};
-  return of(verdict.timing->speedup, verdict.timing->speedup_low, verdict.timing->speedup_high);
+  return of(verdict.timing->speedup, verdict.timing->speedup_low, verdict.timing->speedup_high,
+            verdict.timing->busy());
+}
+
+Figures RunScale::of(const roles::NamedSpeedup& measured) const {
+  return of(measured.speedup, measured.speedup_low, measured.speedup_high, measured.busy);
+}
+
+bool disjoint(const roles::NamedSpeedup& a, const roles::NamedSpeedup& b) {
+  if (a.speedup <= 0 || b.speedup <= 0) return false;
+  return a.speedup_low > b.speedup_high || a.speedup_high < b.speedup_low;
+}
+
+const roles::NamedSpeedup* most_precise(const std::vector<roles::NamedSpeedup>& measured) {
+  const roles::NamedSpeedup* best = nullptr;
+  double best_width = 0;
+  for (const roles::NamedSpeedup& one : measured) {
+    if (one.speedup <= 0 || one.speedup_low <= 0 || one.speedup_high < one.speedup_low) continue;
+    double width = one.speedup_high / one.speedup_low;
+    if (best == nullptr || width <= best_width) {
+      best = &one;
+      best_width = width;
+    }
+  }
+  return best;
+}
+
+std::string moved_text(const roles::NamedSpeedup& before, const roles::NamedSpeedup& after) {
+  return fmt::format(
+      "figures moved between measurements ({:.2f}x → {:.2f}x): the machine's load "
+      "changed",
+      before.speedup, after.speedup);
+}
+
+roles::NamedSpeedup search_measurement(const kernel::Verdict& verdict, int iteration) {
+  roles::NamedSpeedup measured;
+  measured.name = iteration > 0 ? fmt::format("search, iteration {}", iteration)
+                                : std::string("search, at the start");
+  if (!verdict.passed() || !verdict.timing) return measured;
+  measured.speedup = verdict.timing->speedup;
+  measured.speedup_low = verdict.timing->speedup_low;
+  measured.speedup_high = verdict.timing->speedup_high;
+  measured.busy = verdict.timing->busy();
+  return measured;
+}
+
+std::string memory_retiming_name(int iteration) {
+  return fmt::format("memory re-timing, iteration {}", iteration);
+}
+
+std::string confirmation_name(int iterations) {
+  return iterations >= 0 ? fmt::format("final confirmation after iteration {}", iterations)
+                         : std::string("final confirmation");
+}
+
+std::string busy_mark(bool busy) {
+  return busy ? " [busy]" : "";
 }
 
 std::optional<roles::KernelFigures> kernel_figures(const RunScale& scale,
@@ -49,7 +107,12 @@ std::optional<roles::KernelFigures> kernel_figures(const RunScale& scale,
                                                    int iteration,
                                                    const std::vector<roles::NamedSpeedup>& others) {
   if (!verdict.passed() || !verdict.timing) return std::nullopt;
-  Figures figures = baseline ? scale.baseline() : scale.of(verdict);
+  // Every measurement of the pair, the search's own first; the most precise is the figure.
+  std::vector<roles::NamedSpeedup> all = {search_measurement(verdict, iteration)};
+  if (!baseline) all.insert(all.end(), others.begin(), others.end());
+  const roles::NamedSpeedup* chosen = most_precise(all);
+  if (chosen == nullptr) return std::nullopt;
+  Figures figures = baseline ? scale.baseline() : scale.of(*chosen);
   if (figures.speedup <= 0) return std::nullopt;
   roles::KernelFigures result;
   result.baseline = baseline;
@@ -62,53 +125,84 @@ std::optional<roles::KernelFigures> kernel_figures(const RunScale& scale,
   result.percent_of_peak = figures.percent_of_peak;
   result.percent_low = figures.percent_low;
   result.percent_high = figures.percent_high;
+  result.busy = figures.busy;
   if (baseline) {
     result.origin = "timed carefully at the start of the run";
     return result;
   }
-  result.origin = iteration > 0
-                      ? fmt::format("timed paired against the baseline in iteration {}", iteration)
+  if (chosen == &all.front()) {
+    result.origin =
+        iteration > 0 ? fmt::format("timed paired against the baseline in iteration {}", iteration)
                       : "timed paired against the baseline at the start of the run";
-  for (const roles::NamedSpeedup& other : others) {
-    if (other.speedup <= 0) continue;
-    if (other.speedup_low > result.speedup_high || other.speedup_high < result.speedup_low) {
-      result.disagreeing.push_back(other);
-    }
+  } else {
+    result.origin = fmt::format(
+        "re-timed head to head against the baseline ({}), the most "
+        "precise of its measurements",
+        chosen->name);
+  }
+  for (const roles::NamedSpeedup& other : all) {
+    if (&other != chosen && disjoint(other, *chosen)) result.disagreeing.push_back(other);
   }
   return result;
 }
 
-std::vector<BaselineRetiming> baseline_retimings(
-    int64_t run_id, int64_t baseline, const std::vector<store::MemoryEntryRecord>& entries,
-    const std::optional<Confirmation>& confirmation) {
-  std::vector<BaselineRetiming> retimings;
+std::vector<PairRetiming> run_retimings(int64_t run_id,
+                                        const std::vector<store::MemoryEntryRecord>& entries,
+                                        const std::optional<Confirmation>& confirmation,
+                                        const std::vector<NamedMeasurement>& memory) {
+  std::vector<PairRetiming> retimings;
+  auto known = [&](int64_t candidate, int64_t against, const std::string& name) {
+    return std::any_of(retimings.begin(), retimings.end(), [&](const PairRetiming& retiming) {
+      return retiming.candidate == candidate && retiming.against == against &&
+             retiming.measured.name == name;
+    });
+  };
+  for (const NamedMeasurement& retiming : memory) {
+    const Measurement& m = retiming.measured;
+    if (!m.passed() || known(m.candidate, m.against, retiming.name)) continue;
+    retimings.push_back({m.candidate,
+                         m.against,
+                         {retiming.name, m.speedup, m.speedup_low, m.speedup_high, m.busy}});
+  }
   for (const store::MemoryEntryRecord& entry : entries) {
-    if (entry.run_id == run_id && entry.slow_candidate == baseline) {
+    std::string name = memory_retiming_name(entry.iteration);
+    if (entry.run_id == run_id && !known(entry.fast_candidate, entry.slow_candidate, name)) {
       retimings.push_back({entry.fast_candidate,
-                           {fmt::format("memory re-timing, iteration {}", entry.iteration),
-                            entry.speedup, entry.speedup_low, entry.speedup_high}});
+                           entry.slow_candidate,
+                           {name, entry.speedup, entry.speedup_low, entry.speedup_high}});
     }
     // The run's finding of a lesson stored before (store.h: evidence) is its re-timing too.
     for (const Json& found : entry.evidence) {
-      if (found.value("run", int64_t{0}) != run_id || found.value("slow", int64_t{0}) != baseline) {
-        continue;
-      }
-      retimings.push_back(
-          {found.value("fast", int64_t{0}),
-           {fmt::format("memory re-timing, iteration {}", found.value("iteration", 0)),
-            found.value("speedup", 1.0), found.value("speedup_low", 1.0),
-            found.value("speedup_high", 1.0)}});
+      if (found.value("run", int64_t{0}) != run_id) continue;
+      int64_t fast = found.value("fast", int64_t{0}), slow = found.value("slow", int64_t{0});
+      std::string found_name = memory_retiming_name(found.value("iteration", 0));
+      if (known(fast, slow, found_name)) continue;
+      retimings.push_back({fast,
+                           slow,
+                           {found_name, found.value("speedup", 1.0),
+                            found.value("speedup_low", 1.0), found.value("speedup_high", 1.0)}});
     }
   }
   if (confirmation) {
-    std::string name =
-        confirmation->iterations >= 0
-            ? fmt::format("final confirmation after iteration {}", confirmation->iterations)
-            : std::string("final confirmation");
+    std::string name = confirmation_name(confirmation->iterations);
     for (const Measurement& measured : confirmation->measurements) {
-      if (measured.against != baseline || !measured.passed()) continue;
-      retimings.push_back({measured.candidate,
-                           {name, measured.speedup, measured.speedup_low, measured.speedup_high}});
+      if (!measured.passed()) continue;
+      retimings.push_back(
+          {measured.candidate,
+           measured.against,
+           {name, measured.speedup, measured.speedup_low, measured.speedup_high, measured.busy}});
+    }
+  }
+  return retimings;
+}
+
+std::vector<BaselineRetiming> baseline_retimings(
+    int64_t run_id, int64_t baseline, const std::vector<store::MemoryEntryRecord>& entries,
+    const std::optional<Confirmation>& confirmation, const std::vector<NamedMeasurement>& memory) {
+  std::vector<BaselineRetiming> retimings;
+  for (PairRetiming& retiming : run_retimings(run_id, entries, confirmation, memory)) {
+    if (retiming.against == baseline) {
+      retimings.push_back({retiming.candidate, std::move(retiming.measured)});
     }
   }
   return retimings;

@@ -62,6 +62,50 @@ TEST(KernelFigures, MeasurementsOfTheSamePairThatDisagreeAreKeptNamed) {
   EXPECT_FALSE(kernel_figures(scale, kernel::Verdict{}, false, 1, others));  // not timed
 }
 
+// The silu run of issue 22: three disjoint figures of one pair. The most precise is the run's
+// figure, the others are said beside it, and a busy measurement carries its mark.
+TEST(KernelFigures, TheMostPreciseMeasurementOfThePairIsTheFigure) {
+  RunScale scale(timed(1, 0.01));
+  std::vector<roles::NamedSpeedup> others = {
+      {"memory re-timing, iteration 1", 5.66, 4.70, 6.54},
+      {"final confirmation after iteration 3", 15.25, 14.9, 15.6, true}};
+  auto figures = kernel_figures(scale, timed(8.87, 0.12), false, 1, others);
+  ASSERT_TRUE(figures);
+  EXPECT_DOUBLE_EQ(figures->speedup, 15.25);
+  EXPECT_TRUE(figures->busy);
+  EXPECT_EQ(figures->origin,
+            "re-timed head to head against the baseline (final confirmation after iteration 3), "
+            "the most precise of its measurements");
+  ASSERT_EQ(figures->disagreeing.size(), 2u);  // the search's own and the memory's, in order
+  EXPECT_EQ(figures->disagreeing[0].name, "search, iteration 1");
+  EXPECT_EQ(figures->disagreeing[1].name, "memory re-timing, iteration 1");
+  EXPECT_DOUBLE_EQ(figures->percent_of_peak, 10 * 15.25);  // the baseline's % times the figure
+}
+
+TEST(KernelFigures, MovedTextNamesBothFigures) {
+  roles::NamedSpeedup before{"memory re-timing, iteration 1", 5.66, 4.70, 6.54};
+  roles::NamedSpeedup after{"final confirmation", 15.25, 13.38, 17.32};
+  EXPECT_TRUE(disjoint(before, after));
+  EXPECT_EQ(moved_text(before, after),
+            "figures moved between measurements (5.66x → 15.25x): the machine's load changed");
+  roles::NamedSpeedup overlapping{"search", 6.0, 5.5, 6.6};
+  EXPECT_FALSE(disjoint(before, overlapping));
+  std::vector<roles::NamedSpeedup> all = {before, after, overlapping};
+  EXPECT_EQ(most_precise(all)->name, "search");  // 1.20 wide against 1.29 and 1.39
+  EXPECT_EQ(most_precise({}), nullptr);
+}
+
+TEST(KernelFigures, ABusyBaselineMarksEveryDerivedFigure) {
+  kernel::Verdict baseline = timed(1, 0.01);
+  baseline.timing->load = kernel::MachineLoad{0.9, 0, 40, 3, true};
+  RunScale scale(baseline);
+  EXPECT_TRUE(scale.baseline_busy());
+  EXPECT_TRUE(scale.of(2, 1.9, 2.1).busy);
+  EXPECT_FALSE(RunScale(timed(1, 0.01)).of(2, 1.9, 2.1).busy);
+  EXPECT_EQ(busy_mark(true), " [busy]");
+  EXPECT_EQ(busy_mark(false), "");
+}
+
 TEST(KernelFigures, AKernelSeesTheTimedValuesOfItsKnobs) {
   CandidateBook book;
   book.add(record(1, store::CandidateKind::kBaseline, 0, kernel_with_unroll(1)));

@@ -8,6 +8,8 @@
 #include <optional>
 #include <string>
 
+#include "common/json.h"
+
 namespace accelopt::search {
 
 // `candidate` timed against `against` (the baseline, or another kernel of the run).
@@ -17,9 +19,20 @@ struct Measurement {
   double speedup = 0, speedup_low = 0, speedup_high = 0;
   int pairs = 0;
   std::string message;
+  bool busy = false;  // measured while the machine was busy (platform/machine_load.h)
 
   bool passed() const { return status == "PASSED"; }
 };
+
+// A re-timing with the name the run gives it ("memory re-timing, iteration 3").
+struct NamedMeasurement {
+  std::string name;
+  Measurement measured;
+};
+
+// The JSON the checkpoint keeps of a measurement (confirmation.h, checkpoint.h).
+Json measurement_to_json(const Measurement& measured);
+Measurement measurement_from_json(const Json& json);
 
 // Times `candidate` against `against`; nullopt when the run is being stopped.
 using Measure = std::function<std::optional<Measurement>(int64_t candidate, int64_t against)>;

@@ -46,13 +46,6 @@ std::optional<memory::Rewrite> MemoryWriter::retimed(int iteration, const memory
                                                      const Measure& retime) {
   std::optional<Measurement> measured = retime(rewrite.fast_candidate, rewrite.slow_candidate);
   if (!measured) return std::nullopt;
-  if (measured->passed() &&
-      parts_.book->kind_of(rewrite.slow_candidate) == store::CandidateKind::kBaseline) {
-    // The same pair the search timed: the agents are told both where they disagree.
-    parts_.book->add_measurement(
-        rewrite.fast_candidate, {fmt::format("memory re-timing, iteration {}", iteration),
-                                 measured->speedup, measured->speedup_low, measured->speedup_high});
-  }
   memory::Rewrite again = rewrite;
   again.speedup = measured->speedup;
   again.speedup_low = measured->speedup_low;

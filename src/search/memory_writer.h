@@ -42,8 +42,9 @@ class MemoryWriter {
       : config_(config), parts_(parts) {}
 
   // The entries for `attempts` of `iteration`, not yet stored; `retime` times a child against its
-  // parent. roles::BudgetExhausted stops the run; a summarizer that cannot be reached loses its
-  // entry, with a note.
+  // parent (and keeps the measurement for the run: the agents' figures, selection).
+  // roles::BudgetExhausted stops the run; a summarizer that cannot be reached loses its entry, with
+  // a note.
   std::vector<store::MemoryEntryRecord> entries(int iteration, const std::vector<Attempt>& attempts,
                                                 const Measure& retime);
 

@@ -33,6 +33,7 @@ class Progress {
       best_speedup_ = verdict.timing->speedup;
       best_low_ = verdict.timing->speedup_low;
       best_high_ = verdict.timing->speedup_high;
+      best_busy_ = verdict.timing->busy();
     }
   }
 
@@ -71,6 +72,7 @@ class Progress {
     event.best_speedup_high = best_high_;
     event.best_percent_of_peak =
         scale_.of(best_speedup_, best_speedup_, best_speedup_).percent_of_peak;
+    event.best_busy = best_speedup_ > 0 && (best_busy_ || scale_.baseline_busy());
     sink_->on_event(event);
   }
 
@@ -83,6 +85,7 @@ class Progress {
   int done_ = 0, failed_ = 0;
   int64_t evaluations_ = 0;
   double best_speedup_ = 0, best_low_ = 0, best_high_ = 0;
+  bool best_busy_ = false;
   RunScale scale_;
 };
 

@@ -116,7 +116,8 @@ void add_kernel_figures(roles::KernelView& view, int64_t candidate, const Candid
     timing.current = sibling == candidate;
     auto record_of_sibling = book.record_of(sibling);
     bool baseline = record_of_sibling && record_of_sibling->kind == store::CandidateKind::kBaseline;
-    if (auto figures = kernel_figures(scale, *verdict, baseline, 0, {})) {
+    if (auto figures =
+            kernel_figures(scale, *verdict, baseline, 0, book.measurements_of(sibling))) {
       timing.speedup = figures->speedup;
       timing.speedup_low = figures->speedup_low;
       timing.speedup_high = figures->speedup_high;

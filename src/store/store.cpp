@@ -442,6 +442,13 @@ void Store::set_run_state(int64_t run_id, const std::string& state) {
                      {state, utc_timestamp(), run_id});
 }
 
+void Store::set_trace_figures(int64_t candidate_id, const TraceFigures& figures) {
+  std::lock_guard lock(impl_->mutex);
+  impl_->db->execute(
+      "UPDATE traces SET speedup=?, latency_seconds=?, percent_of_peak=? WHERE candidate_id=?",
+      {figures.speedup, figures.latency_seconds, figures.percent_of_peak, candidate_id});
+}
+
 std::optional<RunRecord> Store::run(int64_t run_id) const {
   std::lock_guard lock(impl_->mutex);
   return impl_->first<RunRecord>(fmt::format("SELECT {} FROM runs WHERE id=?", kRunColumns),
@@ -466,7 +473,8 @@ void Store::upsert_task(const task::Task& task) {
 }
 
 int64_t Store::record_evaluation(CandidateRecord candidate, const kernel::Verdict& verdict,
-                                 std::optional<int64_t> reused_from) {
+                                 std::optional<int64_t> reused_from,
+                                 const std::optional<TraceFigures>& figures) {
   std::lock_guard lock(impl_->mutex);
   return impl_->transaction([&]() -> int64_t {
     std::vector<Row> existing = impl_->db->query(
@@ -487,6 +495,11 @@ int64_t Store::record_evaluation(CandidateRecord candidate, const kernel::Verdic
       latency = verdict.timing->latency_seconds;
     }
     if (verdict.roofline) percent_of_peak = verdict.roofline->percent_of_peak;
+    if (figures && verdict.timing) {
+      speedup = figures->speedup;
+      latency = figures->latency_seconds;
+      percent_of_peak = figures->percent_of_peak;
+    }
     impl_->db->execute(
         "INSERT INTO traces (candidate_id, status, speedup, percent_of_peak, latency_seconds, "
         "reused_from, verdict, created_at) VALUES (?,?,?,?,?,?,?,?)",

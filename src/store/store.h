@@ -60,6 +60,14 @@ struct TraceRecord {
   std::string created_at;              // when the evaluation was recorded
 };
 
+// What a trace's row says of a kernel's speed, for a reader of the table: the run's one figure
+// (search/figures.h: its speedup over the run's baseline, and the latency and % of peak derived
+// from it and the baseline's careful timing), not the verdict's own moment, which the verdict's
+// JSON keeps.
+struct TraceFigures {
+  double speedup = 0, latency_seconds = 0, percent_of_peak = 0;
+};
+
 struct MemoryEntryRecord {
   int64_t id = 0;
   int64_t run_id = 0;
@@ -125,9 +133,14 @@ class Store {
   void upsert_task(const task::Task& task);
 
   // The candidate and its trace in one transaction; returns the candidate's id. A candidate whose
-  // (run, key) is already stored is left as it is and its id returned.
+  // (run, key) is already stored is left as it is and its id returned. The row's speedup, latency
+  // and % of peak are `figures` when given, else the verdict's own.
   int64_t record_evaluation(CandidateRecord candidate, const kernel::Verdict& verdict,
-                            std::optional<int64_t> reused_from = std::nullopt);
+                            std::optional<int64_t> reused_from = std::nullopt,
+                            const std::optional<TraceFigures>& figures = std::nullopt);
+  // The row of `candidate_id`'s trace gets `figures` (a more precise measurement became the run's
+  // figure for it); the verdict's JSON is left as it was measured.
+  void set_trace_figures(int64_t candidate_id, const TraceFigures& figures);
   std::optional<CandidateRecord> candidate(int64_t id) const;
   std::optional<CandidateRecord> candidate_by_key(int64_t run_id, const std::string& key) const;
   std::vector<CandidateRecord> candidates(int64_t run_id) const;

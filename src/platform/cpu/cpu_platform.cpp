@@ -34,6 +34,26 @@ std::vector<int> runner_cpus(int threads) {
   return allowed;
 }
 
+// The platform's turns, with a ceiling sample after each (EvalRequest::time_ceiling): both runners
+// are stopped then, so the sample has the timed core as a turn has it. After every turn of either
+// side, so that each side's turns follow the same work (the next turn's inputs are written after
+// the sample, as always).
+class CeilingBetweenTurns : public PairedTurns {
+ public:
+  CeilingBetweenTurns(PairedTurns& turns, CeilingSampler* sampler)
+      : turns_(turns), sampler_(sampler) {}
+  TurnResult run_turn(Side side, int calls) override {
+    TurnResult result = turns_.run_turn(side, calls);
+    if (sampler_ != nullptr && !result.failure) sampler_->sample();
+    return result;
+  }
+  std::vector<int> timed_cores() const override { return turns_.timed_cores(); }
+
+ private:
+  PairedTurns& turns_;
+  CeilingSampler* sampler_;
+};
+
 Status outcome_status(CallOutcome outcome) {
   return outcome == CallOutcome::kTimedOut ? Status::kTimeout : Status::kRuntimeError;
 }
@@ -225,15 +245,16 @@ Verdict CpuPlatform::evaluate(const EvalRequest& request) {
   if (!request.measure_time)
     return started.finish(Status::kPassed, "correct on every case (not timed)");
 
+  std::optional<CeilingAlongside> alongside;
   if (std::optional<TurnFailure> failure = time_against_anchor(
-          request, header, cases, layout, {candidate, buffers}, call_timeout, verdict)) {
+          request, header, cases, layout, {candidate, buffers}, call_timeout, verdict, alongside)) {
     return started.finish(failure->status, failure->message);
   }
   if (options_.profile) {
     verdict.profile["vectorization"] = vectorization_report(compiled->remarks);
     verdict.profile["instruction_mix"] = instruction_mix(compiled->library);
   }
-  return finish_timed(started, task, workload, peaks_, "this machine's CPU");
+  return finish_timed(started, task, workload, peaks_, "this machine's CPU", alongside);
 }
 
 std::optional<CompileResult> CpuPlatform::compile_candidate(const EvalRequest& request,
@@ -320,7 +341,8 @@ SlotLayout CpuPlatform::timing_layout(const task::Task& task,
 
 std::optional<TurnFailure> CpuPlatform::time_against_anchor(
     const EvalRequest& request, const std::string& header, const std::vector<ReferenceCase>& cases,
-    const SlotLayout& layout, TimedKernel candidate, Milliseconds call_timeout, Verdict& verdict) {
+    const SlotLayout& layout, TimedKernel candidate, Milliseconds call_timeout, Verdict& verdict,
+    std::optional<CeilingAlongside>& alongside) {
   const task::Task& task = *request.task;
   // The anchor: the task's baseline unless the caller names another kernel (a parent, say).
   std::string anchor_source =
@@ -364,9 +386,18 @@ std::optional<TurnFailure> CpuPlatform::time_against_anchor(
   RunnerTurns turns(task, std::move(turn_reference), layout, candidate, {anchor, candidate.buffers},
                     request.anchor_name, call_timeout, timed);
   TimingOn timing(*this, timed);
-  PairedTiming paired = time_paired(turns, request.timing, request.anchor_name);
+  // The ceiling that binds the task, sampled after every anchor turn on the same core (one-core
+  // tasks: the probe's ceilings are one core's).
+  std::optional<CeilingSampler> sampler;
+  if (request.time_ceiling && task.threads <= 1 && !peaks_.empty()) {
+    task::RooflineCounts counts = task.roofline_counts(workload);
+    sampler.emplace(score_roofline(counts, peaks_, 1.0).bound, counts.bytes, timed.front());
+  }
+  CeilingBetweenTurns sampled(turns, sampler ? &*sampler : nullptr);
+  PairedTiming paired = time_paired(sampled, request.timing, request.anchor_name);
   if (paired.failure) return paired.failure;
   verdict.timing = std::move(paired.timing);
+  if (sampler && sampler->result().value > 0) alongside = sampler->result();
   return std::nullopt;
 }
 

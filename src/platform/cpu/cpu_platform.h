@@ -87,7 +87,8 @@ class CpuPlatform : public Platform {
                                                  const std::vector<ReferenceCase>& cases,
                                                  const SlotLayout& layout, TimedKernel candidate,
                                                  std::chrono::milliseconds call_timeout,
-                                                 Verdict& verdict);
+                                                 Verdict& verdict,
+                                                 std::optional<CeilingAlongside>& alongside);
 
   CpuPlatformOptions options_;
   MachinePeaks peaks_;

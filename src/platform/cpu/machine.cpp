@@ -252,6 +252,84 @@ class PinnedTo {
 
 }  // namespace
 
+struct CeilingSampler::Buffers {
+  size_t count = 0;  // floats in each of a, b, c
+  AlignedFloats a, b, c;
+  explicit Buffers(size_t floats)
+      : count(floats), a(floats, 0.0f), b(floats, 1.0f), c(floats, 2.0f) {}
+};
+
+CeilingSampler::CeilingSampler(std::string bound, double working_set_bytes, int cpu,
+                               double sample_seconds)
+    : bound_(std::move(bound)), cpu_(cpu) {
+  if (bound_ == "memory") {
+    // Three arrays filling the working set, as the probe's triad at that size; the read stream
+    // sweeps all three.
+    size_t count =
+        std::max<size_t>(static_cast<size_t>(working_set_bytes) / (3 * sizeof(float)), 8 * kLanes);
+    buffers_ = std::make_unique<Buffers>(count / (8 * kLanes) * (8 * kLanes));
+  }
+  PinnedTo pinned(cpu_);
+  volatile float sink = 0;
+  // One of the sample's parts (three for memory) lasts a third of it.
+  double part = bound_ == "memory" ? sample_seconds / 3 : sample_seconds;
+  for (repeat_ = 1; repeat_ < (1L << 40); repeat_ *= 2) {
+    auto start = Clock::now();
+    if (bound_ == "fma") {
+      sink = sink + fma_chains(repeat_ * 64);
+    } else if (bound_ == "vector") {
+      sink = sink + add_chains(repeat_ * 64);
+    } else {
+      sink = sink + triad(buffers_->a.data(), buffers_->b.data(), buffers_->c.data(),
+                          buffers_->count, repeat_);
+    }
+    if (seconds_since(start) >= part) break;
+  }
+}
+
+CeilingSampler::~CeilingSampler() = default;
+
+void CeilingSampler::sample() {
+  PinnedTo pinned(cpu_);
+  volatile float sink = 0;
+  auto rate = [](double units, Clock::time_point start) { return units / seconds_since(start); };
+  if (bound_ == "fma" || bound_ == "vector") {
+    long iterations = repeat_ * 64;
+    auto start = Clock::now();
+    sink = sink + (bound_ == "fma" ? fma_chains(iterations) : add_chains(iterations));
+    double flops_per_iteration = bound_ == "fma" ? 12.0 * kLanes * 2 : 12.0 * kLanes;
+    samples_.push_back(rate(flops_per_iteration * static_cast<double>(iterations), start) / 1e9);
+    return;
+  }
+  Buffers& x = *buffers_;
+  double bytes = 3.0 * static_cast<double>(x.count) * sizeof(float) * static_cast<double>(repeat_);
+  auto start = Clock::now();
+  sink = sink + triad(x.a.data(), x.b.data(), x.c.data(), x.count, repeat_);
+  double best = rate(bytes, start);
+  start = Clock::now();
+  sink = sink + streaming_triad(x.a.data(), x.b.data(), x.c.data(), x.count, repeat_);
+  best = std::max(best, rate(bytes, start));
+  start = Clock::now();
+  for (float* array : {x.a.data(), x.b.data(), x.c.data()}) {
+    sink = sink + read_stream(array, x.count, repeat_);
+  }
+  best = std::max(best, rate(bytes, start));
+  samples_.push_back(best / 1e9);
+}
+
+CeilingAlongside CeilingSampler::result() const {
+  CeilingAlongside result;
+  result.bound = bound_;
+  result.samples = static_cast<int>(samples_.size());
+  if (samples_.empty()) return result;
+  std::vector<double> sorted = samples_;
+  std::sort(sorted.begin(), sorted.end());
+  size_t middle = sorted.size() / 2;
+  result.value =
+      sorted.size() % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+  return result;
+}
+
 int timing_cpu() {
   // Of the cores this process may use: a worker pinned to a core times there.
   std::vector<int> cpus = allowed_cpus();

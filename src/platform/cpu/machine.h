@@ -6,6 +6,7 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -35,6 +36,33 @@ struct ProbeOptions {
 };
 
 std::string cpu_model_name();
+
+// The ceiling that binds a task, sampled between the timed turns on the timed core
+// (EvalRequest::time_ceiling), so that it sees the machine the latency sees: on a shared machine
+// a neighbour's memory traffic lowers both the kernel's speed and the bandwidth a triad reaches.
+// The probe's kernels: FMA chains ("fma"), add chains ("vector"), or the best of a triad, a
+// streaming triad and a read-only stream over the task's working set ("memory"). One sample
+// lasts about `sample_seconds`; the harness's thread is pinned to `cpu` while it runs.
+class CeilingSampler {
+ public:
+  CeilingSampler(std::string bound, double working_set_bytes, int cpu,
+                 double sample_seconds = 0.004);
+  ~CeilingSampler();
+  CeilingSampler(const CeilingSampler&) = delete;
+  CeilingSampler& operator=(const CeilingSampler&) = delete;
+
+  void sample();
+  // The median of the samples; value 0 before any.
+  CeilingAlongside result() const;
+
+ private:
+  struct Buffers;
+  std::string bound_;
+  int cpu_;
+  long repeat_ = 1;  // passes (memory) or iterations (arithmetic) per sample, calibrated once
+  std::unique_ptr<Buffers> buffers_;
+  std::vector<double> samples_;
+};
 
 // A CPU generation as far as /proc/cpuinfo's vendor, family and model tell it, from a small table
 // of the common server and client parts; "unknown" for the rest.

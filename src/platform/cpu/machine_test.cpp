@@ -128,5 +128,25 @@ TEST(Machine, ProbeMeasuresPlausibleFigures) {
   }
 }
 
+// The ceiling timed between turns reads what the probe reads, within a shared machine's noise:
+// the same kernels, a median of short samples instead of the best of many.
+TEST(Machine, CeilingSamplerReadsTheProbesKernels) {
+  ProbeOptions quick;
+  quick.repetitions = 8;
+  quick.sample_seconds = 0.005;
+  MachinePeaks peaks = probe_machine(quick);
+  for (const char* bound : {"fma", "vector", "memory"}) {
+    CeilingSampler sampler(bound, 8 << 20, timing_cpu());
+    EXPECT_EQ(sampler.result().value, 0);  // no sample yet
+    for (int sample = 0; sample < 5; ++sample) sampler.sample();
+    CeilingAlongside result = sampler.result();
+    EXPECT_EQ(result.bound, bound);
+    EXPECT_EQ(result.samples, 5);
+    double probe = peaks.ceiling(bound, 8 << 20);
+    EXPECT_GT(result.value, probe / 20) << bound;  // lower on a busy machine, same order
+    EXPECT_LT(result.value, probe * 2) << bound;
+  }
+}
+
 }  // namespace
 }  // namespace accelopt::platform::cpu
