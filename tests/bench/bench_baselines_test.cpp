@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "bench_cpu_fixture.h"
 #include "common/files.h"
 #include "platform/checker.h"
 #include "platform/cpu/cpu_platform.h"
@@ -16,22 +17,7 @@
 namespace accelopt {
 namespace {
 
-const std::filesystem::path kBenchDirectory =
-    std::filesystem::path(ACCELOPT_SOURCE_DIR) / "bench" / "cpu";
-
-class BaselineTest : public testing::TestWithParam<std::string> {
- protected:
-  static void SetUpTestSuite() {
-    platform::cpu::CpuPlatformOptions options;
-    options.compiler.cpus = platform::cpu::compile_cpus();
-    platform_ = std::make_unique<platform::cpu::CpuPlatform>(
-        options, platform::cpu::load_or_probe_machine(false, nullptr));
-  }
-  static void TearDownTestSuite() { platform_.reset(); }
-  static std::unique_ptr<platform::cpu::CpuPlatform> platform_;
-};
-
-std::unique_ptr<platform::cpu::CpuPlatform> BaselineTest::platform_;
+class BaselineTest : public BenchCpuTest {};
 
 // The smallest atol that would let `output` pass at `rtol`, in units of the atol it has.
 double atol_used(const std::vector<float>& output, const std::vector<float>& reference,
@@ -79,18 +65,8 @@ TEST_P(BaselineTest, PassesEveryInputSet) {
   }
 }
 
-std::vector<std::string> task_names() {
-  std::vector<std::string> names;
-  for (const auto& entry : std::filesystem::directory_iterator(kBenchDirectory)) {
-    if (std::filesystem::exists(entry.path() / "definition.json")) {
-      names.push_back(entry.path().filename().string());
-    }
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-INSTANTIATE_TEST_SUITE_P(Tasks, BaselineTest, testing::ValuesIn(task_names()),
+INSTANTIATE_TEST_SUITE_P(Tasks, BaselineTest,
+                         testing::ValuesIn(bench_tasks_with("definition.json")),
                          [](const testing::TestParamInfo<std::string>& info) {
                            return info.param;
                          });

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "bench_cpu_fixture.h"
 #include "common/files.h"
 #include "platform/checker.h"
 #include "platform/cpu/cpu_platform.h"
@@ -20,22 +21,7 @@
 namespace accelopt {
 namespace {
 
-const std::filesystem::path kBenchDirectory =
-    std::filesystem::path(ACCELOPT_SOURCE_DIR) / "bench" / "cpu";
-
-class PythonReferenceTest : public testing::TestWithParam<std::string> {
- protected:
-  static void SetUpTestSuite() {
-    platform::cpu::CpuPlatformOptions options;
-    options.compiler.cpus = platform::cpu::compile_cpus();
-    platform_ = std::make_unique<platform::cpu::CpuPlatform>(
-        options, platform::cpu::load_or_probe_machine(false, nullptr));
-  }
-  static void TearDownTestSuite() { platform_.reset(); }
-  static std::unique_ptr<platform::cpu::CpuPlatform> platform_;
-};
-
-std::unique_ptr<platform::cpu::CpuPlatform> PythonReferenceTest::platform_;
+class PythonReferenceTest : public BenchCpuTest {};
 
 // How many elements differ by more than one float32 step and by more than 1e-10 of the output's
 // RMS. Both sides compute in float64 and round once, so they agree to the bit but where float64's
@@ -96,18 +82,8 @@ TEST_P(PythonReferenceTest, AgreesWithTheCppReference) {
   }
 }
 
-std::vector<std::string> bench_tasks() {
-  std::vector<std::string> names;
-  for (const auto& entry : std::filesystem::directory_iterator(kBenchDirectory)) {
-    if (std::filesystem::exists(entry.path() / "reference.py")) {
-      names.push_back(entry.path().filename().string());
-    }
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-INSTANTIATE_TEST_SUITE_P(BenchCpu, PythonReferenceTest, testing::ValuesIn(bench_tasks()),
+INSTANTIATE_TEST_SUITE_P(BenchCpu, PythonReferenceTest,
+                         testing::ValuesIn(bench_tasks_with("reference.py")),
                          [](const testing::TestParamInfo<std::string>& info) {
                            return info.param;
                          });
