@@ -193,8 +193,11 @@ int run_study(const StudyArguments& arguments) {
         state = optimize_one(run, signals).state;
       }
     } catch (const UserError& error) {
-      state = std::string("failed: ") + error.what();
+      // Not the cell's outcome but its set-up (a model that does not answer, a damaged
+      // database): every later cell would meet it too, so the study stops here.
+      failures.push_back(fmt::format("{} ({})", key, error.what()));
       std::cerr << fmt::format("cell {}: {}\n", key, error.what());
+      break;
     }
     if (state == "interrupted") break;
     if (!cell_done(state)) failures.push_back(fmt::format("{} ({})", key, state));

@@ -137,7 +137,7 @@ constexpr const char* kStudyScript = R"js(
 
   const axisLabel = { evaluations: 'evaluations (the baseline\'s included)', tokens: 'model tokens', dollars: 'model dollars', seconds: 'wall time (s)' };
   data.axes.forEach((axis) => {
-    const s = section('Best % of peak against ' + axisLabel[axis] + ': median over seeds, band lowest to highest');
+    const s = section('Best % of peak against ' + axisLabel[axis] + ': median over seeds (solid), lowest and highest seed (dashed)');
     const grid = el('div', { class: 'grid' }); s.appendChild(grid);
     data.tasks.concat(data.rows.some((r) => r.task === 'geomean') ? ['geomean'] : []).forEach((task) => {
       const series = [];
@@ -145,14 +145,12 @@ constexpr const char* kStudyScript = R"js(
         const curve = data.curves.find((c) => c.series === name && c.task === task && c.axis === axis);
         if (!curve) return;
         const color = palette[index % palette.length];
-        const stack = 'band-' + index;
         series.push({ name: name, type: 'line', step: 'end', symbolSize: 5, color: color,
           data: curve.x.map((x, i) => [x, curve.y[i].median]) });
-        series.push({ name: name + ' band', type: 'line', step: 'end', stack: stack, symbol: 'none',
-          lineStyle: { opacity: 0 }, color: color, data: curve.x.map((x, i) => [x, curve.y[i].low]), tooltip: { show: false } });
-        series.push({ name: name + ' band', type: 'line', step: 'end', stack: stack, symbol: 'none',
-          lineStyle: { opacity: 0 }, areaStyle: { opacity: 0.18, color: color }, color: color,
-          data: curve.x.map((x, i) => [x, curve.y[i].high - curve.y[i].low]), tooltip: { show: false } });
+        // The band: the lowest and the highest seed, thin dashed lines of the same colour.
+        ['low', 'high'].forEach((edge) => series.push({ name: name, type: 'line', step: 'end',
+          symbol: 'none', color: color, lineStyle: { type: 'dashed', width: 1, opacity: 0.6 },
+          data: curve.x.map((x, i) => [x, curve.y[i][edge]]), tooltip: { show: false } }));
       });
       const div = el('div', { class: 'chart' }); grid.appendChild(div);
       const c = echarts.init(div);

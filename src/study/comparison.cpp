@@ -58,6 +58,14 @@ std::string number(double value) {
 std::string sentence(const Comparison& c, double fraction) {
   std::string interval = fmt::format("[{}, {}]", number(c.low), number(c.high));
   std::string over = fmt::format("{} (task, seed) pair{}", c.pairs, c.pairs == 1 ? "" : "s");
+  if (c.pairs < kMinimumPairs) {
+    return fmt::format(
+        "{} vs {}: too few pairs to show a difference in the {}: {}x {}, over {}", c.a, c.b,
+        c.measure == "cost"
+            ? fmt::format("{} to reach {:.0f} % of the best", axis_name(c.axis), fraction * 100)
+            : "final % of peak",
+        number(c.ratio), interval, over);
+  }
   if (c.measure == "cost") {
     std::string what = fmt::format("{:.0f} % of the best", fraction * 100);
     if (!c.shown) {
@@ -270,7 +278,7 @@ Answers answer(const std::vector<CellResult>& cells, const std::vector<std::stri
         comparison.ratio = result.ratio;
         comparison.low = result.low;
         comparison.high = result.high;
-        comparison.shown = result.low > 1 || result.high < 1;
+        comparison.shown = comparison.pairs >= kMinimumPairs && (result.low > 1 || result.high < 1);
         comparison.sentence = sentence(comparison, fraction);
         answers.comparisons.push_back(comparison);
       };

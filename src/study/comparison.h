@@ -60,6 +60,10 @@ struct SeriesTask {
   int reached = 0;
 };
 
+// Fewer pairs than this show no difference whatever their interval: one or two pairs resample into
+// an interval no wider than themselves.
+inline constexpr int kMinimumPairs = 3;
+
 struct Comparison {
   std::string a, b;
   std::string measure;  // "cost" (to reach the target, on `axis`) or "final"

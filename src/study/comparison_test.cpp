@@ -61,6 +61,20 @@ TEST(StudyComparison, HalfTheCostOnEveryPairIsHalfWithAPointInterval) {
   EXPECT_EQ(answers.axes.size(), 2u);
 }
 
+// Two pairs, both at half the cost: too few to show anything.
+TEST(StudyComparison, TwoPairsShowNoDifference) {
+  std::vector<CellResult> cells = {
+      cell("a", "t1", 1, 10, 20, 2, 8), cell("b", "t1", 1, 10, 20, 4, 8),
+      cell("a", "t1", 2, 10, 20, 2, 8), cell("b", "t1", 2, 10, 20, 4, 8)};
+  Answers answers = answer(cells, {"a", "b"}, 0.9);
+  const Comparison& cost = find(answers, "cost", CostAxis::kEvaluations);
+  EXPECT_DOUBLE_EQ(cost.ratio, 0.5);
+  EXPECT_FALSE(cost.shown);
+  EXPECT_EQ(cost.sentence,
+            "a vs b: too few pairs to show a difference in the evaluations to reach 90 % of the "
+            "best: 0.50x [0.50, 0.50], over 2 (task, seed) pairs");
+}
+
 // Ratios 0.5, 2, 1, 1: their geometric mean is 1, and the interval holds it.
 TEST(StudyComparison, MixedRatiosGiveTheirGeometricMeanAndNoDifference) {
   std::vector<CellResult> cells = {
