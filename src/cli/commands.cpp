@@ -165,6 +165,7 @@ void register_commands(CLI::App& app, CommandTable& table) {
   register_llm_commands(app, table);
   register_loop_commands(app, table);
   register_report_commands(app, table);
+  register_study_commands(app, table);
   register_memory_commands(app, table);
   register_prompt_command(app, table);
 }

@@ -43,6 +43,9 @@ void register_loop_commands(CLI::App& app, CommandTable& table);
 // runs, show, export, compare, report, cost (report_commands.cpp).
 void register_report_commands(CLI::App& app, CommandTable& table);
 
+// study FILE, study status (study_command.cpp).
+void register_study_commands(CLI::App& app, CommandTable& table);
+
 // prompt (prompt_command.cpp).
 void register_prompt_command(CLI::App& app, CommandTable& table);
 

@@ -12,6 +12,7 @@
 #include "agents/llm_agents.h"
 #include "cli/agent_setup.h"
 #include "cli/commands.h"
+#include "cli/run_steps.h"
 #include "cli/signals.h"
 #include "cli/workspace.h"
 #include "common/error.h"
@@ -285,6 +286,65 @@ std::string agents_mode(const OptimizeArguments& arguments, const ConfigFile& fi
   return "tuner";
 }
 
+// One new run of `task`, as optimize starts it: recorded, `created` told its id (may be empty),
+// its agents made, then run to its end.
+search::RunSummary start_new_run(Workbench& bench, const task::Task& task,
+                                 search::RunSettings settings, const ConfigFile& file,
+                                 const std::string& prompts, const StopOnSignals& signals,
+                                 const std::function<void(store::Store&, int64_t)>& created) {
+  // Before the run is recorded: too many evaluations for this machine's cores is refused here.
+  std::vector<std::vector<int>> slots =
+      evaluation_slots(settings.search, task, bench, settings.remote_workers,
+                       platform::parse_platform_choice(settings.platform));
+  search::SearchContext creating;
+  creating.task = &task;
+  creating.store = bench.store.get();
+  std::string mode = settings.agents;
+  search::SearchConfig config = settings.search;
+  settings.machine = machine_facts(bench, settings.remote_workers);
+  int64_t run_id = search::create_run(std::move(settings), creating);
+  std::unique_ptr<Agents> agents;
+  try {
+    if (created) created(*bench.store, run_id);
+    agents = make_agents(mode, file, config, prompts, bench.platform, *bench.store, run_id);
+  } catch (const UserError& error) {
+    bench.store->set_run_state(run_id, std::string("failed: ") + error.what());
+    throw;
+  }
+  search::SearchContext context = make_context(task, bench, *agents, signals);
+  context.eval_slots = std::move(slots);
+  return ending_failed_on_error(*bench.store, run_id,
+                                [&] { return search::run_created(run_id, context); });
+}
+
+// Resumes `run_id` of `bench`'s database with the settings it was started with (and
+// `more_iterations` more, for a finished run).
+search::RunSummary resume_stored_run(Workbench& bench, const std::string& workspace, int64_t run_id,
+                                     const StopOnSignals& signals, int more_iterations) {
+  auto record = bench.store->run(run_id);
+  if (!record) {
+    throw UserError(fmt::format("there is no run {} in {}", run_id, store::redact_url(workspace)));
+  }
+  search::RunSettings settings = search::RunSettings::from_json(record->config);
+  platform::PlatformChoice platform = platform::parse_platform_choice(settings.platform);
+  task::Task task = task::load_task(settings.task_directory, platform.kernel_extension);
+  if (settings.remote_workers) {
+    use_remote_workers(bench, workspace, platform);
+  } else {
+    use_platform(bench, platform);
+  }
+  ConfigFile file = read_config(settings.config_file);
+  std::string mode = settings.agents.empty() ? "tuner" : settings.agents;
+  check_models_answer(mode, file);
+  auto agents = make_agents(mode, file, settings.search, settings.prompts, bench.platform,
+                            *bench.store, run_id);
+  search::SearchContext context = make_context(task, bench, *agents, signals);
+  context.eval_slots =
+      evaluation_slots(settings.search, task, bench, settings.remote_workers, platform);
+  return ending_failed_on_error(
+      *bench.store, run_id, [&] { return search::resume_run(run_id, context, more_iterations); });
+}
+
 int run_optimize(const OptimizeArguments& arguments) {
   platform::PlatformChoice platform = platform::parse_platform_choice(arguments.platform);
   std::vector<task::Task> tasks;  // all loaded first: a typo fails before any run starts
@@ -320,12 +380,6 @@ int run_optimize(const OptimizeArguments& arguments) {
   StopOnSignals signals;
   for (const task::Task& task : tasks) {
     if (signals.requested()) break;  // the tasks not started are not started
-    // Before the run is recorded: too many evaluations for this machine's cores is refused here.
-    std::vector<std::vector<int>> slots =
-        evaluation_slots(config, task, *bench, arguments.remote_workers, platform);
-    search::SearchContext creating;
-    creating.task = &task;
-    creating.store = bench->store.get();
     search::RunSettings settings;
     settings.agents = mode;
     settings.platform = platform.value;
@@ -337,21 +391,9 @@ int run_optimize(const OptimizeArguments& arguments) {
     settings.search = config;
     settings.workload = arguments.workload;
     settings.start_kernel = start_kernel;
-    settings.machine = machine_facts(*bench, arguments.remote_workers);
-    int64_t run_id = search::create_run(std::move(settings), creating);
-    std::unique_ptr<Agents> agents;
-    try {
-      agents = make_agents(mode, file, config, arguments.prompts, bench->platform, *bench->store,
-                           run_id);
-    } catch (const UserError& error) {
-      bench->store->set_run_state(run_id, std::string("failed: ") + error.what());
-      throw;
-    }
-    search::SearchContext context = make_context(task, *bench, *agents, signals);
-    context.eval_slots = std::move(slots);
     if (tasks.size() > 1) std::cerr << fmt::format("== {} ==\n", task.name);
-    search::RunSummary summary = ending_failed_on_error(
-        *bench->store, run_id, [&] { return search::run_created(run_id, context); });
+    search::RunSummary summary =
+        start_new_run(*bench, task, std::move(settings), file, arguments.prompts, signals, {});
     code = std::max(code, exit_code(summary.state, signals));
     summaries.emplace_back(task.name, summary);
   }
@@ -365,31 +407,9 @@ int run_optimize(const OptimizeArguments& arguments) {
 
 int run_resume(const ResumeArguments& arguments) {
   auto bench = open_workbench(arguments.workspace, Access::kRead);
-  auto record = bench->store->run(arguments.run_id);
-  if (!record) {
-    throw UserError(fmt::format("there is no run {} in {}", arguments.run_id,
-                                store::redact_url(arguments.workspace)));
-  }
-  search::RunSettings settings = search::RunSettings::from_json(record->config);
-  platform::PlatformChoice platform = platform::parse_platform_choice(settings.platform);
-  task::Task task = task::load_task(settings.task_directory, platform.kernel_extension);
-  if (settings.remote_workers) {
-    use_remote_workers(*bench, arguments.workspace, platform);
-  } else {
-    use_platform(*bench, platform);
-  }
-  ConfigFile file = read_config(settings.config_file);
-  std::string mode = settings.agents.empty() ? "tuner" : settings.agents;
-  check_models_answer(mode, file);
-  auto agents = make_agents(mode, file, settings.search, settings.prompts, bench->platform,
-                            *bench->store, arguments.run_id);
   StopOnSignals signals;
-  search::SearchContext context = make_context(task, *bench, *agents, signals);
-  context.eval_slots =
-      evaluation_slots(settings.search, task, *bench, settings.remote_workers, platform);
-  search::RunSummary summary = ending_failed_on_error(*bench->store, arguments.run_id, [&] {
-    return search::resume_run(arguments.run_id, context, arguments.more_iterations);
-  });
+  search::RunSummary summary = resume_stored_run(*bench, arguments.workspace, arguments.run_id,
+                                                 signals, arguments.more_iterations);
   report::print_run_summary(std::cout, summary);
   return exit_code(summary.state, signals);
 }
@@ -445,6 +465,40 @@ void add_resume_flags(CLI::App& command, ResumeArguments& arguments) {
 }
 
 }  // namespace
+
+search::RunSummary optimize_one(const NewRun& run, const StopOnSignals& signals) {
+  platform::PlatformChoice platform = platform::parse_platform_choice(run.platform);
+  task::Task task = task::load_task(run.task_directory, platform.kernel_extension);
+  ConfigFile file = read_config(run.config_path);
+  check_mode(run.agents);
+  check_models_configured(run.agents, file);
+  check_models_answer(run.agents, file);
+  if (run.remote_workers) check_remote_workers(run.workspace);
+  auto bench = open_workbench(run.workspace, Access::kWrite);
+  if (run.remote_workers) {
+    use_remote_workers(*bench, run.workspace, platform);
+  } else {
+    use_platform(*bench, platform);
+  }
+  search::RunSettings settings;
+  settings.agents = run.agents;
+  settings.platform = platform.value;
+  settings.remote_workers = run.remote_workers;
+  settings.config_file = file.path;
+  settings.search = run.search;
+  settings.workload = run.workload;
+  return start_new_run(*bench, task, std::move(settings), file, "", signals, run.created);
+}
+
+search::RunSummary resume_one(const std::string& workspace, int64_t run_id,
+                              const StopOnSignals& signals) {
+  auto bench = open_workbench(workspace, Access::kRead);
+  return resume_stored_run(*bench, workspace, run_id, signals, 0);
+}
+
+int run_exit_code(const std::string& state, const StopOnSignals& signals) {
+  return exit_code(state, signals);
+}
 
 void register_loop_commands(CLI::App& app, CommandTable& table) {
   auto optimize_arguments = std::make_shared<OptimizeArguments>();

@@ -14,7 +14,9 @@
 #include "report/html_report.h"
 #include "report/run_text.h"
 #include "report/run_view.h"
+#include "report/study_report.h"
 #include "search/run_settings.h"
+#include "study/comparison.h"
 
 namespace accelopt::cli {
 namespace {
@@ -37,6 +39,8 @@ struct ReportArguments {
   std::string workspace = kDefaultWorkspace;
   std::vector<std::string> bench;  // files written by `accelopt bench --json`
   std::string out = "report.html";
+  int64_t study = 0;      // --study N: the study's page (report/study_report.h)
+  std::string csv, json;  // with --study: its cells' curves as CSV, everything as JSON
 };
 
 int run_runs(const std::string& workspace) {
@@ -93,7 +97,33 @@ void create_parent_folder(const std::filesystem::path& file) {
   }
 }
 
+// report --study N [--csv F] [--json F]: the study's page and its exports for notebooks.
+int run_study_report(const ReportArguments& arguments) {
+  if (!arguments.run_ids.empty() || !arguments.bench.empty()) {
+    throw UserError("report: give --study N, RUN ids or --bench FILE, one of them");
+  }
+  auto store = open_workspace(arguments.workspace, Access::kRead);
+  report::StudyView view = report::load_study_view(*store, arguments.study);
+  study::Answers answers = study::answer(view.results(), view.series, view.fraction);
+  std::vector<std::pair<std::string, std::string>> files = {
+      {arguments.out, report::study_html(view, answers)}};
+  if (!arguments.csv.empty()) files.emplace_back(arguments.csv, report::study_csv(view));
+  if (!arguments.json.empty()) {
+    files.emplace_back(arguments.json, report::study_json(view, answers).dump(2) + "\n");
+  }
+  for (const auto& [file, text] : files) {
+    create_parent_folder(file);
+    write_file_atomic(file, text);
+    std::cout << fmt::format("wrote {} ({} KiB)\n", file, text.size() / 1024);
+  }
+  return 0;
+}
+
 int run_report(const ReportArguments& arguments) {
+  if (arguments.study > 0) return run_study_report(arguments);
+  if (!arguments.csv.empty() || !arguments.json.empty()) {
+    throw UserError("report: --csv and --json go with --study N");
+  }
   std::string html;
   if (!arguments.bench.empty()) {
     if (!arguments.run_ids.empty())
@@ -188,6 +218,12 @@ void register_report_commands(CLI::App& app, CommandTable& table) {
       "--kernels DIR)");
   report_command->add_option("--out", report_arguments->out, "the HTML file to write")
       ->capture_default_str();
+  report_command->add_option("--study", report_arguments->study,
+                             "a study's page: its curves, final figures and comparisons");
+  report_command->add_option("--csv", report_arguments->csv,
+                             "with --study: every cell's curve as CSV");
+  report_command->add_option("--json", report_arguments->json,
+                             "with --study: the cells and the answers as JSON");
   add_workspace(*report_command, report_arguments->workspace);
   report_command->callback([&table, report_arguments] {
     table.select([report_arguments] { return run_report(*report_arguments); });

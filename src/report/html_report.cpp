@@ -11,7 +11,6 @@
 #include "report/run_text.h"
 
 namespace accelopt::report {
-namespace {
 
 // Seconds since the epoch of "YYYY-MM-DDTHH:MM:SS[.mmm][Z]" (or a space for the T).
 std::optional<double> parse_utc(const std::string& text) {
@@ -24,6 +23,8 @@ std::optional<double> parse_utc(const std::string& text) {
   if (text.size() > 20 && text[19] == '.') seconds += std::atof(("0" + text.substr(19, 4)).c_str());
   return seconds;
 }
+
+namespace {
 
 Json entry_json(const store::MemoryEntryRecord& entry) {
   return Json{
@@ -509,6 +510,13 @@ constexpr const char* kScript = R"js(
 )js";
 
 std::string page(const std::string& title, const std::string& subtitle, const Json& data) {
+  return html_page(title, subtitle, data, kScript);
+}
+
+}  // namespace
+
+std::string html_page(const std::string& title, const std::string& subtitle, const Json& data,
+                      std::string_view script) {
   std::string html = "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   html += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
   html += "<title>" + html_escape(title) + "</title>\n<style>" + kStyle;
@@ -518,11 +526,9 @@ std::string page(const std::string& title, const std::string& subtitle, const Js
           html_escape(subtitle) + "</p></header>\n<main></main>\n";
   html += "<div id=\"render-check\" hidden></div>\n";
   html += "<script type=\"application/json\" id=\"report-data\">" + script_safe(data.dump()) +
-          "</script>\n<script>" + kScript + "</script>\n</body>\n</html>\n";
+          "</script>\n<script>" + std::string(script) + "</script>\n</body>\n</html>\n";
   return html;
 }
-
-}  // namespace
 
 Json runs_report_data(const std::vector<RunView>& runs) {
   Json all = Json::array();

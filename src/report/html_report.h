@@ -9,7 +9,9 @@
 // <div id="render-check">, so a headless browser's --dump-dom tells a test whether it rendered.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/json.h"
@@ -24,6 +26,15 @@ std::string bench_html(const std::vector<std::pair<std::string, Json>>& results)
 
 // The data behind runs_html, for tests and for other tools.
 Json runs_report_data(const std::vector<RunView>& runs);
+
+// The page around `data` (JSON in <script id="report-data">) and `script`, which draws it: the
+// report's style, ECharts inline, the header and <div id="render-check"> (report/study_report.cpp).
+std::string html_page(const std::string& title, const std::string& subtitle, const Json& data,
+                      std::string_view script);
+
+// Seconds since the epoch of "YYYY-MM-DDTHH:MM:SS[.mmm][Z]" (or a space for the T), as the
+// database writes its times; nullopt for another text.
+std::optional<double> parse_utc(const std::string& text);
 
 // ECharts' minified source (generated from third_party/echarts by cmake/EmbedFile.cmake).
 std::string_view echarts_js();

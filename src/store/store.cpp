@@ -126,12 +126,30 @@ ALTER TABLE runs ADD COLUMN origin TEXT NOT NULL DEFAULT '';
 ALTER TABLE memory_entries ADD COLUMN origin TEXT NOT NULL DEFAULT '';
 )sql",
     // 3: a lesson stored once: the rewrite's identity (its normalized sources' hash), and each
-    // later
-    // finding of the same lesson as evidence on the first entry instead of a copy.
+    // later finding of the same lesson as evidence on the first entry instead of a copy.
     R"sql(
 ALTER TABLE memory_entries ADD COLUMN rewrite_hash TEXT NOT NULL DEFAULT '';
 ALTER TABLE memory_entries ADD COLUMN evidence TEXT NOT NULL DEFAULT '[]';
 CREATE INDEX memory_entries_by_task ON memory_entries(task);
+)sql",
+    // 4: studies (accelopt study): the study file as it was given, and its cells, each an ordinary
+    // run, by the cell's key ("beam/silu/seed1/cold"), so a resumed study finds its runs again.
+    R"sql(
+CREATE TABLE studies (
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL,
+  path TEXT NOT NULL,
+  content TEXT NOT NULL,
+  content_hash TEXT NOT NULL,
+  state TEXT NOT NULL,
+  detail TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL);
+CREATE TABLE study_cells (
+  study_id INTEGER NOT NULL REFERENCES studies(id),
+  key TEXT NOT NULL,
+  run_id INTEGER NOT NULL REFERENCES runs(id),
+  PRIMARY KEY (study_id, key));
 )sql",
 };
 
@@ -455,6 +473,12 @@ std::optional<RunRecord> Store::run(int64_t run_id) const {
                                  {run_id}, read_run);
 }
 
+void Store::set_run_config(int64_t run_id, const Json& config) {
+  std::lock_guard lock(impl_->mutex);
+  impl_->db->execute("UPDATE runs SET config=?, updated_at=? WHERE id=?",
+                     {config.dump(), utc_timestamp(), run_id});
+}
+
 std::vector<RunRecord> Store::runs() const {
   std::lock_guard lock(impl_->mutex);
   return impl_->all<RunRecord>(fmt::format("SELECT {} FROM runs ORDER BY id", kRunColumns), {},
@@ -646,6 +670,78 @@ std::vector<CallRecord> Store::calls(const std::string& run_id) const {
   }
   return impl_->all<CallRecord>("SELECT record FROM model_calls WHERE run_id=? ORDER BY id",
                                 {run_id}, read);
+}
+
+}  // namespace accelopt::store
+
+namespace accelopt::store {
+namespace {
+
+constexpr std::string_view kStudyColumns =
+    "id, name, path, content, content_hash, state, detail, created_at, updated_at";
+
+StudyRecord read_study(const Row& row) {
+  StudyRecord study;
+  study.id = row.integer(0);
+  study.name = row.text(1);
+  study.path = row.text(2);
+  study.content = row.text(3);
+  study.content_hash = row.text(4);
+  study.state = row.text(5);
+  study.detail = Json::parse(row.text(6));
+  study.created_at = row.text(7);
+  study.updated_at = row.text(8);
+  return study;
+}
+
+}  // namespace
+
+int64_t Store::create_study(const StudyRecord& study) {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->transaction([&] {
+    std::string now = utc_timestamp();
+    return impl_->single_integer(
+        "INSERT INTO studies (name, path, content, content_hash, state, detail, created_at, "
+        "updated_at) VALUES (?,?,?,?,?,?,?,?) RETURNING id",
+        {study.name, study.path, study.content, study.content_hash, study.state,
+         study.detail.dump(), now, now});
+  });
+}
+
+void Store::set_study_state(int64_t study_id, const std::string& state, const Json& detail) {
+  std::lock_guard lock(impl_->mutex);
+  impl_->db->execute("UPDATE studies SET state=?, detail=?, updated_at=? WHERE id=?",
+                     {state, detail.dump(), utc_timestamp(), study_id});
+}
+
+std::optional<StudyRecord> Store::study(int64_t study_id) const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->first<StudyRecord>(fmt::format("SELECT {} FROM studies WHERE id=?", kStudyColumns),
+                                   {study_id}, read_study);
+}
+
+std::vector<StudyRecord> Store::studies() const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->all<StudyRecord>(fmt::format("SELECT {} FROM studies ORDER BY id", kStudyColumns),
+                                 {}, read_study);
+}
+
+void Store::set_study_cell(int64_t study_id, const std::string& key, int64_t run_id) {
+  std::lock_guard lock(impl_->mutex);
+  impl_->db->execute(
+      "INSERT INTO study_cells (study_id, key, run_id) VALUES (?,?,?) "
+      "ON CONFLICT (study_id, key) DO UPDATE SET run_id=excluded.run_id",
+      {study_id, key, run_id});
+}
+
+std::map<std::string, int64_t> Store::study_cells(int64_t study_id) const {
+  std::lock_guard lock(impl_->mutex);
+  std::map<std::string, int64_t> cells;
+  for (const Row& row :
+       impl_->db->query("SELECT key, run_id FROM study_cells WHERE study_id=?", {study_id})) {
+    cells[row.text(0)] = row.integer(1);
+  }
+  return cells;
 }
 
 }  // namespace accelopt::store

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -38,6 +39,16 @@ struct RunRecord {
   std::string state;             // "running", "finished", "stopped: <why>", "failed: <why>"
   std::string created_at, updated_at;
   std::string origin;  // user@host that created the run
+};
+
+// A study (accelopt study): the study file's text as it was first given, its hash, and a state
+// ("running", "finished", "interrupted", "failed: why"); `detail` holds what the study keeps beside
+// (the memory horizon its cells were pinned to). Its cells are runs, by cell key.
+struct StudyRecord {
+  int64_t id = 0;
+  std::string name, path, content, content_hash, state;
+  Json detail = Json::object();
+  std::string created_at, updated_at;
 };
 
 struct CandidateRecord {
@@ -129,6 +140,16 @@ class Store {
   void set_run_state(int64_t run_id, const std::string& state);
   std::optional<RunRecord> run(int64_t run_id) const;
   std::vector<RunRecord> runs() const;
+  // Replaces a run's settings JSON (a study pins its cells' memory horizon before they run).
+  void set_run_config(int64_t run_id, const Json& config);
+
+  int64_t create_study(const StudyRecord& study);  // state and detail as given; returns the id
+  void set_study_state(int64_t study_id, const std::string& state, const Json& detail);
+  std::optional<StudyRecord> study(int64_t study_id) const;
+  std::vector<StudyRecord> studies() const;
+  // The run of the study's cell `key` (recorded when the cell's run is created).
+  void set_study_cell(int64_t study_id, const std::string& key, int64_t run_id);
+  std::map<std::string, int64_t> study_cells(int64_t study_id) const;
 
   void upsert_task(const task::Task& task);
 

@@ -156,12 +156,21 @@ struct ScriptedModelServer::Impl {
   }
 };
 
-ScriptedModelServer::ScriptedModelServer() : impl_(std::make_unique<Impl>()) {
+ScriptedModelServer::ScriptedModelServer() : ScriptedModelServer(0) {}
+
+ScriptedModelServer::ScriptedModelServer(int port) : impl_(std::make_unique<Impl>()) {
   Impl& impl = *impl_;
   impl.server.Post(".*", [&impl](const httplib::Request& request, httplib::Response& response) {
     impl.handle(request, response);
   });
-  impl.port = impl.server.bind_to_any_port("127.0.0.1");
+  if (port == 0) {
+    impl.port = impl.server.bind_to_any_port("127.0.0.1");
+  } else if (impl.server.bind_to_port("127.0.0.1", port)) {
+    impl.port = port;
+  } else {
+    throw std::runtime_error("scripted model server: cannot listen on 127.0.0.1:" +
+                             std::to_string(port));
+  }
   impl.thread = std::thread([&impl] { impl.server.listen_after_bind(); });
   while (!impl.server.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
 }

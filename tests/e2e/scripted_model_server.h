@@ -42,7 +42,8 @@ class ScriptedModelServer {
  public:
   using Responder = std::function<std::optional<std::string>(const ScriptedRequest&)>;
 
-  ScriptedModelServer();  // listening on 127.0.0.1 at an ephemeral port
+  ScriptedModelServer();                   // listening on 127.0.0.1 at an ephemeral port
+  explicit ScriptedModelServer(int port);  // at `port` (0: an ephemeral one)
   ~ScriptedModelServer();
   ScriptedModelServer(const ScriptedModelServer&) = delete;
   ScriptedModelServer& operator=(const ScriptedModelServer&) = delete;

@@ -1,0 +1,271 @@
+// accelopt study FILE: a grid of runs (study/study_file.h), each started or resumed through the
+// steps `optimize` and `resume` use (cli/run_steps.h), then what the grid answers
+// (report/study_report.h). `study status [N]` prints the grid's progress. A study is found again by
+// its name: the same file resumes it, a changed one is refused (its cells would no longer compare).
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "cli/commands.h"
+#include "cli/run_steps.h"
+#include "cli/workspace.h"
+#include "common/error.h"
+#include "common/files.h"
+#include "common/hash.h"
+#include "platform/registry.h"
+#include "report/study_report.h"
+#include "search/config.h"
+#include "study/comparison.h"
+#include "study/study_file.h"
+#include "task/task.h"
+
+namespace accelopt::cli {
+namespace {
+
+struct StudyArguments {
+  std::string file;
+  std::string workspace = kDefaultWorkspace;
+  bool remote_workers = false;
+};
+
+struct StudyStatusArguments {
+  int64_t study_id = 0;  // 0: the newest
+  std::string workspace = kDefaultWorkspace;
+};
+
+bool cell_done(const std::string& state) {
+  return state == "finished" || state.rfind("stopped", 0) == 0;
+}
+
+Json budget_json(const study::Budget& budget) {
+  Json json = Json::object();
+  if (budget.max_evaluations) json["max_evaluations"] = *budget.max_evaluations;
+  if (budget.max_usd) json["max_usd"] = *budget.max_usd;
+  if (budget.max_tokens) json["max_tokens"] = *budget.max_tokens;
+  if (budget.max_wall_seconds) json["max_wall_seconds"] = *budget.max_wall_seconds;
+  return json;
+}
+
+// Where the variants' configuration files live: beside the database (a folder workspace), or in
+// ./.accelopt for a PostgreSQL one. Each cell's run names its file, so `accelopt resume RUN` works
+// on a cell alone.
+std::filesystem::path config_folder(const std::string& workspace, int64_t study_id) {
+  if (store::is_postgres_url(workspace)) {
+    return std::filesystem::absolute(kDefaultWorkspace) / "studies" /
+           fmt::format("{}-{}", sha256_hex(workspace).substr(0, 8), study_id);
+  }
+  return std::filesystem::absolute(workspace) / "studies" / std::to_string(study_id);
+}
+
+// The study of this name in the store, or a new one. A study of the same name whose file changed
+// is refused: its finished cells were run under other settings.
+int64_t find_or_create(store::Store& store, const study::Study& study, const std::string& hash,
+                       bool& resumed) {
+  for (const store::StudyRecord& record : store.studies()) {
+    if (record.name != study.name) continue;
+    if (record.content_hash != hash) {
+      throw UserError(fmt::format(
+          "study '{}' (study {}) in this workspace was run from another version of {} (sha256 {} "
+          "then, {} now); its cells would not compare: rename the study ([study] name) or use "
+          "another --workspace",
+          study.name, record.id, study.path.string(), record.content_hash.substr(0, 12),
+          hash.substr(0, 12)));
+    }
+    resumed = true;
+    return record.id;
+  }
+  Json cells = Json::array();
+  for (const study::Cell& cell : study.cells()) {
+    cells.push_back(Json{{"key", cell.key()},
+                         {"variant", cell.variant},
+                         {"task", cell.task},
+                         {"seed", cell.seed},
+                         {"warm", cell.warm}});
+  }
+  store::StudyRecord record;
+  record.name = study.name;
+  record.path = study.path.string();
+  record.content = study.text;
+  record.content_hash = hash;
+  record.state = "running";
+  record.detail = Json{{"fraction", study.fraction},
+                       {"memory_order", std::string(study::memory_order_name(study.memory_order))},
+                       {"budget", budget_json(study.budget)},
+                       {"horizon", store.max_memory_id()},
+                       {"cells", cells}};
+  resumed = false;
+  return store.create_study(record);
+}
+
+int run_study(const StudyArguments& arguments) {
+  study::Study study = study::load_study(arguments.file, [](const std::filesystem::path& given) {
+    return find_task_directory(given.string());
+  });
+  platform::PlatformChoice platform = platform::parse_platform_choice("cpu");
+  for (const auto& directory : study.tasks) {  // a bad task or workload fails before any run
+    task::load_task(directory, platform.kernel_extension).workload_or_default(study.workload);
+  }
+  if (arguments.remote_workers && !store::is_postgres_url(arguments.workspace)) {
+    throw UserError(
+        "--remote-workers needs a shared PostgreSQL database: give --db postgresql://…");
+  }
+  // The database is opened for each step and closed before a cell runs: a cell opens its own, and
+  // two SQLite connections to one file in one process break each other's locks when one closes.
+  auto open = [&] { return open_workspace(arguments.workspace, Access::kWrite); };
+  std::string hash = sha256_hex(study.text);
+  bool resumed = false;
+  int64_t study_id = 0;
+  Json detail;
+  std::vector<study::Cell> cells = study.cells();
+  std::map<std::string, int64_t> runs;
+  int done = 0;
+  {
+    auto store = open();
+    study_id = find_or_create(*store, study, hash, resumed);
+    detail = store->study(study_id)->detail;
+    runs = store->study_cells(study_id);
+    for (const study::Cell& cell : cells) {
+      auto run = runs.find(cell.key());
+      if (run != runs.end() && cell_done(store->run(run->second)->state)) ++done;
+    }
+  }
+
+  std::filesystem::path folder = config_folder(arguments.workspace, study_id);
+  std::filesystem::create_directories(folder);
+  std::map<std::string, std::filesystem::path> config_files;
+  for (const study::Variant& variant : study.variants) {
+    config_files[variant.name] = folder / (variant.name + ".toml");
+    write_file_atomic(config_files[variant.name], study::variant_config_text(study, variant));
+  }
+
+  std::cerr << fmt::format(
+      "study {} ({}): {} cells = {} task(s) x {} variant(s) x {} seed(s){}; {}\n", study_id,
+      study.name, cells.size(), study.tasks.size(), study.variants.size(), study.seeds.size(),
+      study.memory_order == study::MemoryOrder::kColdThenWarm ? ", then the warm pass" : "",
+      resumed ? fmt::format("resuming: {} done", done) : "new");
+  std::cerr << fmt::format(
+      "memory order: {}\n",
+      study.memory_order == study::MemoryOrder::kCold
+          ? "cold (each cell sees the memory as of the study's start, and its own run's)"
+          : "cold, then warm (the warm pass sees all the memory the cold pass made)");
+
+  StopOnSignals signals;
+  std::vector<std::string> failures;
+  int index = 0;
+  for (const study::Cell& cell : cells) {
+    ++index;
+    if (signals.requested()) break;
+    std::string key = cell.key();
+    auto found = runs.find(key);
+    std::string state;
+    try {
+      if (found != runs.end()) {
+        state = open()->run(found->second)->state;
+        if (cell_done(state)) continue;
+        std::cerr << fmt::format("== cell {}/{} {}: resuming run {} ({}) ==\n", index, cells.size(),
+                                 key, found->second, state);
+        state = resume_one(arguments.workspace, found->second, signals).state;
+      } else {
+        if (cell.warm && !detail.contains("warm_horizon")) {
+          auto store = open();
+          detail["warm_horizon"] = store->max_memory_id();  // everything the cold pass made
+          store->set_study_state(study_id, "running", detail);
+        }
+        int64_t horizon = detail.value(cell.warm ? "warm_horizon" : "horizon", int64_t{0});
+        const study::Variant& variant = study.variant(cell.variant);
+        NewRun run;
+        run.task_directory = cell.task_directory;
+        run.workload = study.workload;
+        run.config_path = config_files[cell.variant].string();
+        run.agents = variant.agents;
+        run.search = search::preset(study.preset);
+        search::apply_config_text(run.search, read_file(run.config_path), run.config_path);
+        run.search.seed = cell.seed;
+        run.workspace = arguments.workspace;
+        run.remote_workers = arguments.remote_workers;
+        run.created = [&](store::Store& cell_store, int64_t run_id) {
+          cell_store.set_study_cell(study_id, key, run_id);
+          Json config = cell_store.run(run_id)->config;
+          config["memory_horizon"] = horizon;  // the memory order (docs/study.md)
+          cell_store.set_run_config(run_id, config);
+        };
+        std::cerr << fmt::format("== cell {}/{} {} ==\n", index, cells.size(), key);
+        state = optimize_one(run, signals).state;
+      }
+    } catch (const UserError& error) {
+      // Not the cell's outcome but its set-up (a model that does not answer, a damaged
+      // database): every later cell would meet it too, so the study stops here.
+      failures.push_back(fmt::format("{} ({})", key, error.what()));
+      std::cerr << fmt::format("cell {}: {}\n", key, error.what());
+      break;
+    }
+    if (state == "interrupted") break;
+    if (!cell_done(state)) failures.push_back(fmt::format("{} ({})", key, state));
+  }
+  std::string study_state = "finished";
+  if (signals.requested()) {
+    study_state = "interrupted";
+  } else if (!failures.empty()) {
+    study_state = fmt::format("failed: {} of {} cells did not end: {}", failures.size(),
+                              cells.size(), failures.front());
+  }
+  auto store = open();
+  store->set_study_state(study_id, study_state, detail);
+  report::StudyView view = report::load_study_view(*store, study_id);
+  report::print_study_answers(std::cout, view,
+                              study::answer(view.results(), view.series, view.fraction));
+  if (study_state != "finished") {
+    std::cerr << fmt::format("continue it with `accelopt study {}{}`\n", arguments.file,
+                             arguments.workspace == kDefaultWorkspace
+                                 ? ""
+                                 : " --workspace " + store::redact_url(arguments.workspace));
+  }
+  if (signals.requested()) return signals.exit_code();
+  return failures.empty() ? 0 : 1;
+}
+
+int run_study_status(const StudyStatusArguments& arguments) {
+  auto store = open_workspace(arguments.workspace, Access::kRead);
+  int64_t id = arguments.study_id;
+  if (id == 0) {
+    auto all = store->studies();
+    if (all.empty()) throw UserError("there is no study in this workspace");
+    id = all.back().id;
+  }
+  report::print_study_status(std::cout, report::load_study_view(*store, id));
+  return 0;
+}
+
+}  // namespace
+
+void register_study_commands(CLI::App& app, CommandTable& table) {
+  auto arguments = std::make_shared<StudyArguments>();
+  auto* study = app.add_subcommand(
+      "study",
+      "Run (or resume) a study: tasks x variants x seeds, each cell a run, the same budget for "
+      "all; then what it answers (docs/study.md)");
+  study->add_option("FILE", arguments->file, "the study file (TOML)");
+  study
+      ->add_option("--workspace,--db", arguments->workspace,
+                   "workspace directory, or a postgresql:// database")
+      ->capture_default_str();
+  study->add_flag("--remote-workers", arguments->remote_workers,
+                  "queue the cells' evaluations for `accelopt worker`s (docs/scale-out.md)");
+  auto status_arguments = std::make_shared<StudyStatusArguments>();
+  auto* status = study->add_subcommand("status", "The grid's progress: each cell's run and state");
+  status->add_option("STUDY", status_arguments->study_id, "study id (default: the newest)");
+  status
+      ->add_option("--workspace,--db", status_arguments->workspace,
+                   "workspace directory, or a postgresql:// database")
+      ->capture_default_str();
+  status->callback([&table, status_arguments] {
+    table.select([status_arguments] { return run_study_status(*status_arguments); });
+  });
+  study->callback([&table, arguments, study] {
+    if (study->got_subcommand("status")) return;
+    if (arguments->file.empty()) throw CLI::RequiredError("FILE");
+    table.select([arguments] { return run_study(*arguments); });
+  });
+}
+
+}  // namespace accelopt::cli

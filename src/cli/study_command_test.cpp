@@ -1,0 +1,242 @@
+// End to end (slow): `accelopt study` on the real binary and the real CPU platform, with silu's
+// small workload and short timing: a study killed with kill -9 and run again (finished cells kept,
+// the killed one resumed); every cell under the same budget; a cell whose model server fails ends
+// failed and is resumed by running the study again; status, report --study, --csv and --json.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <regex>
+#include <thread>
+
+#include "common/files.h"
+#include "common/json.h"
+#include "scripted_model_server.h"
+#include "store/store.h"
+
+namespace accelopt::cli {
+namespace {
+
+struct Result {
+  int code = 0;
+  std::string output;
+};
+
+Result accelopt_command(const std::string& command_line, const std::filesystem::path& scratch) {
+  std::filesystem::path output = scratch / "output.txt";
+  std::string command = command_line + " > " + output.string() + " 2>&1";
+  int status = std::system(command.c_str());
+  Result result;
+  result.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+  result.output = read_file(output);
+  return result;
+}
+
+Result accelopt(const std::string& arguments, const std::filesystem::path& scratch) {
+  return accelopt_command(std::string(ACCELOPT_BINARY_DIR) + "/src/cli/accelopt " + arguments,
+                          scratch);
+}
+
+// Two variants on silu's small workload, one seed; short timing so that a cell takes seconds.
+std::string study_text(const std::string& name, const std::string& extra_top = "",
+                       const std::string& extra_tables = "") {
+  return "[study]\nname = \"" + name + "\"\ntasks = [\"" + std::string(ACCELOPT_SOURCE_DIR) +
+         "/bench/cpu/silu\"]\nworkload = \"small\"\nseeds = 1\n" + extra_top +
+         "[study.budget]\nmax_evaluations = 5\n"
+         "[[study.variant]]\nname = \"beam\"\nsearch = { strategy = \"beam\" }\n"
+         "[[study.variant]]\nname = \"sampling\"\nsearch = { strategy = \"repeated-sampling\" }\n"
+         "[search]\niterations = 2\nplans = 2\ntiming_target = 0.1\ntiming_budget_seconds = 1.0\n"
+         "timing_min_pairs = 4\n" +
+         extra_tables;
+}
+
+// The study page's own check (<div id="render-check">) after headless Chromium drew it; empty when
+// there is no Chromium here.
+std::string render_check(const std::filesystem::path& html, const std::filesystem::path& scratch) {
+  std::string chromium;
+  for (const char* name : {"/usr/bin/chromium", "/usr/bin/chromium-browser"}) {
+    if (std::filesystem::exists(name)) chromium = name;
+  }
+  if (chromium.empty()) return "";
+  Result dom = accelopt_command(chromium +
+                                    " --headless --no-sandbox --disable-gpu --no-first-run "
+                                    "--user-data-dir=" +
+                                    (scratch / "profile").string() +
+                                    " --virtual-time-budget=10000 --dump-dom file://" +
+                                    html.string() + " 2>/dev/null",
+                                scratch);
+  std::smatch match;
+  if (!std::regex_search(dom.output, match, std::regex(R"(<div id="render-check"[^>]*>)"))) {
+    return "no render check";
+  }
+  return match[0];
+}
+
+std::string workspace_flag(const std::filesystem::path& workspace) {
+  return " --workspace " + workspace.string();
+}
+
+// The same budget reached every cell, and no cell spent more evaluations than it.
+void expect_equal_budgets(const std::filesystem::path& workspace, int64_t budget) {
+  auto store = store::Store::open(store::database_path(workspace));
+  auto cells = store->study_cells(1);
+  ASSERT_EQ(cells.size(), 2u);
+  for (const auto& [key, run_id] : cells) {
+    Json config = store->run(run_id)->config;
+    EXPECT_EQ(config["search"]["max_evaluations"], budget) << key;
+    EXPECT_LE(store->evaluation_count(run_id), budget) << key;
+  }
+}
+
+TEST(StudyEndToEnd, AKilledStudyResumesKeepingWhatItHad) {
+  TempDir dir;
+  std::filesystem::path workspace = dir.path() / "ws";
+  std::filesystem::path file = dir.path() / "study.toml";
+  write_file_atomic(file, study_text("killed"));
+  std::string binary = std::string(ACCELOPT_BINARY_DIR) + "/src/cli/accelopt";
+  std::string log = (dir.path() / "killed.txt").string();
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(fd, 1);
+    ::dup2(fd, 2);
+    ::execl(binary.c_str(), binary.c_str(), "study", file.c_str(), "--workspace", workspace.c_str(),
+            nullptr);
+    ::_exit(127);
+  }
+  // Kill it once the first cell's run has recorded its baseline and a candidate.
+  auto database = store::database_path(workspace);
+  std::vector<store::CandidateRecord> before;
+  for (int wait = 0; wait < 1200 && before.size() < 2; ++wait) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (read_file(log).find("== cell 1/2") == std::string::npos) continue;
+    before = store::Store::open(database)->candidates(1);
+  }
+  ::kill(child, SIGKILL);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status)) << read_file(log);
+  ASSERT_GE(before.size(), 2u) << read_file(log);
+  EXPECT_EQ(store::Store::open(database)->run(1)->state, "running");
+
+  Result status_before = accelopt("study status" + workspace_flag(workspace), dir.path());
+  ASSERT_EQ(status_before.code, 0) << status_before.output;
+  EXPECT_NE(status_before.output.find("0 of 2 cells done"), std::string::npos)
+      << status_before.output;
+  EXPECT_NE(status_before.output.find("not started"), std::string::npos) << status_before.output;
+
+  Result again = accelopt("study " + file.string() + workspace_flag(workspace), dir.path());
+  ASSERT_EQ(again.code, 0) << again.output;
+  EXPECT_NE(again.output.find("resuming: 0 done"), std::string::npos) << again.output;
+  EXPECT_NE(again.output.find("resuming run 1 (running)"), std::string::npos) << again.output;
+  EXPECT_NE(again.output.find("memory order: cold"), std::string::npos) << again.output;
+  // One (task, seed) pair: too few to show a difference, whatever the figures.
+  EXPECT_NE(again.output.find("beam vs sampling: too few pairs"), std::string::npos)
+      << again.output;
+  auto store = store::Store::open(database);
+  auto cells = store->study_cells(1);
+  EXPECT_EQ(cells["beam/silu/seed1/cold"], 1);  // the killed run, resumed rather than replaced
+  EXPECT_EQ(store->runs().size(), 2u);
+  auto after = store->candidates(1);
+  ASSERT_GE(after.size(), before.size());
+  for (size_t index = 0; index < before.size(); ++index) {
+    EXPECT_EQ(after[index].id, before[index].id);
+    EXPECT_EQ(after[index].key, before[index].key);
+  }
+  for (const auto& [key, run_id] : cells) {
+    std::string state = store->run(run_id)->state;
+    EXPECT_TRUE(state == "finished" || state.rfind("stopped", 0) == 0) << key << ": " << state;
+  }
+  EXPECT_EQ(store->study(1)->state, "finished");
+  expect_equal_budgets(workspace, 5);
+
+  // Run once more: nothing left to do, the answers again.
+  Result third = accelopt("study " + file.string() + workspace_flag(workspace), dir.path());
+  ASSERT_EQ(third.code, 0) << third.output;
+  EXPECT_EQ(store::Store::open(database)->runs().size(), 2u);
+  EXPECT_NE(third.output.find("resuming: 2 done"), std::string::npos) << third.output;
+
+  // The study's page and exports; each cell is an ordinary run.
+  std::filesystem::path html = dir.path() / "study.html";
+  Result report = accelopt("report --study 1 --out " + html.string() + " --csv " +
+                               (dir.path() / "study.csv").string() + " --json " +
+                               (dir.path() / "study.json").string() + workspace_flag(workspace),
+                           dir.path());
+  ASSERT_EQ(report.code, 0) << report.output;
+  EXPECT_NE(read_file(html).find("echarts"), std::string::npos);
+  std::string check = render_check(html, dir.path());
+  if (!check.empty()) {  // the page drew its charts without a script error
+    EXPECT_NE(check.find("data-done=\"yes\""), std::string::npos) << check;
+    EXPECT_NE(check.find("data-errors=\"\""), std::string::npos) << check;
+    EXPECT_EQ(check.find("data-charts=\"0\""), std::string::npos) << check;
+  }
+  Json json = Json::parse(read_file(dir.path() / "study.json"));
+  EXPECT_EQ(json["cells"].size(), 2u);
+  EXPECT_EQ(json["series"], (Json{"beam", "sampling"}));
+  EXPECT_FALSE(json["comparisons"].empty());
+  std::string csv = read_file(dir.path() / "study.csv");
+  EXPECT_EQ(csv.rfind("study,series,task,seed,run,state,point,", 0), 0u) << csv;
+  EXPECT_EQ(accelopt("show 2" + workspace_flag(workspace), dir.path()).code, 0);
+
+  // The same name from a changed file is refused: its cells would not compare.
+  write_file_atomic(file, study_text("killed", "fraction = 0.8\n"));
+  Result changed = accelopt("study " + file.string() + workspace_flag(workspace), dir.path());
+  EXPECT_EQ(changed.code, 2) << changed.output;
+  EXPECT_NE(changed.output.find("was run from another version"), std::string::npos)
+      << changed.output;
+}
+
+// The LLM agents against the scripted server, whose planner fails with HTTP 500: the first cell
+// ends failed (and the study with it); once the server answers, the same command resumes it.
+TEST(StudyEndToEnd, ACellWhoseModelServerFailsEndsFailedAndResumes) {
+  accelopt::testing::ScriptedModelServer server;
+  server.on(accelopt::testing::ScriptRule{"planner", "", "", -1, 500});
+  TempDir dir;
+  std::filesystem::path workspace = dir.path() / "ws";
+  std::filesystem::path file = dir.path() / "study.toml";
+  write_file_atomic(file, study_text("failing", "agents = \"llm\"\n", server.config_toml()));
+
+  Result first = accelopt("study " + file.string() + workspace_flag(workspace), dir.path());
+  EXPECT_EQ(first.code, 1) << first.output;
+  auto database = store::database_path(workspace);
+  {
+    auto store = store::Store::open(database);
+    auto cells = store->study_cells(1);
+    ASSERT_EQ(cells.size(), 2u) << first.output;
+    for (const auto& [key, run_id] : cells) {
+      EXPECT_EQ(store->run(run_id)->state.rfind("failed: ", 0), 0u) << key;
+    }
+    EXPECT_EQ(store->study(1)->state.rfind("failed: 2 of 2 cells did not end", 0), 0u)
+        << store->study(1)->state;
+  }
+  EXPECT_NE(first.output.find("continue it with `accelopt study"), std::string::npos)
+      << first.output;
+
+  int planned = 0;
+  server.set_responder(
+      [&planned](const accelopt::testing::ScriptedRequest& request) -> std::optional<std::string> {
+        if (request.role != "planner") return std::nullopt;
+        ++planned;
+        return accelopt::testing::plan_answer("Plan " + std::to_string(planned),
+                                              "Unroll the loop by " + std::to_string(planned));
+      });
+  Result second = accelopt("study " + file.string() + workspace_flag(workspace), dir.path());
+  ASSERT_EQ(second.code, 0) << second.output;
+  auto store = store::Store::open(database);
+  EXPECT_EQ(store->runs().size(), 2u);  // resumed, not started again
+  for (const auto& [key, run_id] : store->study_cells(1)) {
+    std::string state = store->run(run_id)->state;
+    EXPECT_TRUE(state == "finished" || state.rfind("stopped", 0) == 0) << key << ": " << state;
+    EXPECT_FALSE(store->calls(std::to_string(run_id)).empty()) << key;
+  }
+  EXPECT_EQ(store->study(1)->state, "finished");
+  expect_equal_budgets(workspace, 5);
+}
+
+}  // namespace
+}  // namespace accelopt::cli

@@ -1,0 +1,152 @@
+// The study's arithmetic on constructed grids whose answers are known by hand.
+#include "study/comparison.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace accelopt::study {
+namespace {
+
+// A cell that starts at `start` % and reaches `reach` % after `evaluations` evaluations (each
+// evaluation costing 2 s), then spends `total` evaluations in all.
+CellResult cell(const std::string& series, const std::string& task, uint64_t seed, double start,
+                double reach, double evaluations, double total) {
+  CellResult result;
+  result.series = series;
+  result.task = task;
+  result.seed = seed;
+  result.state = "finished";
+  result.curve.push_back(Point{1, 0, 0, 2, start});
+  result.curve.push_back(Point{evaluations, 0, 0, 2 * evaluations, reach});
+  result.curve.push_back(Point{total, 0, 0, 2 * total, reach});
+  return result;
+}
+
+const Comparison& find(const Answers& answers, const std::string& measure, CostAxis axis) {
+  for (const Comparison& comparison : answers.comparisons) {
+    if (comparison.measure == measure && comparison.axis == axis) return comparison;
+  }
+  throw std::runtime_error("no such comparison");
+}
+
+// Memory on reaches the same best as memory off at half the evaluations on every (task, seed):
+// the ratio is 0.5 exactly and so is every bootstrap resample.
+TEST(StudyComparison, HalfTheCostOnEveryPairIsHalfWithAPointInterval) {
+  std::vector<CellResult> cells;
+  for (const std::string task : {"silu", "matmul"}) {
+    for (uint64_t seed : {1, 2, 3}) {
+      cells.push_back(cell("on", task, seed, 10, 20, 4, 8));
+      cells.push_back(cell("off", task, seed, 10, 20, 8, 8));
+    }
+  }
+  Answers answers = answer(cells, {"on", "off"}, 0.9);
+  EXPECT_EQ(answers.best_found["silu"], 20);
+  const Comparison& cost = find(answers, "cost", CostAxis::kEvaluations);
+  EXPECT_EQ(cost.pairs, 6);
+  EXPECT_DOUBLE_EQ(cost.ratio, 0.5);
+  EXPECT_DOUBLE_EQ(cost.low, 0.5);
+  EXPECT_DOUBLE_EQ(cost.high, 0.5);
+  EXPECT_TRUE(cost.shown);
+  EXPECT_EQ(cost.sentence,
+            "on reached 90 % of the best at 0.50x the evaluations of off, [0.50, 0.50], over 6 "
+            "(task, seed) pairs");
+  const Comparison& final = find(answers, "final", CostAxis::kEvaluations);
+  EXPECT_DOUBLE_EQ(final.ratio, 1);
+  EXPECT_FALSE(final.shown);
+  EXPECT_NE(final.sentence.find("no difference shown in the final % of peak"), std::string::npos);
+  // Seconds are 2 per evaluation: the same ratio.
+  EXPECT_DOUBLE_EQ(find(answers, "cost", CostAxis::kSeconds).ratio, 0.5);
+  // Tokens and dollars were never spent: no axis for them.
+  EXPECT_EQ(answers.axes.size(), 2u);
+}
+
+// Two pairs, both at half the cost: too few to show anything.
+TEST(StudyComparison, TwoPairsShowNoDifference) {
+  std::vector<CellResult> cells = {
+      cell("a", "t1", 1, 10, 20, 2, 8), cell("b", "t1", 1, 10, 20, 4, 8),
+      cell("a", "t1", 2, 10, 20, 2, 8), cell("b", "t1", 2, 10, 20, 4, 8)};
+  Answers answers = answer(cells, {"a", "b"}, 0.9);
+  const Comparison& cost = find(answers, "cost", CostAxis::kEvaluations);
+  EXPECT_DOUBLE_EQ(cost.ratio, 0.5);
+  EXPECT_FALSE(cost.shown);
+  EXPECT_EQ(cost.sentence,
+            "a vs b: too few pairs to show a difference in the evaluations to reach 90 % of the "
+            "best: 0.50x [0.50, 0.50], over 2 (task, seed) pairs");
+}
+
+// Ratios 0.5, 2, 1, 1: their geometric mean is 1, and the interval holds it.
+TEST(StudyComparison, MixedRatiosGiveTheirGeometricMeanAndNoDifference) {
+  std::vector<CellResult> cells = {
+      cell("a", "t1", 1, 10, 20, 2, 8), cell("b", "t1", 1, 10, 20, 4, 8),
+      cell("a", "t1", 2, 10, 20, 8, 8), cell("b", "t1", 2, 10, 20, 4, 8),
+      cell("a", "t2", 1, 10, 20, 3, 8), cell("b", "t2", 1, 10, 20, 3, 8),
+      cell("a", "t2", 2, 10, 20, 5, 8), cell("b", "t2", 2, 10, 20, 5, 8),
+  };
+  Answers answers = answer(cells, {"a", "b"}, 0.9);
+  const Comparison& cost = find(answers, "cost", CostAxis::kEvaluations);
+  EXPECT_NEAR(cost.ratio, 1.0, 1e-12);
+  EXPECT_LE(cost.low, 1.0);
+  EXPECT_GE(cost.high, 1.0);
+  EXPECT_GE(cost.low, 0.5 - 1e-12);
+  EXPECT_LE(cost.high, 2.0 + 1e-12);
+  EXPECT_FALSE(cost.shown);
+  EXPECT_EQ(cost.sentence.rfind("a vs b: no difference shown in the evaluations", 0), 0u)
+      << cost.sentence;
+}
+
+// The bootstrap is reproducible (fixed seed), and its interval is the percentiles of resampled
+// geometric means: never outside the smallest and largest ratio.
+TEST(StudyComparison, TheBootstrapIsFixedAndBounded) {
+  std::vector<double> ratios = {0.3, 0.4, 0.5, 0.35, 0.45, 0.6};
+  Bootstrap first = paired_bootstrap(ratios), second = paired_bootstrap(ratios);
+  EXPECT_EQ(first.low, second.low);
+  EXPECT_EQ(first.high, second.high);
+  double product = 1;
+  for (double ratio : ratios) product *= ratio;
+  EXPECT_NEAR(first.ratio, std::pow(product, 1.0 / 6), 1e-12);
+  EXPECT_GT(first.low, 0.3);
+  EXPECT_LT(first.high, 0.6);
+  EXPECT_LT(first.low, first.ratio);
+  EXPECT_GT(first.high, first.ratio);
+}
+
+// A cell that never reaches the target counts at its whole cost; the best found is over every
+// cell; the geometric mean over tasks is taken seed by seed.
+TEST(StudyComparison, CostToReachFinalFiguresAndTheGeometricMean) {
+  std::vector<CellResult> cells = {
+      cell("a", "t1", 1, 10, 40, 3, 6),  // reaches 36 % (0.9 × 40) at 3
+      cell("b", "t1", 1, 10, 20, 2, 6),  // never reaches 36: counts at 6
+      cell("a", "t2", 1, 5, 10, 2, 6),   // best on t2 is 10: reaches at 2
+      cell("b", "t2", 1, 5, 10, 4, 6),   // reaches at 4
+  };
+  Answers answers = answer(cells, {"a", "b"}, 0.9);
+  auto row = [&](const std::string& series, const std::string& task) {
+    for (const SeriesTask& r : answers.rows) {
+      if (r.series == series && r.task == task) return r;
+    }
+    throw std::runtime_error("no row");
+  };
+  EXPECT_EQ(row("a", "t1").cost_to_reach[CostAxis::kEvaluations].median, 3);
+  EXPECT_EQ(row("b", "t1").cost_to_reach[CostAxis::kEvaluations].median, 6);
+  EXPECT_EQ(row("b", "t1").reached, 0);
+  EXPECT_NEAR(row("a", "geomean").final_percent.median, std::sqrt(40.0 * 10.0), 1e-9);
+  EXPECT_NEAR(row("b", "geomean").cost_to_reach[CostAxis::kEvaluations].median,
+              std::sqrt(6.0 * 4.0), 1e-9);
+  // Pairs: t1 3/6, t2 2/4: both 0.5.
+  EXPECT_DOUBLE_EQ(find(answers, "cost", CostAxis::kEvaluations).ratio, 0.5);
+  EXPECT_NEAR(find(answers, "final", CostAxis::kEvaluations).ratio, std::sqrt(2.0), 1e-12);
+  // The geomean curve of a: at x = 3 both tasks are at their best.
+  for (const Curve& curve : answers.curves) {
+    if (curve.series != "a" || curve.task != "geomean" || curve.axis != CostAxis::kEvaluations) {
+      continue;
+    }
+    ASSERT_EQ(curve.x, (std::vector<double>{1, 2, 3, 6}));
+    EXPECT_NEAR(curve.y[0].median, std::sqrt(10.0 * 5.0), 1e-9);
+    EXPECT_NEAR(curve.y[1].median, std::sqrt(10.0 * 10.0), 1e-9);
+    EXPECT_NEAR(curve.y[2].median, std::sqrt(40.0 * 10.0), 1e-9);
+  }
+}
+
+}  // namespace
+}  // namespace accelopt::study
