@@ -215,7 +215,8 @@ const char* neighbour_name(Neighbour kind) {
   CPU_ZERO(&set);
   for (int cpu : cpus) CPU_SET(cpu, &set);
   sched_setaffinity(0, sizeof set, &set);
-  volatile float sink = 0;
+  volatile float sink = 0;  // keeps the loops below from being optimized away
+  (void)sink;
   if (kind == Neighbour::kMemory) {
     // After fork only system calls: mmap, not malloc (another thread may have held its lock).
     constexpr size_t kCount = 16u << 20;  // floats per array: 64 MiB

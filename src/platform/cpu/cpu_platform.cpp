@@ -48,6 +48,7 @@ class CeilingBetweenTurns : public PairedTurns {
     return result;
   }
   std::vector<int> timed_cores() const override { return turns_.timed_cores(); }
+  int most_calls_per_turn() const override { return turns_.most_calls_per_turn(); }
 
  private:
   PairedTurns& turns_;

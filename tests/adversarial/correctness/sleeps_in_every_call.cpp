@@ -3,10 +3,13 @@
 // on the runner's CPU time alone, so the sleep was free: it PASSED at 5.2x the baseline on silu's
 // CPU workload while each call took 105 ms against the baseline's 26. A turn that spends its time
 // blocked off the CPU is now timed on the wall clock (docs/harness.md, "Wall time and CPU time"):
-// 0.25x. (On silu small a sleep's own CPU time, about 28 µs here, outweighs the 4 µs work.)
+// 0.25x to 0.28x on a quiet machine. (On silu small a sleep's own CPU time, about 28 µs here,
+// outweighs the 4 µs work.) The bound is 1.0, not 0.3: another evaluation timed on the same core
+// (ctest -j2) stretches the baseline's wall time and not the sleep (0.52x so measured); any figure
+// under 1.0 shows the sleep charged, since free it read 5.2x.
 // task: bench/cpu/silu
 // expect: PASSED
-// speedup at most: 0.5
+// speedup at most: 1.0
 // time: yes
 // workload: cpu
 #include <chrono>
