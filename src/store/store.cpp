@@ -351,15 +351,18 @@ struct Store::Impl {
     }
     db->lock_memory();
     std::string lesson = lesson_text(entry.insight);
-    for (const Row& row :
-         db->query(fmt::format("SELECT {} FROM memory_entries WHERE task=? AND positive=? "
-                               "ORDER BY id",
-                               kEntryColumns),
-                   {entry.task, int64_t{entry.positive ? 1 : 0}})) {
+    for (const Row& row : db->query(
+             fmt::format("SELECT {} FROM memory_entries WHERE task=? ORDER BY id", kEntryColumns),
+             {entry.task})) {
       MemoryEntryRecord held = read_entry(row);
+      // The same rewrite is one lesson whichever way a run measured it (two runs may find it on
+      // either side of the thresholds): a finding the other way is kept as evidence against it.
       bool same_rewrite = !entry.rewrite_hash.empty() && held.rewrite_hash == entry.rewrite_hash;
-      if (!same_rewrite && (lesson.empty() || lesson_text(held.insight) != lesson)) continue;
+      bool same_words =
+          held.positive == entry.positive && !lesson.empty() && lesson_text(held.insight) == lesson;
+      if (!same_rewrite && !same_words) continue;
       held.evidence.push_back(Json{{"run", entry.run_id},
+                                   {"positive", entry.positive},
                                    {"iteration", entry.iteration},
                                    {"slow", entry.slow_candidate},
                                    {"fast", entry.fast_candidate},

@@ -180,10 +180,11 @@ class Store {
   std::vector<Checkpoint> checkpoints(int64_t run_id) const;
 
   // Adds `entry`, unless the memory holds the same lesson for its task already: the same rewrite
-  // (rewrite_hash) or the same insight (title and description, case and spacing aside), with the
-  // same sign. Then the finding is appended to that entry's evidence and `entry` becomes it (its id
-  // and all). Concurrent writers (runs sharing a PostgreSQL memory) are serialized, so a lesson is
-  // stored once. Returns entry.id; commit_iteration adds its entries the same way.
+  // (rewrite_hash, whichever its sign) or the same insight (title and description, case and spacing
+  // aside) with the same sign. Then the finding, its sign among it, is appended to that entry's
+  // evidence and `entry` becomes it (its id and all). Concurrent writers (runs sharing a PostgreSQL
+  // memory) are serialized, so a lesson is stored once. Returns entry.id; commit_iteration adds its
+  // entries the same way.
   int64_t add_memory_entry(MemoryEntryRecord& entry);
   std::vector<MemoryEntryRecord> memory_entries() const;  // oldest first
   std::optional<MemoryEntryRecord> memory_entry(int64_t id) const;

@@ -325,17 +325,24 @@ TEST_P(StoreTest, ALessonFoundAgainIsStoredOnceWithItsEvidence) {
       lesson(*store, second_run, "nF", "nG", "CHUNK 1024 -> 64: 1.38x", 0.8);
   negative.positive = false;
   store->add_memory_entry(negative);
+  // The first rewrite measured the other way by a third run (it sat near 1x): evidence against it.
+  MemoryEntryRecord other_way = lesson(*store, second_run, "nA", "nB", "No faster at all", 0.97);
+  other_way.positive = false;
+  store->add_memory_entry(other_way);
+  EXPECT_EQ(other_way.id, kept);
 
   auto memory = store->memory_entries();
   ASSERT_EQ(memory.size(), 3u);
   EXPECT_EQ(memory[0].id, kept);
   EXPECT_EQ(memory[0].run_id, first_run);
   EXPECT_DOUBLE_EQ(memory[0].speedup, 1.38);
-  ASSERT_EQ(memory[0].evidence.size(), 2u);
+  ASSERT_EQ(memory[0].evidence.size(), 3u);
   EXPECT_EQ(memory[0].evidence[0]["run"], second_run);
   EXPECT_DOUBLE_EQ(memory[0].evidence[0]["speedup"].get<double>(), 1.35);
   EXPECT_EQ(memory[0].evidence[1]["fast"], same_words_fast);
   EXPECT_DOUBLE_EQ(memory[0].evidence[1]["speedup"].get<double>(), 1.2);
+  EXPECT_EQ(memory[0].evidence[2]["positive"], false);
+  EXPECT_DOUBLE_EQ(memory[0].evidence[2]["speedup"].get<double>(), 0.97);
   EXPECT_TRUE(memory[1].evidence.empty());
   EXPECT_FALSE(memory[2].positive);
 }
