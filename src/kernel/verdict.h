@@ -59,8 +59,9 @@ struct Timing {
   bool converged = false;      // the interval reached its target before the budget ended
   double kernel_seconds = 0;   // wall time inside timed turns, both sides, warm-up included
   std::vector<double> ratios;  // candidate/anchor per pair, raw
-  // Pairs timed on the wall clock although the sides' CPU time was known, because a turn spent
-  // more of its time blocked off the CPU (sleeping, waiting on a lock) than noise explains.
+  // Pairs not timed on CPU time although the sides' CPU time was known, because a turn spent more
+  // of its time blocked off the CPU (sleeping, waiting on a lock) than noise explains: timed on
+  // CPU plus blocked time (paired_timing.h). The name is from when it was the wall clock.
   int wall_clock_pairs = 0;
   // The median share of a side's pair turns spent blocked off the CPU: neither running nor waiting
   // for a core (with many threads: the threads' idle share of threads × wall time).

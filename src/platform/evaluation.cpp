@@ -77,7 +77,7 @@ Verdict finish_timed(VerdictStart& started, const task::Task& task, const task::
   std::string context;
   if (timing.wall_clock_pairs > 0) {
     context += fmt::format(
-        "; timed on the wall clock in {} of {} pairs, where a turn spent more than {:.0f} % of its "
+        "; blocked time charged in {} of {} pairs, where a turn spent more than {:.0f} % of its "
         "time blocked off the CPU (the kernel's median: {:.1f} %)",
         timing.wall_clock_pairs, timing.pairs, 100 * kMostOffCpuShare,
         100 * timing.candidate_off_cpu);

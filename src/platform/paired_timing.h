@@ -13,7 +13,9 @@
 // Ratios use the sides' CPU time where the platform gives it for both (TurnResult::cpu_seconds),
 // else wall time. CPU time leaves out what a kernel spends blocked, so a pair whose turn was
 // blocked off the CPU for more than kMostOffCpuShare of it (a kernel that sleeps or waits in its
-// calls) is timed on the wall clock; the time is the kernel's to pay for. The interval is
+// calls) is timed on the sides' own time, CPU plus blocked (the wall time less the waits for a
+// core, which are other processes' doing), or on the wall clock where that is not known; the
+// blocked time is the kernel's to pay for. The interval is
 // median_interval_series (statistics.h): ratios of neighbouring pairs are alike when the machine
 // has slow phases, and the interval widens by as much as they are.
 #pragma once

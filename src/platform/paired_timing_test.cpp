@@ -30,6 +30,8 @@ class FakeTurns : public PairedTurns {
     const std::optional<double>& cpu = side == Side::kCandidate ? candidate_cpu : anchor_cpu;
     if (cpu) result.cpu_seconds = *cpu * calls;
     if (side == Side::kCandidate) result.off_cpu_seconds = candidate_blocked * calls;
+    if (side == Side::kAnchor && cpu)
+      result.off_cpu_seconds = 0.0;  // its wall time beyond CPU waited
     if (side == Side::kCandidate && ++candidate_turns_ == fail_at_candidate_turn) {
       result.failure = TurnFailure{Status::kIncorrectNumerical, "stale results"};
     }
@@ -163,6 +165,20 @@ TEST(PairedTiming, ACandidateBlockedOffTheCpuIsTimedOnTheWallClock) {
   EXPECT_EQ(paired.timing->wall_clock_pairs, paired.timing->pairs);
   EXPECT_NEAR(paired.timing->candidate_off_cpu, 0.875, 1e-9);
   ASSERT_TRUE(paired.timing->load);
+}
+
+TEST(PairedTiming, ABlockedPairChargesTheBlockingButNotTheWaitsForACore) {
+  // The candidate computes 0.5 ms and sleeps 3.5 ms a call; the anchor computes 1 ms a call but
+  // took 3 ms of wall time, other processes holding its core. On the wall clock the sleeper would
+  // read 0.75x; charged its CPU and blocked time against the anchor's CPU time it is 0.25x.
+  FakeTurns turns(0.004, 0.003);
+  turns.candidate_cpu = 0.0005;
+  turns.candidate_blocked = 0.0035;
+  turns.anchor_cpu = 0.001;
+  PairedTiming paired = time_paired(turns, quick_options(), "baseline");
+  ASSERT_TRUE(paired.timing);
+  EXPECT_NEAR(paired.timing->speedup, 0.25, 1e-9);
+  EXPECT_EQ(paired.timing->wall_clock_pairs, paired.timing->pairs);
 }
 
 TEST(PairedTiming, RatiosUseWallTimeWhenOneSideHasNoCpuTime) {
