@@ -30,8 +30,8 @@ class FakeTurns : public PairedTurns {
     const std::optional<double>& cpu = side == Side::kCandidate ? candidate_cpu : anchor_cpu;
     if (cpu) result.cpu_seconds = *cpu * calls;
     if (side == Side::kCandidate) result.off_cpu_seconds = candidate_blocked * calls;
-    if (side == Side::kAnchor && cpu)
-      result.off_cpu_seconds = 0.0;  // its wall time beyond CPU waited
+    // The anchor never blocks: its wall time beyond its CPU time was spent waiting for a core.
+    if (side == Side::kAnchor && cpu) result.off_cpu_seconds = 0.0;
     if (side == Side::kCandidate && ++candidate_turns_ == fail_at_candidate_turn) {
       result.failure = TurnFailure{Status::kIncorrectNumerical, "stale results"};
     }
@@ -152,7 +152,7 @@ TEST(PairedTiming, RatiosUseCpuTimeWhenBothSidesHaveIt) {
   EXPECT_NEAR(paired.timing->anchor_latency_seconds, 0.001, 1e-12);
 }
 
-TEST(PairedTiming, ACandidateBlockedOffTheCpuIsTimedOnTheWallClock) {
+TEST(PairedTiming, ACandidateBlockedOffTheCpuIsChargedItsBlockedTime) {
   // The candidate's calls take 4 ms of wall time, of which it computes 0.5 ms and sleeps the rest:
   // CPU time would call it twice as fast as the anchor; it is 4x slower.
   FakeTurns turns(0.004, 0.001);
