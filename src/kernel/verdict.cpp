@@ -1,5 +1,7 @@
 #include "kernel/verdict.h"
 
+#include <cmath>
+
 #include "common/error.h"
 
 namespace accelopt::kernel {
@@ -22,6 +24,12 @@ constexpr std::pair<Status, std::string_view> kStatusNames[] = {
 std::string over_ceiling_note(double percent_of_peak) {
   if (!(percent_of_peak > 100)) return {};
   return " (" + std::string(kOverCeiling) + ")";
+}
+
+std::string waited_for_core_text(const MachineLoad& load) {
+  if (!load.waited_for_core) return {};
+  return ", waited for a core " + std::to_string(std::lround(100 * *load.waited_for_core)) +
+         " % of the time";
 }
 
 std::string_view status_name(Status status) {
@@ -73,6 +81,9 @@ Json Verdict::to_json() const {
                                 {"involuntary_switches", load->involuntary_switches},
                                 {"waited_seconds", load->waited_seconds},
                                 {"busy", load->busy}};
+      if (load->waited_for_core) {
+        json["timing"]["load"]["waited_for_core"] = *load->waited_for_core;
+      }
     }
   }
   if (roofline) {
@@ -145,6 +156,7 @@ Verdict Verdict::from_json(const Json& json) {
       load.steal = l.value("steal", 0.0);
       load.involuntary_switches = l.value("involuntary_switches", int64_t{0});
       load.waited_seconds = l.value("waited_seconds", 0.0);
+      if (l.contains("waited_for_core")) load.waited_for_core = l["waited_for_core"].get<double>();
       load.busy = l.value("busy", false);
       timing.load = load;
     }

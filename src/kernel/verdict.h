@@ -44,7 +44,12 @@ struct MachineLoad {
   int64_t involuntary_switches = 0;  // times the sides' runners were preempted, both sides
   double waited_seconds = 0;         // waited for a quieter moment before the pairs
   bool busy = false;                 // over the thresholds: "measured while the machine was busy"
+  // Share of the turns' wall time the runners waited for a core another process held; where known.
+  std::optional<double> waited_for_core;
 };
+
+// ", waited for a core 12 % of the time" where the waits are known, else empty.
+std::string waited_for_core_text(const MachineLoad& load);
 
 struct Timing {
   std::string anchor;  // what the candidate was timed against, e.g. "baseline"

@@ -80,7 +80,7 @@ TEST(Verdict, TheMachinesLoadAndOffCpuSharesRoundTrip) {
   timing.wall_clock_pairs = 7;
   timing.candidate_off_cpu = 0.9;
   timing.anchor_off_cpu = 0.001;
-  timing.load = MachineLoad{0.75, 0.02, 31, 2.5, true};
+  timing.load = MachineLoad{0.75, 0.02, 31, 2.5, true, 0.125};
   verdict.timing = timing;
 
   Verdict back = through_text(verdict);
@@ -93,6 +93,7 @@ TEST(Verdict, TheMachinesLoadAndOffCpuSharesRoundTrip) {
   EXPECT_EQ(back.timing->load->involuntary_switches, 31);
   EXPECT_EQ(back.timing->load->waited_seconds, 2.5);
   EXPECT_TRUE(back.timing->load->busy);
+  EXPECT_EQ(back.timing->load->waited_for_core, 0.125);
 }
 
 TEST(Verdict, ARecordFromBeforeTheMachinesLoadStillReads) {

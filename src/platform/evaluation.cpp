@@ -85,9 +85,10 @@ Verdict finish_timed(VerdictStart& started, const task::Task& task, const task::
   if (timing.load && timing.load->busy) {
     context += fmt::format(
         "; measured while the machine was busy (other cores {:.0f} % busy, steal {:.1f} %, {} "
-        "preemptions in {} pairs)",
+        "preemptions in {} pairs{})",
         100 * timing.load->other_cores_busy, 100 * timing.load->steal,
-        timing.load->involuntary_switches, timing.pairs);
+        timing.load->involuntary_switches, timing.pairs,
+        kernel::waited_for_core_text(*timing.load));
   }
   return started.finish(
       Status::kPassed, fmt::format("correct on {} cases; {:.3f}x the {} [{:.3f}, {:.3f}]{}{}",

@@ -77,15 +77,19 @@ double wait_for_quiet(const std::vector<int>& timed_cores, double most_seconds) 
   return std::max(0.0, waited() - std::chrono::duration<double>(kQuietSample).count());
 }
 
-kernel::MachineLoad machine_load(const CpuTicks& ticks, int64_t involuntary_switches, int pairs,
+kernel::MachineLoad machine_load(const CpuTicks& ticks, int64_t involuntary_switches,
+                                 std::optional<double> waited_for_core_share, int pairs,
                                  double waited_seconds) {
   kernel::MachineLoad load;
   load.other_cores_busy = ticks.other_busy_share();
   load.steal = ticks.steal_share();
   load.involuntary_switches = involuntary_switches;
+  load.waited_for_core = waited_for_core_share;
   load.waited_seconds = waited_seconds;
-  load.busy = load.other_cores_busy > kBusyOtherCores || load.steal > kBusySteal ||
-              static_cast<double>(involuntary_switches) > kBusyPreemptionsPerPair * pairs;
+  bool core_shared = waited_for_core_share ? *waited_for_core_share > kBusyWaitedForCore
+                                           : static_cast<double>(involuntary_switches) >
+                                                 kBusyPreemptionsPerPair * pairs;
+  load.busy = load.other_cores_busy > kBusyOtherCores || load.steal > kBusySteal || core_shared;
   return load;
 }
 

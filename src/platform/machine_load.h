@@ -16,12 +16,16 @@
 
 namespace accelopt::platform {
 
-// Above either share during the timed turns, or more preemptions of the runners than one per pair
-// (another process on the timed core: a second evaluation), a timing is marked busy. Measured on
-// silu small (docs/harness.md, "The machine's state"): quiet 0 % busy and 0.1 preemptions a pair;
-// `yes` on the other core 100 % and 4.2; a second evaluation alongside 6-13 % and 2.4.
+// Above either share during the timed turns, or when the runners waited for their core (another
+// process on the timed core: a second evaluation) more than kBusyWaitedForCore of the turns' wall
+// time, a timing is marked busy. Measured on silu small (docs/harness.md, "The machine's state"):
+// quiet 0 % busy and 0.1 preemptions a pair; `yes` on the other core 100 % and 4.2; a second
+// evaluation alongside 6-13 % and 2.4. A count of preemptions says little about a turn of 100 ms
+// (a quiet machine's kernel threads preempt it a few times for microseconds), so where the waits
+// are known they decide; where not (many threads), more than one preemption a pair does.
 inline constexpr double kBusyOtherCores = 0.5;
 inline constexpr double kBusySteal = 0.05;
+inline constexpr double kBusyWaitedForCore = 0.05;
 inline constexpr double kBusyPreemptionsPerPair = 1;
 // Before the pairs, the harness waits for the other cores to fall under kBusyOtherCores (for at
 // most TimingOptions::quiet_wait_seconds), sampling every kQuietSample.
@@ -46,8 +50,10 @@ std::optional<CpuTicks> read_cpu_ticks(const std::vector<int>& timed_cores);
 // sample; returns the seconds waited beyond that sample.
 double wait_for_quiet(const std::vector<int>& timed_cores, double most_seconds);
 
-// The load over the turns' ticks and preemptions, busy or not by the thresholds above.
-kernel::MachineLoad machine_load(const CpuTicks& ticks, int64_t involuntary_switches, int pairs,
+// The load over the turns' ticks, preemptions and waits for a core (their share of the turns' wall
+// time, where known), busy or not by the thresholds above.
+kernel::MachineLoad machine_load(const CpuTicks& ticks, int64_t involuntary_switches,
+                                 std::optional<double> waited_for_core_share, int pairs,
                                  double waited_seconds);
 
 }  // namespace accelopt::platform

@@ -26,6 +26,25 @@ struct PerCall {
   double off_cpu_share = 0;  // of the turn's wall time
 };
 
+// The runners' waits for a core over some turns, and those turns' wall time; unknown when a turn
+// did not say (many threads, or a platform that cannot read it).
+struct CoreWaits {
+  double waiting_seconds = 0;
+  double wall_seconds = 0;
+  bool unknown = false;
+
+  std::optional<double> share() const {
+    if (unknown || wall_seconds <= 0) return std::nullopt;
+    return waiting_seconds / wall_seconds;
+  }
+};
+
+struct TurnsLoad {
+  CpuTicks ticks;
+  int64_t involuntary_switches = 0;
+  CoreWaits waits;
+};
+
 // A side's calls per turn, and the fewest wall seconds per call its calibration turns took.
 struct Calibration {
   int calls = 1;
@@ -58,6 +77,12 @@ class TurnTaker {
     }
     if (result.ticks) ticks_ += *result.ticks;
     involuntary_switches_ += result.involuntary_switches;
+    if (result.waiting_seconds) {
+      waits_.waiting_seconds += *result.waiting_seconds;
+      waits_.wall_seconds += result.seconds;
+    } else {
+      waits_.unknown = true;
+    }
     return per_call;
   }
 
@@ -95,8 +120,9 @@ class TurnTaker {
   double timed_seconds() const { return timed_seconds_; }
   std::optional<TurnFailure> take_failure() { return std::move(failure_); }
   // The load since the last call, over the turns only.
-  std::pair<CpuTicks, int64_t> take_load() {
-    return {std::exchange(ticks_, {}), std::exchange(involuntary_switches_, 0)};
+  TurnsLoad take_load() {
+    return {std::exchange(ticks_, {}), std::exchange(involuntary_switches_, 0),
+            std::exchange(waits_, {})};
   }
 
  private:
@@ -106,6 +132,7 @@ class TurnTaker {
   std::optional<TurnFailure> failure_;
   CpuTicks ticks_;
   int64_t involuntary_switches_ = 0;
+  CoreWaits waits_;
 };
 
 // One count for both sides, chosen from both calibrations. A turn's first call is cold (the other
@@ -218,8 +245,9 @@ PairedTiming time_paired(PairedTurns& turns, const TimingOptions& options,
   timing.kernel_seconds = taker.timed_seconds();
   timing.candidate_off_cpu = median(candidate_off_cpu);
   timing.anchor_off_cpu = median(anchor_off_cpu);
-  auto [ticks, switches] = taker.take_load();
-  timing.load = machine_load(ticks, switches, timing.pairs, waited);
+  TurnsLoad load = taker.take_load();
+  timing.load =
+      machine_load(load.ticks, load.involuntary_switches, load.waits.share(), timing.pairs, waited);
   return {timing, std::nullopt};
 }
 

@@ -47,6 +47,8 @@ struct TurnResult {
   // The wall time the side was neither running nor waiting for a core: blocked, sleeping (with
   // many threads: the threads' idle share of threads × wall). Where the platform can tell.
   std::optional<double> off_cpu_seconds;
+  // The wall time the side waited for a core held by another process (one-thread sides).
+  std::optional<double> waiting_seconds;
   std::optional<CpuTicks> ticks;     // /proc/stat over the turn (machine_load.h)
   int64_t involuntary_switches = 0;  // the side was preempted this many times in the turn
   std::optional<TurnFailure> failure;

@@ -32,6 +32,8 @@ class FakeTurns : public PairedTurns {
     if (side == Side::kCandidate) result.off_cpu_seconds = candidate_blocked * calls;
     // The anchor never blocks: its wall time beyond its CPU time was spent waiting for a core.
     if (side == Side::kAnchor && cpu) result.off_cpu_seconds = 0.0;
+    if (waiting_share) result.waiting_seconds = *waiting_share * result.seconds;
+    result.involuntary_switches = switches_per_turn;
     if (side == Side::kCandidate && ++candidate_turns_ == fail_at_candidate_turn) {
       result.failure = TurnFailure{Status::kIncorrectNumerical, "stale results"};
     }
@@ -48,6 +50,9 @@ class FakeTurns : public PairedTurns {
   // CPU seconds per call each side reports; unset: none.
   std::optional<double> candidate_cpu, anchor_cpu;
   double candidate_blocked = 0;  // seconds per call the candidate spends blocked off the CPU
+  // The share of each turn's wall time its runner waited for a core; unset: not known.
+  std::optional<double> waiting_share;
+  int64_t switches_per_turn = 0;  // the runner's preemptions in each turn
 
  private:
   double candidate_seconds_, anchor_seconds_;
@@ -222,6 +227,39 @@ TEST(Roofline, ALatencyDerivedFromAnAnchorCarriesTheSpeedupsInterval) {
   EXPECT_NEAR(score.score.percent_of_peak, 20, 1e-9);
   EXPECT_NEAR(score.percent_low, 16, 1e-9);
   EXPECT_NEAR(score.percent_high, 25, 1e-9);
+}
+
+// A turn of a large workload is preempted a few times on a quiet machine (kernel threads, for
+// microseconds): what marks a timing busy is the time the runners waited for their core, where
+// it is known, not the count.
+TEST(PairedTiming, BriefPreemptionsOfLongTurnsAreNotABusyMachine) {
+  FakeTurns turns(0.001, 0.002);
+  turns.switches_per_turn = 3;
+  turns.waiting_share = 0.002;
+  PairedTiming paired = time_paired(turns, quick_options(), "baseline");
+  ASSERT_TRUE(paired.timing && paired.timing->load);
+  EXPECT_FALSE(paired.timing->load->busy);
+  ASSERT_TRUE(paired.timing->load->waited_for_core);
+  EXPECT_NEAR(*paired.timing->load->waited_for_core, 0.002, 1e-9);
+}
+
+TEST(PairedTiming, RunnersWaitingForTheirCoreMarkTheTimingBusy) {
+  FakeTurns turns(0.001, 0.002);
+  turns.waiting_share = 0.3;  // another process on the timed core
+  PairedTiming paired = time_paired(turns, quick_options(), "baseline");
+  ASSERT_TRUE(paired.timing && paired.timing->load);
+  EXPECT_TRUE(paired.timing->load->busy);
+  EXPECT_NEAR(*paired.timing->load->waited_for_core, 0.3, 1e-9);
+}
+
+// Where the waits are not known (many threads), more than one preemption a pair still marks it.
+TEST(PairedTiming, WithoutTheWaitsPreemptionsMarkTheTimingBusy) {
+  FakeTurns turns(0.001, 0.002);
+  turns.switches_per_turn = 3;
+  PairedTiming paired = time_paired(turns, quick_options(), "baseline");
+  ASSERT_TRUE(paired.timing && paired.timing->load);
+  EXPECT_TRUE(paired.timing->load->busy);
+  EXPECT_FALSE(paired.timing->load->waited_for_core);
 }
 
 }  // namespace

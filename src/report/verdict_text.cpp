@@ -22,9 +22,9 @@ void print_verdict(std::ostream& out, const kernel::Verdict& verdict, bool verbo
                        t.latency_seconds * 1e3, t.latency_low * 1e3, t.latency_high * 1e3,
                        t.anchor_latency_seconds * 1e3);
     if (t.load) {
-      out << fmt::format("{:<10} other cores {:.0f} % busy, steal {:.1f} %, {} preemptions{}{}\n",
+      out << fmt::format("{:<10} other cores {:.0f} % busy, steal {:.1f} %, {} preemptions{}{}{}\n",
                          "machine", 100 * t.load->other_cores_busy, 100 * t.load->steal,
-                         t.load->involuntary_switches,
+                         t.load->involuntary_switches, kernel::waited_for_core_text(*t.load),
                          t.load->waited_seconds > 0
                              ? fmt::format(", waited {:.1f} s for quiet", t.load->waited_seconds)
                              : "",

@@ -238,6 +238,8 @@ TurnResult RunnerTurns::run_turn(Side side, int calls) {
   } else if (call.cpu_seconds >= 0 && task_.threads > 1) {
     result.off_cpu_seconds = std::max(0.0, call.seconds - call.cpu_seconds / task_.threads);
   }
+  if (task_.threads <= 1 && call.waiting_seconds >= 0)
+    result.waiting_seconds = call.waiting_seconds;
   if (ticks_before && ticks_after) result.ticks = *ticks_after - *ticks_before;
   result.involuntary_switches = std::max<int64_t>(call.involuntary_switches, 0);
   if (call.outcome != CallOutcome::kDone) {
