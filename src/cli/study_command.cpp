@@ -188,7 +188,7 @@ int run_study(const StudyArguments& arguments) {
       resumed ? fmt::format("resuming: {} done", done) : "new");
   if (study.smoke) {
     std::cerr << fmt::format(
-        "smoke run (--smoke): seed {} only, at most {} task(s), the small workload, at most {} "
+        "smoke run (--smoke): seed {} only, the first {} task(s), the small workload, at most {} "
         "evaluations a cell, brief timing; it checks that the study runs, its figures compare "
         "nothing\n",
         study.seeds.front(), study::kSmokeTasks, *study.budget.max_evaluations);
@@ -302,9 +302,10 @@ void register_study_commands(CLI::App& app, CommandTable& table) {
       ->capture_default_str();
   study->add_flag("--remote-workers", arguments->remote_workers,
                   "queue the cells' evaluations for `accelopt worker`s (docs/scale-out.md)");
-  study->add_flag("--smoke", arguments->smoke,
-                  "run it small, as a study of its own (<name>-smoke): the first seed, at most two "
-                  "tasks, the small workload, 3 evaluations a cell, brief timing");
+  study->add_flag(
+      "--smoke", arguments->smoke,
+      "run it small, as a study of its own (<name>-smoke): the first seed and task, the "
+      "small workload, 3 evaluations a cell, brief timing");
   auto status_arguments = std::make_shared<StudyStatusArguments>();
   auto* status = study->add_subcommand("status", "The grid's progress: each cell's run and state");
   status->add_option("STUDY", status_arguments->study_id, "study id (default: the newest)");

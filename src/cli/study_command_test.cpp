@@ -271,10 +271,10 @@ TEST(StudyEndToEnd, LeaveOneOutWarmCellsReadTheOtherTasksMemoryNeverTheirOwn) {
   write_file_atomic(
       file, "[study]\nname = \"loo\"\ntasks = [\"" + bench + "silu\", \"" + bench +
                 "matmul\"]\nworkload = \"small\"\nseeds = 1\nmemory_order = \"leave-one-out\"\n"
-                "[study.budget]\nmax_evaluations = 6\n"
+                "[study.budget]\nmax_evaluations = 4\n"
                 "[[study.variant]]\nname = \"memory\"\nmemory = { scope = \"all\" }\n"
-                "[search]\niterations = 2\nplans = 3\ntiming_target = 0.1\n"
-                "timing_budget_seconds = 1.0\ntiming_min_pairs = 4\n"
+                "[search]\niterations = 2\nplans = 2\ntiming_target = 0.1\n"
+                "timing_budget_seconds = 0.5\ntiming_min_pairs = 4\ntiming_quiet_wait_seconds = 0\n"
                 "[memory]\npositive_threshold = 1.0001\nnegative_threshold = 0.9999\n");
   Result result = accelopt("study " + file.string() + workspace_flag(workspace), dir.path());
   ASSERT_EQ(result.code, 0) << result.output;

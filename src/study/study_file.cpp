@@ -381,8 +381,8 @@ std::string variant_config_text(const Study& study, const Variant& variant) {
     lay_over(table_in(root, "roles"), *table);
   if (study.smoke) {  // brief timing: the smoke run checks that the study runs, not its figures
     search.insert_or_assign("timing_target", 0.1);
-    search.insert_or_assign("timing_budget_seconds", 1.0);
-    search.insert_or_assign("timing_min_pairs", 4);
+    search.insert_or_assign("timing_budget_seconds", 0.5);
+    search.insert_or_assign("timing_min_pairs", 3);
     search.insert_or_assign("timing_quiet_wait_seconds", 0.0);
   }
   if (study.budget.max_evaluations) {
