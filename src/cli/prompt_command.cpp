@@ -114,7 +114,8 @@ std::vector<roles::Insight> memory_of(const PromptArguments& arguments, const ta
     return {};
   }
   std::unique_ptr<store::Store> store = open_workspace(arguments.workspace, Access::kRead);
-  return memory::planner_insights(*store, task, config.memory, 0, store->max_memory_id());
+  return memory::planner_insights(*store, task, config.memory, 0,
+                                  memory::Visibility::up_to(store->max_memory_id()));
 }
 
 int run_prompt(const PromptArguments& arguments) {

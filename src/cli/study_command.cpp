@@ -12,6 +12,7 @@
 #include "common/error.h"
 #include "common/files.h"
 #include "common/hash.h"
+#include "memory/memory.h"
 #include "platform/registry.h"
 #include "report/study_report.h"
 #include "search/config.h"
@@ -26,6 +27,7 @@ struct StudyArguments {
   std::string file;
   std::string workspace = kDefaultWorkspace;
   bool remote_workers = false;
+  bool smoke = false;  // study::make_smoke
 };
 
 struct StudyStatusArguments {
@@ -97,10 +99,51 @@ int64_t find_or_create(store::Store& store, const study::Study& study, const std
   return store.create_study(record);
 }
 
+// The memory order as the study's start says it; under leave-one-out, a variant whose memory reads
+// its own task only sees nothing warm but its own run's lessons, which is said too.
+std::string memory_order_line(const study::Study& study) {
+  switch (study.memory_order) {
+    case study::MemoryOrder::kCold:
+      return "cold (each cell sees the memory as of the study's start, and its own run's)";
+    case study::MemoryOrder::kColdThenWarm:
+      return "cold, then warm (the warm pass sees all the memory the cold pass made)";
+    case study::MemoryOrder::kLeaveOneOut:
+      break;
+  }
+  std::string line =
+      "cold, then warm leave-one-out (a warm cell on a task sees only the memory its own "
+      "variant's cold cells made on the other tasks, never the task's own, and its own run's)";
+  for (const study::Variant& variant : study.variants) {
+    if (!variant.memory_on) continue;
+    search::SearchConfig config = search::preset(study.preset);
+    search::apply_config_text(config, study::variant_config_text(study, variant), study.path);
+    if (config.memory.scope == memory::Scope::kTask) {
+      line += fmt::format(
+          "\n  note: variant '{}' reads its own task's memory only (scope task), so its warm "
+          "cells see none of the cold pass's",
+          variant.name);
+    }
+  }
+  return line;
+}
+
+// The runs of `variant`'s cold cells, all tasks and seeds: what its leave-one-out warm cells read.
+std::vector<int64_t> cold_runs_of(const std::vector<study::Cell>& cells,
+                                  const std::map<std::string, int64_t>& runs,
+                                  const std::string& variant) {
+  std::vector<int64_t> result;
+  for (const study::Cell& cell : cells) {
+    if (cell.warm || cell.variant != variant) continue;
+    if (auto run = runs.find(cell.key()); run != runs.end()) result.push_back(run->second);
+  }
+  return result;
+}
+
 int run_study(const StudyArguments& arguments) {
   study::Study study = study::load_study(arguments.file, [](const std::filesystem::path& given) {
     return find_task_directory(given.string());
   });
+  if (arguments.smoke) study::make_smoke(study);
   platform::PlatformChoice platform = platform::parse_platform_choice("cpu");
   for (const auto& directory : study.tasks) {  // a bad task or workload fails before any run
     task::load_task(directory, platform.kernel_extension).workload_or_default(study.workload);
@@ -112,7 +155,7 @@ int run_study(const StudyArguments& arguments) {
   // The database is opened for each step and closed before a cell runs: a cell opens its own, and
   // two SQLite connections to one file in one process break each other's locks when one closes.
   auto open = [&] { return open_workspace(arguments.workspace, Access::kWrite); };
-  std::string hash = sha256_hex(study.text);
+  std::string hash = sha256_hex(study.smoke ? study.text + "\n# --smoke\n" : study.text);
   bool resumed = false;
   int64_t study_id = 0;
   Json detail;
@@ -141,13 +184,16 @@ int run_study(const StudyArguments& arguments) {
   std::cerr << fmt::format(
       "study {} ({}): {} cells = {} task(s) x {} variant(s) x {} seed(s){}; {}\n", study_id,
       study.name, cells.size(), study.tasks.size(), study.variants.size(), study.seeds.size(),
-      study.memory_order == study::MemoryOrder::kColdThenWarm ? ", then the warm pass" : "",
+      study.memory_order == study::MemoryOrder::kCold ? "" : ", then the warm pass",
       resumed ? fmt::format("resuming: {} done", done) : "new");
-  std::cerr << fmt::format(
-      "memory order: {}\n",
-      study.memory_order == study::MemoryOrder::kCold
-          ? "cold (each cell sees the memory as of the study's start, and its own run's)"
-          : "cold, then warm (the warm pass sees all the memory the cold pass made)");
+  if (study.smoke) {
+    std::cerr << fmt::format(
+        "smoke run (--smoke): seed {} only, the first {} task(s), the small workload, at most {} "
+        "evaluations a cell, brief timing; it checks that the study runs, its figures compare "
+        "nothing\n",
+        study.seeds.front(), study::kSmokeTasks, *study.budget.max_evaluations);
+  }
+  std::cerr << "memory order: " << memory_order_line(study) << "\n";
 
   StopOnSignals signals;
   std::vector<std::string> failures;
@@ -187,6 +233,11 @@ int run_study(const StudyArguments& arguments) {
           cell_store.set_study_cell(study_id, key, run_id);
           Json config = cell_store.run(run_id)->config;
           config["memory_horizon"] = horizon;  // the memory order (docs/study.md)
+          if (cell.warm && study.memory_order == study::MemoryOrder::kLeaveOneOut) {
+            config["memory_runs"] =
+                cold_runs_of(cells, cell_store.study_cells(study_id), cell.variant);
+            config["memory_excluded_tasks"] = Json::array({config["task"]});
+          }
           cell_store.set_run_config(run_id, config);
         };
         std::cerr << fmt::format("== cell {}/{} {} ==\n", index, cells.size(), key);
@@ -251,6 +302,10 @@ void register_study_commands(CLI::App& app, CommandTable& table) {
       ->capture_default_str();
   study->add_flag("--remote-workers", arguments->remote_workers,
                   "queue the cells' evaluations for `accelopt worker`s (docs/scale-out.md)");
+  study->add_flag(
+      "--smoke", arguments->smoke,
+      "run it small, as a study of its own (<name>-smoke): the first seed and task, the "
+      "small workload, 3 evaluations a cell, brief timing");
   auto status_arguments = std::make_shared<StudyStatusArguments>();
   auto* status = study->add_subcommand("status", "The grid's progress: each cell's run and state");
   status->add_option("STUDY", status_arguments->study_id, "study id (default: the newest)");

@@ -1,22 +1,27 @@
 // End to end (slow): `accelopt study` on the real binary and the real CPU platform, with silu's
 // small workload and short timing: a study killed with kill -9 and run again (finished cells kept,
 // the killed one resumed); every cell under the same budget; a cell whose model server fails ends
-// failed and is resumed by running the study again; status, report --study, --csv and --json.
+// failed and is resumed by running the study again; status, report --study, --csv and --json; the
+// leave-one-out memory order.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <map>
 #include <regex>
 #include <thread>
 
 #include "common/files.h"
 #include "common/json.h"
+#include "memory/memory.h"
 #include "scripted_model_server.h"
 #include "store/store.h"
+#include "task/task.h"
 
 namespace accelopt::cli {
 namespace {
@@ -236,6 +241,83 @@ TEST(StudyEndToEnd, ACellWhoseModelServerFailsEndsFailedAndResumes) {
   }
   EXPECT_EQ(store->study(1)->state, "finished");
   expect_equal_budgets(workspace, 5);
+}
+
+// What a run's planner was given from the memory: the memory's own retrieval over the database's
+// entries, under the visibility rule the run's settings carry (memory_horizon, memory_runs,
+// memory_excluded_tasks) and its memory options, with every entry the scope allows.
+std::vector<store::MemoryEntryRecord> memory_read_by(const store::Store& store, int64_t run_id) {
+  Json config = store.run(run_id)->config;
+  memory::Visibility visibility;
+  visibility.horizon = config.value("memory_horizon", int64_t{0});
+  visibility.runs = config.value("memory_runs", std::vector<int64_t>{});
+  visibility.excluded_tasks = config.value("memory_excluded_tasks", std::vector<std::string>{});
+  memory::MemoryOptions options;
+  options.scope = memory::parse_scope(config["search"]["memory"].value("scope", "task"));
+  options.exp_n = 1000;
+  options.retrieve_limit = 1000;
+  task::Task task = task::load_task(config.value("task_directory", ""));
+  return memory::retrieve(store.memory_entries(), task, options, run_id, visibility);
+}
+
+// Leave-one-out with the tuner on two tasks: each warm cell reads the memory its variant's cold
+// cells made on the other task, and none of its own task's (but the lessons its own run finds).
+// The memory admits any rewrite whose interval clears 1, and the first iteration (3 plans) ends
+// before the budget, so its rewrites are re-timed and the cold cells leave entries.
+TEST(StudyEndToEnd, LeaveOneOutWarmCellsReadTheOtherTasksMemoryNeverTheirOwn) {
+  TempDir dir;
+  std::filesystem::path workspace = dir.path() / "ws";
+  std::filesystem::path file = dir.path() / "study.toml";
+  std::string bench = std::string(ACCELOPT_SOURCE_DIR) + "/bench/cpu/";
+  write_file_atomic(
+      file, "[study]\nname = \"loo\"\ntasks = [\"" + bench + "silu\", \"" + bench +
+                "matmul\"]\nworkload = \"small\"\nseeds = 1\nmemory_order = \"leave-one-out\"\n"
+                "[study.budget]\nmax_evaluations = 6\n"
+                "[[study.variant]]\nname = \"memory\"\nmemory = { scope = \"all\" }\n"
+                "[search]\niterations = 2\nplans = 3\ntiming_target = 0.1\n"
+                "timing_budget_seconds = 1.0\ntiming_min_pairs = 4\ntiming_quiet_wait_seconds = 0\n"
+                "[memory]\npositive_threshold = 1.0001\nnegative_threshold = 0.9999\n");
+  Result result = accelopt("study " + file.string() + workspace_flag(workspace), dir.path());
+  ASSERT_EQ(result.code, 0) << result.output;
+  EXPECT_NE(result.output.find("memory order: cold, then warm leave-one-out"), std::string::npos)
+      << result.output;
+
+  auto store = store::Store::open(store::database_path(workspace));
+  auto cells = store->study_cells(1);
+  ASSERT_EQ(cells.size(), 4u) << result.output;
+  std::vector<int64_t> cold = {cells["memory/silu/seed1/cold"], cells["memory/matmul/seed1/cold"]};
+  std::sort(cold.begin(), cold.end());
+  std::map<std::string, int> cold_entries;  // by task
+  for (const auto& entry : store->memory_entries()) {
+    if (std::find(cold.begin(), cold.end(), entry.run_id) != cold.end()) ++cold_entries[entry.task];
+  }
+  ASSERT_GT(cold_entries["matmul"], 0) << "the cold pass left no entry on matmul";
+
+  for (const std::string& name : {std::string("silu"), std::string("matmul")}) {
+    int64_t warm = cells["memory/" + name + "/seed1/warm"];
+    Json config = store->run(warm)->config;
+    EXPECT_EQ(config["memory_excluded_tasks"], Json::array({name})) << config.dump();
+    std::vector<int64_t> runs = config.value("memory_runs", std::vector<int64_t>{});
+    std::sort(runs.begin(), runs.end());
+    EXPECT_EQ(runs, cold) << config.dump();
+    int other_task = 0;
+    for (const auto& entry : memory_read_by(*store, warm)) {
+      if (entry.run_id == warm) continue;  // its own run's lessons
+      EXPECT_NE(entry.task, name) << "warm " << name << " read entry " << entry.id;
+      EXPECT_TRUE(std::find(cold.begin(), cold.end(), entry.run_id) != cold.end())
+          << "warm " << name << " read entry " << entry.id << " of run " << entry.run_id;
+      ++other_task;
+    }
+    std::string other = name == "silu" ? "matmul" : "silu";
+    EXPECT_EQ(other_task, cold_entries[other]) << "warm " << name << " on " << other;
+  }
+  Result report =
+      accelopt("report --study 1 --out " + (dir.path() / "s.html").string() + " --json " +
+                   (dir.path() / "s.json").string() + workspace_flag(workspace),
+               dir.path());
+  ASSERT_EQ(report.code, 0) << report.output;
+  Json json = Json::parse(read_file(dir.path() / "s.json"));
+  EXPECT_EQ(json["memory_order"], "leave-one-out") << json.dump().substr(0, 400);
 }
 
 }  // namespace

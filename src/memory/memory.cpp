@@ -97,9 +97,19 @@ roles::Insight insight_from_json(const Json& json) {
   return insight;
 }
 
+bool Visibility::visible(const store::MemoryEntryRecord& entry, int64_t own_run) const {
+  if (entry.run_id == own_run) return true;
+  if (entry.id > horizon) return false;
+  if (!runs.empty() && std::find(runs.begin(), runs.end(), entry.run_id) == runs.end()) {
+    return false;
+  }
+  return std::find(excluded_tasks.begin(), excluded_tasks.end(), entry.task) ==
+         excluded_tasks.end();
+}
+
 std::vector<store::MemoryEntryRecord> retrieve(const std::vector<store::MemoryEntryRecord>& all,
                                                const task::Task& task, const MemoryOptions& options,
-                                               int64_t run_id, int64_t horizon) {
+                                               int64_t run_id, const Visibility& visibility) {
   std::set<std::string> own_tags(task.tags.begin(), task.tags.end());
   auto in_scope = [&](const store::MemoryEntryRecord& entry) {
     if (entry.task == task.name) return true;
@@ -120,8 +130,7 @@ std::vector<store::MemoryEntryRecord> retrieve(const std::vector<store::MemoryEn
   // The queue of each task: its visible entries, the newest exp_n of them.
   std::map<std::string, std::vector<const store::MemoryEntryRecord*>> queues;
   for (const auto& entry : all) {  // oldest first
-    bool visible = entry.id <= horizon || entry.run_id == run_id;
-    if (visible && in_scope(entry)) queues[entry.task].push_back(&entry);
+    if (visibility.visible(entry, run_id) && in_scope(entry)) queues[entry.task].push_back(&entry);
   }
   std::vector<const store::MemoryEntryRecord*> own, others;
   for (auto& [name, queue] : queues) {
@@ -153,9 +162,9 @@ std::string identity(const store::MemoryEntryRecord& entry) {
 
 std::vector<roles::Insight> planner_insights(const store::Store& store, const task::Task& task,
                                              const MemoryOptions& options, int64_t run_id,
-                                             int64_t horizon) {
+                                             const Visibility& visibility) {
   std::vector<roles::Insight> result;
-  for (const auto& entry : retrieve(store.memory_entries(), task, options, run_id, horizon)) {
+  for (const auto& entry : retrieve(store.memory_entries(), task, options, run_id, visibility)) {
     roles::Insight insight = insight_from_json(entry.insight);
     insight.task = entry.task;
     insight.run = entry.run_id;

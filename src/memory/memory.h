@@ -58,18 +58,30 @@ std::vector<size_t> select_rewrites(const std::vector<Rewrite>& rewrites,
 Json insight_to_json(const roles::Insight& insight);
 roles::Insight insight_from_json(const Json& json);
 
+// Which entries of the memory a run may read. The lessons its own run found are always visible;
+// another entry is when its id is at most `horizon`, it was made by one of `runs` (when that list
+// is not empty) and its task is not in `excluded_tasks`. A plain run reads up to its horizon (the
+// newest entry when it started); a study's leave-one-out warm cell reads only the entries its
+// variant's cold cells made on the other tasks (docs/study.md, "Order, and the memory").
+struct Visibility {
+  int64_t horizon = 0;
+  std::vector<int64_t> runs;                // empty: entries of any run
+  std::vector<std::string> excluded_tasks;  // by task name
+  bool visible(const store::MemoryEntryRecord& entry, int64_t own_run) const;
+  static Visibility up_to(int64_t horizon) { return Visibility{horizon, {}, {}}; }  // a plain run's
+};
+
 // The entries a planner sees for `task`: the queue (last exp_n) of each task in scope, counting
-// only entries visible to the run (id <= horizon, or made by `run_id` itself), own task first, then
-// newest first, at most retrieve_limit.
+// only entries visible to run `run_id`, own task first, then newest first, at most retrieve_limit.
 std::vector<store::MemoryEntryRecord> retrieve(const std::vector<store::MemoryEntryRecord>& all,
                                                const task::Task& task, const MemoryOptions& options,
-                                               int64_t run_id, int64_t horizon);
+                                               int64_t run_id, const Visibility& visibility);
 
 // The insights the planner is shown for `task` (retrieve over the store's entries), each with its
 // provenance: task, workload, run, the slow and fast candidates, the iteration.
 std::vector<roles::Insight> planner_insights(const store::Store& store, const task::Task& task,
                                              const MemoryOptions& options, int64_t run_id,
-                                             int64_t horizon);
+                                             const Visibility& visibility);
 
 // Adds `entries` (an exported memory, say) to the store, skipping each one the store already holds:
 // same task, kind, speedup and insight text. Returns how many were added, so importing the same

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "common/error.h"
+#include "common/files.h"
 
 namespace accelopt::memory {
 namespace {
@@ -100,22 +101,66 @@ TEST(Retrieve, ScopesQueuesAndHorizon) {
   options.exp_n = 3;
 
   options.scope = Scope::kTask;
-  auto own = retrieve(all, silu, options, 3, 8);
+  auto own = retrieve(all, silu, options, 3, Visibility::up_to(8));
   ASSERT_EQ(own.size(), 3u);  // the queue holds the newest 3 of silu's 5; 9 is beyond the horizon
   EXPECT_EQ(own[0].id, 5);
   EXPECT_EQ(own[2].id, 3);
-  EXPECT_EQ(retrieve(all, silu, options, 2, 8)[0].id, 9);  // run 2 sees its own entry
+  EXPECT_EQ(retrieve(all, silu, options, 2, Visibility::up_to(8))[0].id,
+            9);  // run 2 sees its own entry
 
   options.scope = Scope::kRelated;
-  auto related = retrieve(all, silu, options, 3, 8);
+  auto related = retrieve(all, silu, options, 3, Visibility::up_to(8));
   ASSERT_EQ(related.size(), 5u);  // + gelu (op_type) and softmax (tag), not matmul
   EXPECT_EQ(related[3].id, 8);
   EXPECT_EQ(related[4].id, 6);
 
   options.scope = Scope::kAll;
-  EXPECT_EQ(retrieve(all, silu, options, 3, 8).size(), 6u);
+  EXPECT_EQ(retrieve(all, silu, options, 3, Visibility::up_to(8)).size(), 6u);
   options.retrieve_limit = 2;
-  EXPECT_EQ(retrieve(all, silu, options, 3, 8).size(), 2u);
+  EXPECT_EQ(retrieve(all, silu, options, 3, Visibility::up_to(8)).size(), 2u);
+}
+
+// The leave-one-out rule on entries a SQLite database holds: a warm run on silu reads what the cold
+// runs it names made on the other tasks, never an entry about silu (not even one those runs made),
+// nothing from a run it does not name, nothing beyond its horizon; and always its own run's.
+TEST(Retrieve, LeaveOneOutReadsTheNamedRunsOtherTasksAndItsOwnRunsLessonsOnly) {
+  TempDir directory("memory-test");
+  auto store = store::Store::open(directory.path() / "accelopt.db");
+  auto silu = make_task("silu", "elementwise", {"activation"});
+  auto gelu = make_task("gelu", "elementwise", {"activation"});
+  auto matmul = make_task("matmul", "matmul", {"gemm"});
+  int64_t cold_silu = store->create_run(Json::object());
+  int64_t cold_gelu = store->create_run(Json::object());
+  int64_t other_variant = store->create_run(Json::object());
+  auto add = [&](int64_t run, const task::Task& task, const std::string& title) {
+    roles::Insight insight;
+    insight.title = title;
+    auto record = make_entry(insight, Rewrite{0, 0, 1.2, 1.1, 1.3}, task, run, 1);
+    return store->add_memory_entry(record);
+  };
+  add(cold_silu, silu, "cold silu on silu");
+  add(cold_silu, matmul, "cold silu run's lesson about matmul");
+  add(cold_gelu, gelu, "cold gelu on gelu");
+  add(other_variant, gelu, "another variant on gelu");
+  int64_t horizon = store->max_memory_id();
+  int64_t warm = store->create_run(Json::object());
+  add(warm, silu, "the warm run's own lesson on silu");
+  add(cold_gelu, gelu, "cold gelu, after the horizon");
+
+  MemoryOptions options;
+  options.scope = Scope::kAll;
+  Visibility leave_one_out{horizon, {cold_silu, cold_gelu}, {"silu"}};
+  std::vector<std::string> titles;
+  for (const auto& insight : planner_insights(*store, silu, options, warm, leave_one_out)) {
+    titles.push_back(insight.title);
+  }
+  EXPECT_EQ(titles,
+            (std::vector<std::string>{"the warm run's own lesson on silu", "cold gelu on gelu",
+                                      "cold silu run's lesson about matmul"}));
+
+  // The same database under a plain horizon: every entry up to it, silu's own included.
+  auto pooled = planner_insights(*store, silu, options, warm, Visibility::up_to(horizon));
+  EXPECT_EQ(pooled.size(), 5u);
 }
 
 TEST(Memory, EntryKeepsTheHarnessSpeedupAndRoundTrips) {

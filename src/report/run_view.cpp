@@ -108,13 +108,13 @@ namespace {
 std::vector<store::MemoryEntryRecord> memory_seen(const std::vector<store::MemoryEntryRecord>& all,
                                                   int64_t run_id,
                                                   const search::RunSettings& settings) {
-  int64_t horizon = settings.memory_horizon;
+  memory::Visibility visibility = settings.memory_visibility();
   std::vector<store::MemoryEntryRecord> seen;
   try {
     task::Task task = task::load_task(settings.task_directory);
     memory::MemoryOptions options = settings.search.memory;
     options.retrieve_limit = std::max<int>(options.retrieve_limit, 1);
-    for (auto& entry : memory::retrieve(all, task, options, run_id, horizon)) {
+    for (auto& entry : memory::retrieve(all, task, options, run_id, visibility)) {
       if (entry.run_id != run_id) seen.push_back(std::move(entry));
     }
     return seen;
@@ -122,7 +122,7 @@ std::vector<store::MemoryEntryRecord> memory_seen(const std::vector<store::Memor
     // The task folder moved: fall back to the task's name.
   }
   for (const auto& entry : all) {
-    if (entry.id <= horizon && entry.run_id != run_id && entry.task == settings.task)
+    if (visibility.visible(entry, run_id) && entry.run_id != run_id && entry.task == settings.task)
       seen.push_back(entry);
   }
   return seen;

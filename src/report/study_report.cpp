@@ -104,6 +104,12 @@ std::string memory_order_text(const std::string& order) {
            "run's; then each memory variant runs again (+warm), seeing all the memory the cold "
            "pass made";
   }
+  if (order == "leave-one-out") {
+    return "cold, then warm leave-one-out: every cold cell sees the memory as of the study's start "
+           "and its own run's; then each memory variant runs again on each task (+warm), seeing "
+           "only the memory its own variant's cold cells made on the other tasks, never the "
+           "task's own";
+  }
   return "cold: every cell sees the memory as of the study's start and its own run's, never "
          "another cell's";
 }

@@ -64,13 +64,13 @@ bool contains(const std::vector<Scored>& kernels, int64_t candidate) {
 class Run {
  public:
   Run(SearchConfig config, std::string workload, std::string start_kernel, SearchContext& context,
-      int64_t run_id, int64_t horizon)
+      int64_t run_id, memory::Visibility visibility)
       : config_(std::move(config)),
         workload_(std::move(workload)),
         start_kernel_(std::move(start_kernel)),
         context_(context),
         run_id_(run_id),
-        horizon_(horizon),
+        visibility_(std::move(visibility)),
         stop_(context.interrupt),
         progress_(context.events, context.spend_usd, run_id, config_.iterations),
         answers_(*context.store, run_id),
@@ -123,7 +123,7 @@ class Run {
   std::string start_kernel_;  // the user's kernel to start from; empty: the baseline
   SearchContext& context_;
   int64_t run_id_;
-  int64_t horizon_;
+  memory::Visibility visibility_;
   std::optional<int> extended_iterations_;  // the target, when extended past the settings
 
   StopSignal stop_;
@@ -312,7 +312,7 @@ std::vector<Attempt> Run::refine(int iteration, const std::vector<Scored>& enter
 std::vector<roles::Insight> Run::insights() {
   if (config_.strategy != Strategy::kBeam) return {};
   return memory::planner_insights(*context_.store, *context_.task, config_.memory, run_id_,
-                                  horizon_);
+                                  visibility_);
 }
 
 void Run::checkpoint(int iteration, std::vector<store::MemoryEntryRecord>& entries) {
@@ -643,7 +643,7 @@ RunSummary run_stored(int64_t run_id, SearchContext& context, bool resuming, int
   RunSettings settings = RunSettings::from_json(record->config);
   if (resuming) context.store->set_run_state(run_id, "running");
   Run run(settings.search, settings.workload, settings.start_kernel, context, run_id,
-          settings.memory_horizon);
+          settings.memory_visibility());
   return run.go(resuming, more_iterations);
 }
 

@@ -12,6 +12,10 @@ constexpr const char* kBaselineTimingUse =
 
 }  // namespace
 
+memory::Visibility RunSettings::memory_visibility() const {
+  return memory::Visibility{memory_horizon, memory_runs, memory_excluded_tasks};
+}
+
 Json RunSettings::to_json() const {
   Json json{{"agents", agents},
             {"platform", platform},
@@ -27,6 +31,8 @@ Json RunSettings::to_json() const {
     json["baseline_timing"] = baseline_timing->to_json();
     json["baseline_timing"]["used_for"] = kBaselineTimingUse;
   }
+  if (!memory_runs.empty()) json["memory_runs"] = memory_runs;
+  if (!memory_excluded_tasks.empty()) json["memory_excluded_tasks"] = memory_excluded_tasks;
   if (!start_kernel.empty()) json["start_kernel"] = start_kernel;
   if (!machine.empty()) json["machine"] = machine;
   return json;
@@ -45,6 +51,9 @@ RunSettings RunSettings::from_json(const Json& json) {
     settings.task_directory = json.value("task_directory", settings.task_directory);
     settings.workload = json.value("workload", settings.workload);
     settings.memory_horizon = json.value("memory_horizon", settings.memory_horizon);
+    settings.memory_runs = json.value("memory_runs", settings.memory_runs);
+    settings.memory_excluded_tasks =
+        json.value("memory_excluded_tasks", settings.memory_excluded_tasks);
     if (json.contains("baseline_timing")) {
       settings.baseline_timing = platform::TimingOptions::from_json(json.at("baseline_timing"));
     }

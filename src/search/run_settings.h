@@ -2,7 +2,8 @@
 // this type is its meaning, and the only code that reads or writes that JSON:
 //   {"agents": "llm", "platform": "cpu", "remote_workers": false, "config_file": "/…/a.toml",
 //    "prompts": "", "search": {SearchConfig}, "task": "silu", "task_directory": "/…/silu",
-//    "workload": "small", "memory_horizon": 12,
+//    "workload": "small", "memory_horizon": 12, "memory_runs": [4, 5],
+//    "memory_excluded_tasks": ["silu"],
 //    "baseline_timing": {TimingOptions, "used_for": "…"}, "start_kernel": "…",
 //    "machine": {"cpu": "…", "compiler": "…", …}}
 // The first five and "machine" are the caller's (cli: how `resume` makes the agents and the
@@ -13,8 +14,10 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "common/json.h"
+#include "memory/memory.h"
 #include "platform/platform.h"
 #include "search/config.h"
 
@@ -37,8 +40,14 @@ struct RunSettings {
   std::string task_directory;  // absolute
   std::string workload;        // create_run: empty asks for the task's default; then its name
   int64_t memory_horizon = 0;  // the newest memory entry when the run started: what it may see
+  // Narrower still (a study's leave-one-out warm cell): only these runs' entries, none about these
+  // tasks. Empty: no such limit. memory::Visibility says the rule.
+  std::vector<int64_t> memory_runs;
+  std::vector<std::string> memory_excluded_tasks;
   std::optional<platform::TimingOptions> baseline_timing;  // absent in runs older than it
   std::string start_kernel;  // the user's kernel the run starts from; empty: the task's baseline
+
+  memory::Visibility memory_visibility() const;
 
   Json to_json() const;
   // InternalError when a key holds a value of the wrong type.

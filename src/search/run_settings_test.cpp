@@ -30,6 +30,8 @@ TEST(RunSettings, EveryFieldRoundTripsThroughTheStoresJson) {
   settings.task_directory = "/bench/cpu/silu";
   settings.workload = "small";
   settings.memory_horizon = 12;
+  settings.memory_runs = {4, 5};
+  settings.memory_excluded_tasks = {"silu"};
   platform::TimingOptions careful;
   careful.budget_seconds = 60;
   careful.warmup_turns = 3;
@@ -53,6 +55,9 @@ TEST(RunSettings, EveryFieldRoundTripsThroughTheStoresJson) {
   EXPECT_EQ(back.task_directory, "/bench/cpu/silu");
   EXPECT_EQ(back.workload, "small");
   EXPECT_EQ(back.memory_horizon, 12);
+  EXPECT_EQ(back.memory_runs, (std::vector<int64_t>{4, 5}));
+  EXPECT_EQ(back.memory_excluded_tasks, (std::vector<std::string>{"silu"}));
+  EXPECT_EQ(back.memory_visibility().runs, back.memory_runs);
   ASSERT_TRUE(back.baseline_timing.has_value());
   expect_same_timing(*back.baseline_timing, careful);
   EXPECT_EQ(back.start_kernel, settings.start_kernel);

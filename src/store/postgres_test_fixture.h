@@ -37,7 +37,7 @@ class PostgresDatabase {
 };
 
 // A test on its own fresh database, skipped (saying why) when no server can start.
-class PostgresTest : public testing::Test {
+class PostgresTest : public ::testing::Test {
  protected:
   void SetUp() override {
     std::string why;

@@ -114,7 +114,15 @@ std::string Cell::key() const {
 }
 
 std::string_view memory_order_name(MemoryOrder order) {
-  return order == MemoryOrder::kCold ? "cold" : "cold-then-warm";
+  switch (order) {
+    case MemoryOrder::kCold:
+      return "cold";
+    case MemoryOrder::kColdThenWarm:
+      return "cold-then-warm";
+    case MemoryOrder::kLeaveOneOut:
+      return "leave-one-out";
+  }
+  return "cold";
 }
 
 std::vector<Cell> Study::cells() const {
@@ -253,8 +261,10 @@ Study load_study(
       study.memory_order = MemoryOrder::kCold;
     } else if (name == "cold-then-warm") {
       study.memory_order = MemoryOrder::kColdThenWarm;
+    } else if (name == "leave-one-out") {
+      study.memory_order = MemoryOrder::kLeaveOneOut;
     } else {
-      reader.fail(order, "study.memory_order", "choose cold or cold-then-warm");
+      reader.fail(order, "study.memory_order", "choose cold, cold-then-warm or leave-one-out");
     }
   }
   const toml::table* budget = top->get_as<toml::table>("budget");
@@ -340,6 +350,16 @@ Study load_study(
   return study;
 }
 
+void make_smoke(Study& study) {
+  study.smoke = true;
+  study.name += "-smoke";
+  study.seeds.resize(1);
+  if (study.tasks.size() > kSmokeTasks) study.tasks.resize(kSmokeTasks);
+  study.workload = "small";
+  study.budget.max_evaluations =
+      std::min(study.budget.max_evaluations.value_or(kSmokeEvaluations), kSmokeEvaluations);
+}
+
 std::string variant_config_text(const Study& study, const Variant& variant) {
   toml::table root = toml::parse(study.text, study.path.string());
   toml::table over;
@@ -359,6 +379,12 @@ std::string variant_config_text(const Study& study, const Variant& variant) {
   }
   if (const toml::table* table = over["roles"].as_table())
     lay_over(table_in(root, "roles"), *table);
+  if (study.smoke) {  // brief timing: the smoke run checks that the study runs, not its figures
+    search.insert_or_assign("timing_target", 0.1);
+    search.insert_or_assign("timing_budget_seconds", 0.5);
+    search.insert_or_assign("timing_min_pairs", 3);
+    search.insert_or_assign("timing_quiet_wait_seconds", 0.0);
+  }
   if (study.budget.max_evaluations) {
     search.insert_or_assign("max_evaluations", *study.budget.max_evaluations);
   }

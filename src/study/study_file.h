@@ -39,6 +39,8 @@ struct Variant {
 enum class MemoryOrder : uint8_t {
   kCold = 0,          // every cell sees the memory as of the study's start, and its own run's
   kColdThenWarm = 1,  // then a warm pass of the memory-on variants, seeing the whole cold pass's
+  kLeaveOneOut = 2,   // then a warm pass, each cell seeing its variant's cold cells' memory of the
+                      // other tasks only
 };
 
 struct Cell {
@@ -63,6 +65,7 @@ struct Study {
   double fraction = 0.9;  // "cost to reach this fraction of the best found"
   Budget budget;
   std::vector<Variant> variants;
+  bool smoke = false;  // see make_smoke
 
   // Cold pass first; within a pass seed by seed, variant by variant, task by task.
   std::vector<Cell> cells() const;
@@ -75,11 +78,21 @@ Study load_study(
     const std::filesystem::path& path,
     const std::function<std::filesystem::path(const std::filesystem::path&)>& find_task);
 
+// The study made small, to check that it runs end to end (`accelopt study FILE --smoke`): its name
+// gets "-smoke" (a study of its own), the first seed and the first task only, the small workload,
+// at most 3 evaluations a cell and brief timing (half a second a kernel, no waiting for a quiet
+// machine). Every variant and the memory order are kept (a warm cell then reads only its own
+// task's memory, or under leave-one-out none). Its figures compare nothing.
+void make_smoke(Study& study);
+inline constexpr int64_t kSmokeEvaluations = 3;
+inline constexpr size_t kSmokeTasks = 1;
+
 // The configuration file of `variant` (TOML text): base tables, the variant's over them, the
 // study's preset and budget. UserError "FILE:LINE: variant 'x': …" for a key the search or the
 // model part refuses.
 std::string variant_config_text(const Study& study, const Variant& variant);
 
-std::string_view memory_order_name(MemoryOrder order);  // "cold", "cold-then-warm"
+// "cold", "cold-then-warm", "leave-one-out"
+std::string_view memory_order_name(MemoryOrder order);
 
 }  // namespace accelopt::study

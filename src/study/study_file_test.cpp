@@ -88,6 +88,39 @@ TEST(StudyFile, AWarmPassRepeatsTheMemoryVariantsOnly) {
   EXPECT_EQ(cells[5].key(), "beam/matmul/seed7/warm");
 }
 
+TEST(StudyFile, LeaveOneOutAddsAWarmPassOfTheMemoryVariants) {
+  std::string text = kTwoVariants;
+  text.replace(text.find("seeds = 2"), 9, "seeds = 1\nmemory_order = \"leave-one-out\"");
+  Fixture fixture(text);
+  Study study = fixture.load();
+  EXPECT_EQ(study.memory_order, MemoryOrder::kLeaveOneOut);
+  EXPECT_EQ(memory_order_name(study.memory_order), "leave-one-out");
+  std::vector<Cell> cells = study.cells();
+  ASSERT_EQ(cells.size(), 6u);
+  EXPECT_EQ(cells[4].key(), "beam/silu/seed1/warm");
+  EXPECT_EQ(cells[5].key(), "beam/matmul/seed1/warm");
+
+  text.replace(text.find("leave-one-out"), 13, "leave-1-out");
+  Fixture misspelt(text);
+  EXPECT_NE(misspelt.error().find("choose cold, cold-then-warm or leave-one-out"),
+            std::string::npos)
+      << misspelt.error();
+}
+
+TEST(StudyFile, SmokeKeepsEveryVariantOnOneSeedAndAFewEvaluations) {
+  Fixture fixture(kTwoVariants);
+  Study study = fixture.load();
+  make_smoke(study);
+  EXPECT_EQ(study.name, "beam-vs-sampling-smoke");
+  EXPECT_EQ(study.seeds, (std::vector<uint64_t>{1}));
+  EXPECT_EQ(study.cells().size(), 2u);  // the first task x 2 variants
+  EXPECT_EQ(study.cells()[0].key(), "beam/silu/seed1/cold");
+  EXPECT_EQ(study.budget.max_evaluations, kSmokeEvaluations);
+  std::string beam = variant_config_text(study, study.variant("beam"));
+  EXPECT_NE(beam.find("max_evaluations = 3"), std::string::npos) << beam;
+  EXPECT_NE(beam.find("timing_budget_seconds = 0.5"), std::string::npos) << beam;
+}
+
 TEST(StudyFile, AVariantMayNotChangeTheBudget) {
   std::string text = kTwoVariants;
   text.replace(text.find("beam_width = 3"), 14, "max_evaluations = 60");
