@@ -216,7 +216,7 @@ int run_task_dump(const DumpArguments& arguments) {
   std::filesystem::create_directories(out);
   Json index = {
       {"task", task.name},       {"workload", workload.name},
-      {"seed", arguments.seed},  {"generator", "splitmix64 + Box-Muller, accelopt inputs v1"},
+      {"seed", arguments.seed},  {"generator", "splitmix64 + ziggurat, accelopt inputs v2"},
       {"axes", workload.axes},   {"inputs", Json::array()},
       {"outputs", Json::array()}};
   auto write = [&](const task::TensorSpec& tensor, const std::vector<float>& values,

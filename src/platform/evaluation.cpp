@@ -62,11 +62,19 @@ Verdict finish_timed(VerdictStart& started, const task::Task& task, const task::
       return started.finish(
           Status::kRejectedPhysics,
           fmt::format("measured {:.4g} ms, but {} cannot do this work in less than {:.4g} ms ({} "
-                      "bound): the kernel must be skipping work",
-                      timing.latency_seconds * 1e3, device, least * 1e3, score.bound));
+                      "bound; {:.0f} % of its measured peak, beyond the {:.2f}x the probe's and "
+                      "the timing's measured spread allows): the kernel must be skipping work",
+                      timing.latency_seconds * 1e3, device, least * 1e3, score.bound,
+                      100 * least / timing.latency_seconds, kPhysicsMargin));
     }
-    score_text = fmt::format(", {:.1f} % of peak{}", score.percent_of_peak,
-                             kernel::over_ceiling_note(score.percent_of_peak));
+    // Over the probe's ceilings but within the margin: passed, and never printed unmarked.
+    std::string note =
+        timing.latency_seconds < least
+            ? fmt::format(" ({}: {:.0f} % of the probe's peak, refused beyond {:.0f} %)",
+                          kOverProbeCeiling, 100 * least / timing.latency_seconds,
+                          100 * kPhysicsMargin)
+            : kernel::over_ceiling_note(score.percent_of_peak);
+    score_text = fmt::format(", {:.1f} % of peak{}", score.percent_of_peak, note);
     if (score.ceiling_alongside > 0) {
       score_text +=
           fmt::format(" (against its {} ceiling timed alongside: {:.4g} {}, the probe's {:.4g})",

@@ -21,7 +21,7 @@ namespace accelopt::platform {
 //   mm_flops, vec_flops, bytes  the task's counts ("1.07 GFLOP", "117 MiB")
 //   peak_seconds                the least time at these ceilings ("2.1 ms")
 //   bound                       "fma", "vector" or "memory": which ceiling sets peak_seconds
-//   physics_limit_percent       above this % of peak a verdict is REJECTED_PHYSICS ("125")
+//   physics_limit_percent       above this % of peak a verdict is REJECTED_PHYSICS ("423")
 //   percent_of_peak_rule        one sentence: how % of peak is computed and what counts as what
 // Without peaks the result is the prompt variables unchanged.
 Json machine_variables(const MachineDescription& description, const task::Task& task,

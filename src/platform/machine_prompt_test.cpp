@@ -3,6 +3,7 @@
 // given here, not probed), the evaluator command from its file. CUDA's is cuda_prompt_test.
 #include "platform/machine_prompt.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <map>
@@ -14,6 +15,7 @@
 #include "platform/command/command_entry.h"
 #include "platform/cpu/cpu_entry.h"
 #include "platform/cpu/rule_table.h"
+#include "platform/evaluation.h"
 
 namespace accelopt::platform {
 namespace {
@@ -85,7 +87,8 @@ TEST_F(CpuPrompt, GivesTheCeilingsAtTheTasksWorkingSetWithUnitsAndScope) {
   EXPECT_EQ(ceilings["gbytes_per_second"], "15.0");  // between 64 and 256 MiB
   EXPECT_EQ(ceilings["scope"], "one core");
   EXPECT_EQ(ceilings["bound"], "memory");
-  EXPECT_EQ(ceilings["physics_limit_percent"], "125");
+  // The limit is the margin, in % of peak (evaluation.h).
+  EXPECT_EQ(ceilings["physics_limit_percent"], fmt::format("{:.0f}", 100 * kPhysicsMargin));
   EXPECT_FALSE(ceilings.contains("reach"));  // one thread
   std::string prompt = render("cpu", machine, silu, workload.name);
   EXPECT_TRUE(has(prompt,
@@ -99,7 +102,7 @@ TEST_F(CpuPrompt, GivesTheCeilingsAtTheTasksWorkingSetWithUnitsAndScope) {
   matmul.threads = 4;
   Json wide = machine_variables(description_, matmul, matmul.default_workload());
   EXPECT_EQ(wide["ceilings"]["bound"], "fma");
-  EXPECT_EQ(wide["ceilings"]["physics_limit_percent"], "500");
+  EXPECT_EQ(wide["ceilings"]["physics_limit_percent"], fmt::format("{:.0f}", 400 * kPhysicsMargin));
   std::string threaded = render("cpu", wide, matmul, "");
   EXPECT_TRUE(has(threaded, "4 threads may reach 4 × these")) << threaded;
 }

@@ -1,5 +1,6 @@
 // Input tensors drawn as a task's definition says, the same on every machine for the same seed:
-// a fixed generator (SplitMix64) and Box-Muller, not the standard library's unspecified ones.
+// a fixed generator (SplitMix64) and the ziggurat method for normals, not the standard library's
+// unspecified ones.
 //
 // The generator is public, so the seeds must not be: a kernel that knew them could compute the
 // answers at load and skip the work. Every evaluation draws fresh seeds from the operating system's

@@ -105,6 +105,33 @@ TEST(Inputs, CasesOfAFamilyVaryTheirParametersInSecretAndStayInTheirRanges) {
   EXPECT_EQ(wider[1], plain[1]);  // a uniform never leaves its range
 }
 
+// Normals come from the ziggurat: a million of them have the standard normal's moments and tails
+// (the share beyond 2 and beyond the ziggurat's tail start, 3.4426, where a separate path draws).
+TEST(Inputs, NormalsHaveTheNormalsMomentsAndTails) {
+  task::Task task = task::parse_task_definition(R"json({
+    "name": "n", "op_type": "test", "axes": {"N": {"type": "var"}},
+    "inputs": {"x": {"dtype": "float32", "shape": ["N"], "distribution": {"kind": "normal", "mean": 1, "std": 2}}},
+    "outputs": {"out": {"dtype": "float32", "shape": ["N"]}},
+    "workloads": {"w": {"axes": {"N": 1000000}}},
+    "roofline": {"bytes": "8*N"}})json",
+                                                "/n", "n");
+  std::vector<float> x = generate_inputs(task, task.default_workload(), 5)[0];
+  double sum = 0, squares = 0;
+  size_t beyond_two = 0, beyond_tail = 0;
+  for (float value : x) {
+    double z = (value - 1.0) / 2.0;
+    sum += z;
+    squares += z * z;
+    beyond_two += std::fabs(z) > 2;
+    beyond_tail += std::fabs(z) > 3.442619855899;
+  }
+  double n = static_cast<double>(x.size());
+  EXPECT_NEAR(sum / n, 0, 0.005);                 // 5 standard errors
+  EXPECT_NEAR(squares / n, 1, 0.007);             // 5 standard errors
+  EXPECT_NEAR(beyond_two / n, 0.0455, 0.001);     // 5 standard errors
+  EXPECT_NEAR(beyond_tail / n, 5.76e-4, 1.2e-4);  // 5 standard errors
+}
+
 TEST(Inputs, RefusesTasksThatAreNotFloat32) {
   task::Task task = test_task("float16");
   try {

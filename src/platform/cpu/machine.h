@@ -31,8 +31,13 @@ struct MachinePeaks : Peaks {
 
 struct ProbeOptions {
   int cpu = -1;          // the core to probe on; -1: the timing core
-  int repetitions = 80;  // best of
+  int repetitions = 80;  // best of, over all rounds
   double sample_seconds = 0.01;
+  // Every ceiling is sampled in this many rounds, spread over the probe, and the best kept: one
+  // round's samples all fall in a few hundred milliseconds, and on a shared machine all of them
+  // can be unlucky (docs/harness.md, "Physics margin": best/worst over four probes 4.19 in one
+  // round, 2.88 in four).
+  int rounds = 4;
 };
 
 std::string cpu_model_name();

@@ -115,6 +115,7 @@ TEST(Machine, ProbeMeasuresPlausibleFigures) {
   ProbeOptions quick;
   quick.repetitions = 8;
   quick.sample_seconds = 0.005;
+  quick.rounds = 2;  // the best of two rounds, as the full probe's of four
   MachinePeaks peaks = probe_machine(quick);
   EXPECT_GT(peaks.fma_gflops, 5);
   EXPECT_LT(peaks.fma_gflops, 2000);
@@ -134,6 +135,7 @@ TEST(Machine, CeilingSamplerReadsTheProbesKernels) {
   ProbeOptions quick;
   quick.repetitions = 8;
   quick.sample_seconds = 0.005;
+  quick.rounds = 1;
   MachinePeaks peaks = probe_machine(quick);
   for (const char* bound : {"fma", "vector", "memory"}) {
     CeilingSampler sampler(bound, 8 << 20, timing_cpu());
