@@ -14,6 +14,7 @@
 #include "common/files.h"
 #include "platform/registry.h"
 #include "report/bench_text.h"
+#include "task/baseline_stub.h"
 #include "task/flashinfer_import.h"
 #include "task/npy.h"
 #include "task/task.h"
@@ -137,6 +138,9 @@ int run_bench(const BenchArguments& arguments) {
             "baseline\n",
             arguments.kernels, name, name, extension, name, extension, name, extension);
       }
+    }
+    if (!chosen && task::is_baseline_stub(read_file(task.baseline_path()))) {
+      throw UserError(task::baseline_stub_message(task.baseline_path()));
     }
     entries.push_back({chosen ? chosen->filename().string() : "baseline",
                        chosen.value_or(task.baseline_path()), false});

@@ -12,6 +12,7 @@
 #include "report/machine_text.h"
 #include "report/progress.h"
 #include "report/verdict_text.h"
+#include "task/baseline_stub.h"
 #include "task/task.h"
 
 namespace accelopt::cli {
@@ -44,6 +45,9 @@ int run_eval(const EvalArguments& arguments) {
   std::filesystem::path kernel =
       arguments.kernel.empty() ? task.baseline_path() : std::filesystem::path(arguments.kernel);
   request.source = read_file(kernel);
+  if (arguments.kernel.empty() && task::is_baseline_stub(request.source)) {
+    throw UserError(task::baseline_stub_message(kernel));
+  }
   if (!arguments.anchor.empty()) {
     request.anchor_source = read_file(arguments.anchor);
     request.anchor_name = std::filesystem::path(arguments.anchor).filename().string();
