@@ -180,6 +180,39 @@ TEST(NaiveBaseline, ARecordedRunReplaysWithoutAServer) {
   EXPECT_TRUE(calls[0].replayed);
 }
 
+// A resumed run (here a finished one extended by an iteration) times its candidates against the
+// baseline it recorded, not against the stub still in the task's folder: a kernel eight times
+// lighter than the naive one is several times faster than it, and no faster than the stub.
+TEST(NaiveBaseline, AResumedRunIsTimedAgainstItsRecordedBaseline) {
+  ScriptedModelServer server;
+  server.on("executor", kStubHeading, kernel_answer(axpy::slower()));
+  server.on("executor", "## The current kernel", kernel_answer(axpy::faster()));
+  TempDir dir;
+  std::filesystem::path task = stub_task(dir.path()), workspace = dir.path() / "ws";
+  std::filesystem::path config = dir.path() / "accelopt.toml";
+  write_file_atomic(config, server.config_toml() + search_toml(0));
+  Result optimize = accelopt("optimize --task " + task.string() + " --config " + config.string() +
+                                 " --workspace " + workspace.string(),
+                             dir.path());
+  ASSERT_EQ(optimize.code, 0) << optimize.output;
+  Result resume = accelopt("resume 1 --iterations 1 --workspace " + workspace.string(), dir.path());
+  ASSERT_EQ(resume.code, 0) << resume.output;
+  EXPECT_EQ(server.requests("executor").size(), 2u);
+  auto database = store::Store::open(store::database_path(workspace));
+  std::optional<kernel::Verdict> faster;
+  for (const store::CandidateRecord& candidate : database->candidates(1)) {
+    if (candidate.iteration == 1 && candidate.source == axpy::faster()) {
+      faster = database->trace(candidate.id)->verdict;
+    }
+  }
+  ASSERT_TRUE(faster) << resume.output;
+  if (faster->status == kernel::Status::kRejectedPhysics) {
+    GTEST_SKIP() << "the harness refused axpy's fast kernel as faster than its roofline allows";
+  }
+  ASSERT_TRUE(faster->passed() && faster->timing) << faster->message;
+  EXPECT_GT(faster->timing->speedup, 2.0) << faster->message;
+}
+
 TEST(NaiveBaseline, WithoutAModelTheTaskIsRefusedWithTheWaysOut) {
   TempDir dir;
   std::filesystem::path task = stub_task(dir.path()), workspace = dir.path() / "ws";

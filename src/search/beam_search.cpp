@@ -399,9 +399,11 @@ void Run::restore(const SearchCheckpoint& checkpoint) {
     return trace->verdict;
   };
   baseline_ = Scored{checkpoint.baseline, verdict_of(checkpoint.baseline)};
-  if (task::is_baseline_stub(read_file(context_.task->baseline_path()))) {
-    // The run's baseline is the kernel its start wrote (the task has none), as the store keeps it.
-    evaluator_.use_baseline_source(book_.source_of(baseline_.candidate));
+  // The run's baseline as the store keeps it: the kernel its start wrote where the task had none
+  // (the folder still holds the stub), or a file edited since.
+  std::string recorded = book_.source_of(baseline_.candidate);
+  if (!recorded.empty() && recorded != read_file(context_.task->baseline_path())) {
+    evaluator_.use_baseline_source(recorded);
   }
   progress_.set_scale(RunScale(baseline_.verdict));
   comparisons_ = Comparisons(baseline_.candidate);
