@@ -39,14 +39,19 @@ Result accelopt(const std::string& arguments, const std::filesystem::path& scrat
 }
 
 // tests/data/tasks/axpy with its baseline replaced by a stub as `accelopt task import` writes one:
-// the marker, the prototype, zeros.
-std::filesystem::path stub_task(const std::filesystem::path& scratch) {
+// the marker, the prototype, zeros. `marker_only`: the marker line alone, as a person writes it to
+// a task that had no baseline file (load_task's error says so).
+std::filesystem::path stub_task(const std::filesystem::path& scratch, bool marker_only = false) {
   std::filesystem::path source =
       std::filesystem::path(ACCELOPT_SOURCE_DIR) / "tests/data/tasks/axpy";
   std::filesystem::path task = scratch / "axpy";
   std::filesystem::create_directories(task);
   for (const char* name : {"definition.json", "reference.cpp"}) {
     std::filesystem::copy_file(source / name, task / name);
+  }
+  if (marker_only) {
+    write_file_atomic(task / "baseline.cpp", std::string(task::kBaselineStubMarker) + "\n");
+    return task;
   }
   write_file_atomic(task / "baseline.cpp",
                     std::string(task::kBaselineStubMarker) +
@@ -124,7 +129,7 @@ TEST(NaiveBaseline, TheFixerRepairsAWrongKernelWhichBecomesTheBaseline) {
   server.on("executor", kStubHeading, kernel_answer(axpy::wrong()));
   server.on("fixer", "", kernel_answer(axpy::slower()));
   TempDir dir;
-  std::filesystem::path task = stub_task(dir.path()), workspace = dir.path() / "ws";
+  std::filesystem::path task = stub_task(dir.path(), true), workspace = dir.path() / "ws";
   std::filesystem::path config = dir.path() / "accelopt.toml";
   write_file_atomic(config, server.config_toml() + search_toml(0));
   Result optimize = accelopt("optimize --task " + task.string() + " --config " + config.string() +
@@ -215,6 +220,17 @@ TEST(NaiveBaseline, AResumedRunIsTimedAgainstItsRecordedBaseline) {
 
 TEST(NaiveBaseline, WithoutAModelTheTaskIsRefusedWithTheWaysOut) {
   TempDir dir;
+  {  // no baseline file at all: load_task's error names the stub marker as a way out
+    std::filesystem::path bare = stub_task(dir.path() / "bare");
+    std::filesystem::remove(bare / "baseline.cpp");
+    Result missing = accelopt("eval --task " + bare.string(), dir.path());
+    EXPECT_NE(missing.code, 0) << missing.output;
+    EXPECT_NE(missing.output.find((bare / "baseline.cpp").string() + ": missing"),
+              std::string::npos)
+        << missing.output;
+    EXPECT_NE(missing.output.find(std::string(task::kBaselineStubMarker)), std::string::npos)
+        << missing.output;
+  }
   std::filesystem::path task = stub_task(dir.path()), workspace = dir.path() / "ws";
   Result optimize = accelopt(
       "optimize --task " + task.string() + " --workspace " + workspace.string(), dir.path());
