@@ -247,6 +247,14 @@ TEST(NaiveBaseline, WithoutAModelTheTaskIsRefusedWithTheWaysOut) {
   Result bench = accelopt("bench --suite " + dir.path().string() + " --tasks axpy", dir.path());
   EXPECT_NE(bench.code, 0) << bench.output;
   EXPECT_NE(bench.output.find(expected), std::string::npos) << bench.output;
+
+  // A kernel of one's own still evaluates: timed against itself, since the stub computes nothing.
+  write_file_atomic(dir.path() / "naive.cpp", axpy::slower());
+  Result own = accelopt("eval --task " + task.string() + " --kernel " +
+                            (dir.path() / "naive.cpp").string() + " --budget 2 --target 0.2",
+                        dir.path());
+  EXPECT_EQ(own.code, 0) << own.output;
+  EXPECT_NE(own.output.find("PASSED"), std::string::npos) << own.output;
 }
 
 }  // namespace

@@ -32,11 +32,10 @@ inline bool is_baseline_stub(std::string_view source) {
 
 // What a person reads where a stub baseline cannot be used: which file, and the two ways out.
 inline std::string baseline_stub_message(const std::filesystem::path& baseline) {
-  return baseline.string() +
-         ": the task has no baseline yet (this file is the stub `accelopt task import` writes, "
-         "marked \"" +
+  return baseline.string() + ": the task has no baseline yet (the file is marked \"" +
          std::string(kBaselineStubMarker) +
-         "\"): write the straightforward loops of the reference there (and remove the marker "
+         "\", as the stub `accelopt task import` writes is): write the straightforward loops of "
+         "the reference there (and remove the marker "
          "line), or configure a model (`accelopt optimize --config FILE` with [models], "
          "docs/llm.md): optimize then has the executor write a correct naive kernel to start "
          "from, and --save-baseline keeps it as the task's baseline";
