@@ -248,6 +248,12 @@ TEST(NaiveBaseline, WithoutAModelTheTaskIsRefusedWithTheWaysOut) {
   EXPECT_NE(bench.code, 0) << bench.output;
   EXPECT_NE(bench.output.find(expected), std::string::npos) << bench.output;
 
+  // What the executor is sent, for a person tuning the templates; nothing is sent.
+  Result prompt = accelopt("prompt --task " + task.string() + " --role baseline", dir.path());
+  EXPECT_EQ(prompt.code, 0) << prompt.output;
+  EXPECT_NE(prompt.output.find(kStubHeading), std::string::npos) << prompt.output;
+  EXPECT_NE(prompt.output.find("This task has no kernel yet"), std::string::npos);
+
   // A kernel of one's own still evaluates: timed against itself, since the stub computes nothing.
   write_file_atomic(dir.path() / "naive.cpp", axpy::slower());
   Result own = accelopt("eval --task " + task.string() + " --kernel " +
