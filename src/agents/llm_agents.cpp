@@ -41,10 +41,14 @@ std::vector<Result> run_concurrently(int count, const std::function<Result(int)>
 class LlmAgent {
  public:
   // `models` null: an agent that only renders its prompts (the previews below).
-  LlmAgent(llm::ModelSet* models, LlmAgentOptions options, std::string_view role)
+  // `templates`: the name of the agent's two templates (<templates>.system, .user); empty: the
+  // role's.
+  LlmAgent(llm::ModelSet* models, LlmAgentOptions options, std::string_view role,
+           std::string_view templates = {})
       : models_(models),
         options_(std::move(options)),
         role_(role),
+        templates_(templates.empty() ? role : templates),
         prompts_(options_.prompts_dir, options_.builtin_prompts_dir, options_.platform) {}
 
  protected:
@@ -96,8 +100,8 @@ class LlmAgent {
 
   // The role's system and user messages, rendered from `variables`.
   RolePrompt render(const Json& variables) const {
-    return {prompts_.render(role_ + ".system", variables),
-            prompts_.render(role_ + ".user", variables)};
+    return {prompts_.render(templates_ + ".system", variables),
+            prompts_.render(templates_ + ".user", variables)};
   }
 
   std::string model_name() const {
@@ -130,6 +134,7 @@ class LlmAgent {
   llm::ModelSet* models_;
   const LlmAgentOptions options_;
   const std::string role_;
+  const std::string templates_;
   const PromptLibrary prompts_;
 };
 
@@ -261,6 +266,32 @@ class LlmFixer final : public roles::Fixer, LlmAgent {
   }
 };
 
+// The executor writing a task's first kernel (its baseline is a stub): its own templates
+// (baseline.system, baseline.user), the executor's model, and "executor" in the ledger.
+class LlmBaselineWriter final : public roles::BaselineWriter, LlmAgent {
+ public:
+  LlmBaselineWriter(llm::ModelSet* models, LlmAgentOptions options)
+      : LlmAgent(models, std::move(options), roles::kExecutor, "baseline") {}
+
+  roles::Implementation write(const roles::KernelView& task, int attempt) override {
+    Json variables = baseline_variables(task, attempt);
+    return read_kernel(ask(variables, variables, task), *task.task);
+  }
+
+  RolePrompt preview(const roles::KernelView& task) const {
+    return render(baseline_variables(task, 1));
+  }
+
+ private:
+  Json baseline_variables(const roles::KernelView& task, int attempt) const {
+    Json variables = common_variables(task);
+    variables["stub"] = task.source;
+    variables["attempt_index"] = attempt;
+    variables["retry"] = attempt > 1;
+    return variables;
+  }
+};
+
 // The kernels made for the same parent in the same iteration, with their speedups over the
 // baseline, and the rewrite's rank among those timed (1: the fastest).
 Json sibling_variables(const std::vector<roles::Sibling>& siblings) {
@@ -364,6 +395,15 @@ std::unique_ptr<roles::Summarizer> make_llm_summarizer(llm::ModelSet& models,
   return std::make_unique<LlmSummarizer>(&models, std::move(options));
 }
 
+std::unique_ptr<roles::BaselineWriter> make_llm_baseline_writer(llm::ModelSet& models,
+                                                                LlmAgentOptions options) {
+  return std::make_unique<LlmBaselineWriter>(&models, std::move(options));
+}
+
+RolePrompt baseline_prompt(const LlmAgentOptions& options, const roles::KernelView& task) {
+  return LlmBaselineWriter(nullptr, options).preview(task);
+}
+
 RolePrompt planner_prompt(const LlmAgentOptions& options, const roles::KernelView& kernel,
                           const std::vector<roles::Insight>& memory, int count) {
   return LlmPlanner(nullptr, options).preview(kernel, memory, count);
@@ -389,6 +429,7 @@ LlmAgents make_llm_agents(llm::ModelSet& models, const LlmAgentOptions& options)
   agents.executor = make_llm_executor(models, options);
   agents.fixer = make_llm_fixer(models, options);
   agents.summarizer = make_llm_summarizer(models, options);
+  agents.baseline_writer = make_llm_baseline_writer(models, options);
   return agents;
 }
 

@@ -48,6 +48,9 @@ struct LlmAgents {
   std::unique_ptr<roles::Executor> executor;
   std::unique_ptr<roles::Fixer> fixer;
   std::unique_ptr<roles::Summarizer> summarizer;
+  // The executor's other job: a task's first kernel where it has none (lent to the search apart
+  // from roles(), since only a run of a task without a baseline needs it).
+  std::unique_ptr<roles::BaselineWriter> baseline_writer;
 
   roles::RoleAgents roles() const {
     return {planner.get(), executor.get(), fixer.get(), summarizer.get()};
@@ -62,6 +65,8 @@ std::unique_ptr<roles::Executor> make_llm_executor(llm::ModelSet& models,
 std::unique_ptr<roles::Fixer> make_llm_fixer(llm::ModelSet& models, LlmAgentOptions options = {});
 std::unique_ptr<roles::Summarizer> make_llm_summarizer(llm::ModelSet& models,
                                                        LlmAgentOptions options = {});
+std::unique_ptr<roles::BaselineWriter> make_llm_baseline_writer(llm::ModelSet& models,
+                                                                LlmAgentOptions options = {});
 
 // The messages a role's agent sends, rendered exactly as the agent renders them, and sent nowhere:
 // the first call of the job (the planner's first draw, the executor's first implementation). For
@@ -77,5 +82,7 @@ RolePrompt executor_prompt(const LlmAgentOptions& options, const roles::KernelVi
 RolePrompt fixer_prompt(const LlmAgentOptions& options, const roles::KernelView& failed,
                         const roles::Plan& plan);
 RolePrompt summarizer_prompt(const LlmAgentOptions& options, const roles::RewritePair& pair);
+// The executor's messages for a task without a baseline (`task.source` is its stub).
+RolePrompt baseline_prompt(const LlmAgentOptions& options, const roles::KernelView& task);
 
 }  // namespace accelopt::agents

@@ -143,6 +143,12 @@ PromptLibrary::PromptLibrary(fs::path user_dir, fs::path builtin_dir, std::strin
       fs::path path = root / (name + ".mustache");
       if (fs::is_regular_file(path)) templates_[name] = {path, read_file(path)};
     }
+    // The executor's templates for a task without a baseline (roles::BaselineWriter), read where
+    // present: a folder of one's own need not have them.
+    for (const char* name : {"baseline.system", "baseline.user"}) {
+      fs::path path = root / (std::string(name) + ".mustache");
+      if (fs::is_regular_file(path)) templates_[name] = {path, read_file(path)};
+    }
     for (const char* folder : {"partials", "platform"}) {
       std::error_code error;
       if (!fs::is_directory(root / folder, error)) continue;

@@ -14,6 +14,7 @@
 #include "common/files.h"
 #include "platform/registry.h"
 #include "report/bench_text.h"
+#include "task/baseline_stub.h"
 #include "task/flashinfer_import.h"
 #include "task/npy.h"
 #include "task/task.h"
@@ -138,6 +139,8 @@ int run_bench(const BenchArguments& arguments) {
             arguments.kernels, name, name, extension, name, extension, name, extension);
       }
     }
+    bool no_baseline = task::is_baseline_stub(read_file(task.baseline_path()));
+    if (!chosen && no_baseline) throw UserError(task::baseline_stub_message(task.baseline_path()));
     entries.push_back({chosen ? chosen->filename().string() : "baseline",
                        chosen.value_or(task.baseline_path()), false});
     if (chosen)
@@ -157,6 +160,10 @@ int run_bench(const BenchArguments& arguments) {
       request.source = read_file(entry.source);
       request.timing.budget_seconds = arguments.budget;
       request.timing.target_half_width = arguments.target;
+      if (no_baseline) {  // nothing to time against but the kernel itself (the stub is wrong)
+        request.anchor_source = request.source;
+        request.anchor_name = "itself (the task has no baseline)";
+      }
       if (entry.library) {
         request.trusted = true;
         std::smatch link;

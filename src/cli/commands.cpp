@@ -12,6 +12,7 @@
 #include "report/machine_text.h"
 #include "report/progress.h"
 #include "report/verdict_text.h"
+#include "task/baseline_stub.h"
 #include "task/task.h"
 
 namespace accelopt::cli {
@@ -44,9 +45,16 @@ int run_eval(const EvalArguments& arguments) {
   std::filesystem::path kernel =
       arguments.kernel.empty() ? task.baseline_path() : std::filesystem::path(arguments.kernel);
   request.source = read_file(kernel);
+  bool no_baseline = task::is_baseline_stub(read_file(task.baseline_path()));
+  if (arguments.kernel.empty() && no_baseline) {
+    throw UserError(task::baseline_stub_message(kernel));
+  }
   if (!arguments.anchor.empty()) {
     request.anchor_source = read_file(arguments.anchor);
     request.anchor_name = std::filesystem::path(arguments.anchor).filename().string();
+  } else if (no_baseline) {  // nothing to time against but the kernel itself (the stub is wrong)
+    request.anchor_source = request.source;
+    request.anchor_name = "itself (the task has no baseline)";
   }
   request.measure_time = !arguments.no_time;
   request.time_ceiling = arguments.time_ceiling;

@@ -31,6 +31,7 @@
 #include "search/config.h"
 #include "search/run_settings.h"
 #include "store/store.h"
+#include "task/baseline_stub.h"
 #include "task/task.h"
 #include "tuner/tuner_agents.h"
 
@@ -54,6 +55,8 @@ struct OptimizeArguments {
   std::string kernel;   // the user's own kernel to start from; empty: the task's baseline
   std::string platform = "cpu";
   bool remote_workers = false;  // enqueue evaluations for `accelopt worker`s instead of evaluating
+  // A task without a baseline: write the naive kernel the run started from as its baseline.cpp.
+  bool save_baseline = false;
 };
 
 struct ResumeArguments {
@@ -107,6 +110,7 @@ std::unique_ptr<Agents> make_agents(const std::string& mode, const ConfigFile& c
   agents->llm =
       agents::make_llm_agents(*agents->models, llm_agent_options(mode, prompts, platform, search));
   static_cast<roles::RoleAgents&>(agents->set) = agents->llm.roles();
+  agents->set.baseline_writer = agents->llm.baseline_writer.get();
   if (mode == "hybrid") {
     agents->set.refine_planner = &agents->tuner.planner;
     agents->set.refine_executor = &agents->tuner.executor;
@@ -257,6 +261,35 @@ void check_tunable(const std::string& mode, const std::string& source) {
   }
 }
 
+// A task without a baseline (its baseline is import's stub) starts from a naive kernel the executor
+// writes; the tuner writes none.
+void check_has_baseline(const std::string& mode, const task::Task& task) {
+  if (mode == "tuner" && task::is_baseline_stub(read_file(task.baseline_path()))) {
+    throw UserError(task::baseline_stub_message(task.baseline_path()));
+  }
+}
+
+// --save-baseline: the kernel a run of a task without a baseline started from becomes the task's
+// baseline file; a task with one of its own is left as it is.
+void save_baseline(const store::Store& store, const task::Task& task,
+                   const search::RunSummary& summary) {
+  if (!task::is_baseline_stub(read_file(task.baseline_path()))) {
+    std::cerr << fmt::format("--save-baseline: {} is the task's own baseline; left as it is\n",
+                             task.baseline_path().string());
+    return;
+  }
+  auto baseline =
+      summary.baseline_candidate > 0 ? store.candidate(summary.baseline_candidate) : std::nullopt;
+  if (!baseline || task::is_baseline_stub(baseline->source)) {
+    std::cerr << fmt::format("--save-baseline: run {} has no naive baseline to save ({})\n",
+                             summary.run_id, summary.state);
+    return;
+  }
+  write_file_atomic(task.baseline_path(), baseline->source);
+  std::cerr << fmt::format("wrote {}: the naive baseline run {} started from\n",
+                           task.baseline_path().string(), summary.run_id);
+}
+
 // The preset, then the file's [search] and [memory] tables, then the flags.
 search::SearchConfig search_config(const OptimizeArguments& arguments, const ConfigFile& file) {
   search::SearchConfig config = search::preset(arguments.preset);
@@ -361,6 +394,7 @@ int run_optimize(const OptimizeArguments& arguments) {
   }
   for (const task::Task& task : tasks) {
     task.workload_or_default(arguments.workload);  // an unknown workload: before any database
+    check_has_baseline(mode, task);
     check_tunable(mode, start_kernel.empty() ? read_file(task.baseline_path()) : start_kernel);
   }
   if (!arguments.prompts.empty() && !std::filesystem::is_directory(arguments.prompts)) {
@@ -395,6 +429,7 @@ int run_optimize(const OptimizeArguments& arguments) {
     search::RunSummary summary =
         start_new_run(*bench, task, std::move(settings), file, arguments.prompts, signals, {});
     code = std::max(code, exit_code(summary.state, signals));
+    if (arguments.save_baseline) save_baseline(*bench->store, task, summary);
     summaries.emplace_back(task.name, summary);
   }
   if (summaries.size() == 1) {
@@ -450,6 +485,9 @@ void add_optimize_flags(CLI::App& command, OptimizeArguments& arguments) {
                      "a folder of your own prompt templates (llm, hybrid)");
   command.add_option("--kernel", arguments.kernel,
                      "start from your own kernel FILE instead of the task's baseline (one task)");
+  command.add_flag("--save-baseline", arguments.save_baseline,
+                   "a task without a baseline (import's stub): write the naive kernel the "
+                   "executor wrote for the run as the task's baseline file");
 }
 
 void add_resume_flags(CLI::App& command, ResumeArguments& arguments) {
@@ -471,6 +509,7 @@ search::RunSummary optimize_one(const NewRun& run, const StopOnSignals& signals)
   task::Task task = task::load_task(run.task_directory, platform.kernel_extension);
   ConfigFile file = read_config(run.config_path);
   check_mode(run.agents);
+  check_has_baseline(run.agents, task);
   check_models_configured(run.agents, file);
   check_models_answer(run.agents, file);
   if (run.remote_workers) check_remote_workers(run.workspace);

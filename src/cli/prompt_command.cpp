@@ -48,6 +48,9 @@ struct PromptArguments {
 constexpr const char* kNoPlan =
     "(no plan was given: `accelopt prompt --plan TEXT` or `--plan-file FILE` puts one here)";
 
+// Not a role: the executor's other prompt (roles::BaselineWriter), shown under its templates' name.
+constexpr std::string_view kBaselineRole = "baseline";
+
 roles::Plan plan_of(const PromptArguments& arguments) {
   if (!arguments.plan.empty() && !arguments.plan_file.empty()) {
     throw UserError("--plan and --plan-file: give one of them");
@@ -180,6 +183,10 @@ int run_prompt(const PromptArguments& arguments) {
     pair.speedup_low = timing.speedup_low;
     pair.speedup_high = timing.speedup_high;
     prompt = agents::summarizer_prompt(options, pair);
+  } else if (arguments.role == kBaselineRole) {
+    // The executor writing the first kernel of a task without a baseline: shown the stub.
+    prompt = agents::baseline_prompt(
+        options, view_of(task, arguments.workload, task.baseline_path(), "", nullptr, {}));
   }
   if (arguments.json) {
     std::cout
@@ -203,10 +210,14 @@ void register_prompt_command(CLI::App& app, CommandTable& table) {
   auto arguments = std::make_shared<PromptArguments>();
   CLI::App* prompt = app.add_subcommand(
       "prompt", "Print what a role's model would be sent for a task (nothing is sent)");
-  prompt->add_option("--role", arguments->role, "planner, executor, fixer or summarizer")
+  prompt
+      ->add_option("--role", arguments->role,
+                   "planner, executor, fixer or summarizer; baseline: the executor writing the "
+                   "first kernel of a task without a baseline")
       ->required()
       ->check(CLI::IsMember({std::string(roles::kPlanner), std::string(roles::kExecutor),
-                             std::string(roles::kFixer), std::string(roles::kSummarizer)}));
+                             std::string(roles::kFixer), std::string(roles::kSummarizer),
+                             std::string(kBaselineRole)}));
   prompt->add_option("--task", arguments->task_directory, "task directory")->required();
   prompt->add_option("--workload", arguments->workload,
                      "workload name (default: the task's default)");

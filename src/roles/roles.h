@@ -175,6 +175,16 @@ class Summarizer {
   virtual std::optional<Insight> summarize(const RewritePair& pair) = 0;
 };
 
+// The executor's other job: a task's first kernel where the task has none (its baseline is
+// `accelopt task import`'s stub, task/baseline_stub.h), a straightforward and correct translation
+// of the reference rather than a fast one. The search checks it and has the fixer repair it.
+class BaselineWriter {
+ public:
+  virtual ~BaselineWriter() = default;
+  // `task` carries the task, workload, place and seed; its source is the stub. `attempt` from 1.
+  virtual Implementation write(const KernelView& task, int attempt) = 0;
+};
+
 // One agent for each role, as a family of agents offers them (the LLM agents, the tuner) and the
 // search uses them; null where a family has none for a role (the tuner repairs nothing).
 struct RoleAgents {

@@ -9,6 +9,7 @@
 #include "common/files.h"
 #include "memory/memory.h"
 #include "search/answers.h"
+#include "search/baseline_writing.h"
 #include "search/candidate_key.h"
 #include "search/checkpoint.h"
 #include "search/confirmation.h"
@@ -21,6 +22,7 @@
 #include "search/selection.h"
 #include "search/stop.h"
 #include "search/thread_pool.h"
+#include "task/baseline_stub.h"
 
 namespace accelopt::search {
 namespace {
@@ -91,6 +93,9 @@ class Run {
   // Iteration 0: the baseline, and the user's kernel when given: the beam's first kernel. False
   // (the run ended "failed") when it does not pass.
   bool start();
+  // A task without a baseline: `record` and `plan` become the naive kernel the executor wrote
+  // (baseline_writing.h). False (the run ended) when none passed or no model may write one.
+  bool write_stub_baseline(store::CandidateRecord& record, roles::Plan& plan);
   // One iteration's attempts, its tally of agent calls, and the beam after it.
   std::vector<Attempt> iterate(int iteration, const std::vector<roles::Insight>& insights);
   std::vector<Attempt> refine(int iteration, const std::vector<Scored>& entering,
@@ -156,6 +161,10 @@ bool Run::start() {
   roles::Plan plan;
   plan.text = "the task's baseline";
   plan.author = "baseline";
+  if (task::is_baseline_stub(record.source)) {
+    if (!write_stub_baseline(record, plan)) return false;
+    evaluator_.use_baseline_source(record.source);
+  }
   auto attempt = evaluator_.evaluate(record, 0, plan);
   if (!attempt && stop_.interrupted()) {
     end("interrupted");
@@ -195,6 +204,60 @@ bool Run::start() {
   }
   std::vector<store::MemoryEntryRecord> none;
   checkpoint(0, none);
+  return true;
+}
+
+bool Run::write_stub_baseline(store::CandidateRecord& record, roles::Plan& plan) {
+  // Written and recorded by an earlier process of this run, killed before its first checkpoint.
+  if (auto stored = context_.store->candidate_by_key(run_id_, record.key)) {
+    record.source = stored->source;
+    record.author = stored->author;
+    return true;
+  }
+  const AgentSet& agents = context_.agents;
+  if (agents.baseline_writer == nullptr) {
+    end("failed: " + task::baseline_stub_message(context_.task->baseline_path()));
+    return false;
+  }
+  progress_.emit(EventKind::kNote, 0,
+                 "the task has no baseline (its baseline is a stub): the executor writes a naive "
+                 "kernel to start from");
+  BaselineWriting writing;
+  writing.task = context_.task;
+  writing.workload = workload_;
+  writing.stub = record.source;
+  writing.writer = agents.baseline_writer;
+  writing.fixer = agents.fixer;
+  writing.repairs = std::max(1, config_.fix_rounds);
+  writing.seed = config_.seed;
+  writing.check = [this](const std::string& source) {
+    return evaluator_.check_correctness(source);
+  };
+  writing.note = [this](const std::string& line) { progress_.emit(EventKind::kNote, 0, line); };
+  std::string why;
+  std::optional<WrittenBaseline> written;
+  try {
+    written = write_baseline(writing, &why);
+  } catch (const roles::BudgetExhausted& error) {
+    end(fmt::format("stopped: the LLM budget is spent ({})", error.what()));
+    return false;
+  } catch (const roles::AgentUnavailable& error) {
+    end(fmt::format("failed: no naive baseline could be written: {}", error.what()));
+    return false;
+  }
+  if (!written) {
+    if (why.empty()) {
+      end("interrupted");
+    } else {
+      end(fmt::format("failed: no naive kernel the executor wrote passed (the last: {}); {}", why,
+                      task::baseline_stub_message(context_.task->baseline_path())));
+    }
+    return false;
+  }
+  record.source = written->source;
+  record.author = written->author;
+  plan.text = "a naive kernel " + written->how + ": the task had no baseline";
+  plan.author = written->author;
   return true;
 }
 
@@ -336,6 +399,12 @@ void Run::restore(const SearchCheckpoint& checkpoint) {
     return trace->verdict;
   };
   baseline_ = Scored{checkpoint.baseline, verdict_of(checkpoint.baseline)};
+  // The run's baseline as the store keeps it: the kernel its start wrote where the task had none
+  // (the folder still holds the stub), or a file edited since.
+  std::string recorded = book_.source_of(baseline_.candidate);
+  if (!recorded.empty() && recorded != read_file(context_.task->baseline_path())) {
+    evaluator_.use_baseline_source(recorded);
+  }
   progress_.set_scale(RunScale(baseline_.verdict));
   comparisons_ = Comparisons(baseline_.candidate);
   confirmation_ = checkpoint.confirmation;

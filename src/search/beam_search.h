@@ -78,6 +78,9 @@ struct AgentSet : roles::RoleAgents {
   // What planner and executor make: kTuner for the tuner's agents, kExecutor for an LLM's. Only
   // LLM kernels are refined in hybrid runs; tuner moves are summarized by refine_summarizer.
   store::CandidateKind proposes = store::CandidateKind::kExecutor;
+  // A task without a baseline (task/baseline_stub.h): the executor writes the run's first kernel
+  // (baseline_writing.h). Null: such a task's run fails, saying how to give it one.
+  roles::BaselineWriter* baseline_writer = nullptr;
 };
 
 struct SearchContext {

@@ -151,6 +151,7 @@ kernel::Verdict Evaluator::run_platform(platform::EvalRequest request) {
   request.task = parts_.task;
   request.workload = parts_.workload;
   request.abandon = parts_.stop->interrupt_flag();
+  if (request.anchor_source.empty()) request.anchor_source = baseline_source_;
   Gate::Pass slot(gate_);
   if (!parts_.slots.empty()) request.cores = parts_.slots[static_cast<size_t>(slot.place())];
   return parts_.platform->evaluate(request);
@@ -166,6 +167,18 @@ kernel::Verdict Evaluator::time_head_to_head(const std::string& source,
   request.anchor_name = anchor_name;
   request.timing = timing;
   return run_platform(std::move(request));
+}
+
+std::optional<kernel::Verdict> Evaluator::check_correctness(const std::string& source) {
+  platform::EvalRequest request;
+  request.source = source;
+  request.anchor_source = source;
+  request.measure_time = false;
+  try {
+    return run_platform(std::move(request));
+  } catch (const platform::EvaluationAbandoned&) {
+    return std::nullopt;
+  }
 }
 
 std::optional<Attempt> Evaluator::evaluate(store::CandidateRecord record, int64_t beam_parent,

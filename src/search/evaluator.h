@@ -124,6 +124,15 @@ class Evaluator {
                                     const std::string& anchor_name,
                                     const platform::TimingOptions& timing);
 
+  // Checks `source` for correctness only (no timing): not a candidate, not recorded, not counted.
+  // nullopt when Ctrl-C abandons it.
+  std::optional<kernel::Verdict> check_correctness(const std::string& source);
+
+  // The baseline every evaluation is timed against where the task's own file is not it (a task
+  // without a baseline, whose run starts from a kernel the executor wrote). Set before any
+  // evaluation starts; empty: the task's baseline file.
+  void use_baseline_source(std::string source) { baseline_source_ = std::move(source); }
+
  private:
   // Why a new evaluation may not start now; empty: it may. (caller must hold mutex_)
   std::string budget_spent() const;
@@ -131,6 +140,7 @@ class Evaluator {
 
   const SearchConfig& config_;
   EvaluatorParts parts_;
+  std::string baseline_source_;  // empty: the task's baseline file
 
   std::mutex mutex_;                                  // guards the three below
   std::map<std::string, int64_t> evaluated_by_hash_;  // normalized hash → candidate evaluated

@@ -10,6 +10,7 @@
 #include "common/files.h"
 #include "common/json.h"
 #include "task/abi.h"
+#include "task/baseline_stub.h"
 #include "task/task.h"
 
 namespace accelopt::task {
@@ -220,14 +221,19 @@ ImportedTask import_flashinfer(const std::string& definition_json, const std::st
                            size.empty() ? "1" : size, output.name);
   }
   imported.baseline = fmt::format(
+      "{}\n"
       "// The baseline of {}, written by accelopt task import: it compiles, and it is NOT "
       "correct.\n"
-      "// Write here the straightforward loops of reference.py (the user's or an agent's job).\n"
+      "// Write here the straightforward loops of reference.py (the user's or an agent's job) and\n"
+      "// remove the marker line above; until then the task has no baseline (`optimize` with a\n"
+      "// model starts from a naive kernel the executor writes).\n"
       "#include <cstdint>\n\n#include \"accelopt_task.h\"\n\n{} {{\n{}}}\n",
-      task.name, signature, outputs);
+      kBaselineStubMarker, task.name, signature, outputs);
   imported.notes.push_back(
-      "baseline.cpp: a stub that compiles but writes zeros: write the straightforward loops of "
-      "reference.py there before optimizing");
+      "baseline.cpp: a stub that compiles but writes zeros (marked \"" +
+      std::string(kBaselineStubMarker) +
+      "\"): write the straightforward loops of reference.py there, or let `accelopt optimize` "
+      "with a model write a naive one (--save-baseline keeps it)");
   return imported;
 }
 

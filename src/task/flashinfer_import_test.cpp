@@ -5,6 +5,7 @@
 #include "common/error.h"
 #include "common/files.h"
 #include "common/json.h"
+#include "task/baseline_stub.h"
 #include "task/task.h"
 
 namespace accelopt::task {
@@ -62,6 +63,9 @@ TEST(FlashInferImport, MakesATaskFolderThatLoads) {
   EXPECT_NE(baseline.find("extern \"C\" void kernel(const float* __restrict hidden_states"),
             std::string::npos)
       << baseline;
+  // Marked as a stub: the task has no baseline until someone (or optimize's executor) writes one.
+  EXPECT_TRUE(is_baseline_stub(baseline)) << baseline;
+  EXPECT_FALSE(is_baseline_stub("// accelopt:baseline-stub is only mentioned here\n"));
   // A second import into the same folder is refused, not merged.
   EXPECT_THROW(write_imported_task(imported, directory.path() / "rmsnorm_h64"), UserError);
 }

@@ -8,6 +8,7 @@
 
 #include "common/error.h"
 #include "common/files.h"
+#include "task/baseline_stub.h"
 #include "task/expression.h"
 
 namespace accelopt::task {
@@ -511,7 +512,11 @@ Task load_task(const std::filesystem::path& directory, const std::string& kernel
   }
   if (!std::filesystem::exists(task.baseline_path())) {
     throw UserError(task.baseline_path().string() + ": missing (every task needs a baseline" +
-                    kernel_extension + " for this platform)");
+                    kernel_extension +
+                    " for this platform): write one, or a file holding the line `" +
+                    std::string(kBaselineStubMarker) +
+                    "` to have `accelopt optimize` with a model write a naive one "
+                    "(docs/task-format.md, \"A task without a baseline\")");
   }
   return task;
 }
