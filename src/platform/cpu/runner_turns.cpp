@@ -45,6 +45,7 @@ MixCenters mix_centers(const task::Task& task) {
     const task::InputDistribution& d = spec.distribution;
     switch (d.kind) {
       case task::Distribution::kConstant:
+      case task::Distribution::kInteger:  // copied as they are: a shrunk index is not an index
         centers.emplace_back(std::nullopt);
         break;
       case task::Distribution::kUniform:
@@ -135,8 +136,8 @@ void RunnerTurns::load_turn(SharedBuffers& buffers, const TurnPlan& plan, int ca
                plan.inputs_seed + static_cast<uint64_t>(slot) * 0x632BE59BD9B4E019ull, slot_case);
     slot_case.outputs.clear();
     slot_case.label = "fresh inputs";
-    load_inputs(buffers, layout_, slot, slot_case);
-    mark_unwritten(buffers, layout_, slot);
+    load_inputs(buffers, task_, layout_, slot, slot_case);
+    mark_unwritten(buffers, task_, layout_, slot);
   }
   buffers.fill_canaries(0, static_cast<size_t>(calls) * (layout_.inputs + layout_.outputs));
 }
