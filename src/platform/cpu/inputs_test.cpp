@@ -6,6 +6,7 @@
 #include <set>
 
 #include "common/error.h"
+#include "platform/cpu/runner_turns.h"
 
 namespace accelopt::platform::cpu {
 namespace {
@@ -184,6 +185,27 @@ TEST(Inputs, AnIntegerDistributionNeedsWholeBoundsInOrder) {
         R"({"kind": "integer", "low": 0, "high": 1e9})"}) {
     EXPECT_THROW(task::parse_task_definition(definition(bad), "/t", "t"), UserError) << bad;
   }
+}
+
+// A timed turn's mixed inputs must be new values in the kernel's dtype too: float32's shrink of a
+// few parts per million vanishes when a bfloat16 input is rounded, one bfloat16 step does not.
+TEST(Inputs, MixedNarrowInputsDifferAfterRounding) {
+  task::Task task = test_task("bfloat16");
+  ReferenceCase pooled;
+  pooled.inputs = {std::vector<float>(4096, 1.5f), std::vector<float>(4096, 2.5f)};
+  MixCenters centers = {0.0, std::nullopt};
+  auto changed = [&](const std::vector<double>& steps) {
+    ReferenceCase mixed;
+    mix_inputs({pooled}, centers, 99, mixed, steps);
+    size_t count = 0;
+    for (float value : mixed.inputs[0]) {
+      count += task::round_to_dtype(task::DType::kBFloat16, value) != 1.5f;
+    }
+    EXPECT_EQ(mixed.inputs[1], pooled.inputs[1]) << "no center: copied";
+    return count;
+  };
+  EXPECT_EQ(changed({}), 0u) << "float32's step is lost in bfloat16";
+  EXPECT_EQ(changed(mix_steps(task)), 4096u);
 }
 
 }  // namespace
