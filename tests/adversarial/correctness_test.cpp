@@ -121,7 +121,8 @@ TEST_P(NarrowTypesSanity, TheBaselinePassesTimed) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Tasks, NarrowTypesSanity,
-                         testing::Values("rmsnorm_bf16", "gather_rows_int32", "bf16_store"));
+                         testing::Values("rmsnorm_bf16", "gather_rows_int32", "bf16_store",
+                                         "axpy_fp16"));
 
 }  // namespace
 }  // namespace accelopt
