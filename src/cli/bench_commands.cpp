@@ -230,8 +230,11 @@ int run_task_dump(const DumpArguments& arguments) {
                    const char* kind, const std::string& file) {
     std::vector<int64_t> shape;
     for (const std::string& axis : tensor.shape) shape.push_back(workload.axes.at(axis));
+    // In the tensor's own dtype, as the kernel sees it (bfloat16 as its bits, "<u2").
+    std::vector<unsigned char> bytes(values.size() * task::dtype_size(tensor.dtype));
+    task::encode_values(tensor.dtype, values.data(), values.size(), bytes.data());
     task::write_npy(out / file, std::string(task::dtype_numpy_descr(tensor.dtype)), shape,
-                    values.data(), values.size() * sizeof(float));
+                    bytes.data(), bytes.size());
     index[kind].push_back({{"name", tensor.name},
                            {"file", file},
                            {"dtype", task::dtype_name(tensor.dtype)},
@@ -294,8 +297,10 @@ void register_bench_commands(CLI::App& app, CommandTable& table) {
   });
 
   auto import_arguments = std::make_shared<ImportArguments>();
-  CLI::App* import_command = task->add_subcommand(
-      "import", "Make a task folder from a FlashInfer-Bench definition (float32 tensors)");
+  CLI::App* import_command =
+      task->add_subcommand("import",
+                           "Make a task folder from a FlashInfer-Bench definition (float32, "
+                           "bfloat16, float16, int8, int32 tensors)");
   import_command->add_option("definition", import_arguments->definition, "DEFINITION.json")
       ->required()
       ->check(CLI::ExistingFile);

@@ -83,5 +83,58 @@ TEST(Checker, EachOutputHasItsOwnTolerance) {
   EXPECT_NE(check.message.find("output 'small'"), std::string::npos) << check.message;
 }
 
+// Each output starts from its dtype's tolerance: bfloat16's rounding passes where float32's
+// tolerance would refuse it, a 2 % error does not, and an integer output must be exact.
+TEST(Checker, EachOutputUsesItsDTypesDefaultTolerance) {
+  task::Task task = task::parse_task_definition(R"json({
+    "name": "t", "op_type": "test", "axes": {"N": {"type": "var"}},
+    "inputs": {"x": {"dtype": "float32", "shape": ["N"]}},
+    "outputs": {"half": {"dtype": "bfloat16", "shape": ["N"]},
+                "wide": {"dtype": "float32", "shape": ["N"]},
+                "count": {"dtype": "int32", "shape": ["N"]}},
+    "workloads": {"w": {"axes": {"N": 1000}}}, "roofline": {"bytes": "N"}})json",
+                                                "/t", "t");
+  EXPECT_DOUBLE_EQ(task.tolerance("half").rtol, 1e-2);
+  EXPECT_DOUBLE_EQ(task.tolerance("half").atol, 1e-2);
+  EXPECT_DOUBLE_EQ(task.tolerance("wide").rtol, 1e-3);
+  EXPECT_DOUBLE_EQ(task.tolerance("count").atol, 0);
+  EXPECT_DOUBLE_EQ(task.rel_l2_tolerance, 1e-2) << "the first output's";
+
+  std::vector<float> reference(1000), rounded(1000), two_percent(1000);
+  for (size_t i = 0; i < reference.size(); ++i) {
+    reference[i] = std::sin(static_cast<float>(i)) * 3.0f;
+    rounded[i] = task::round_to_dtype(task::DType::kBFloat16, reference[i]);
+    two_percent[i] = task::round_to_dtype(task::DType::kBFloat16, reference[i] * 1.02f);
+  }
+  auto check = [&](const std::string& output, const std::vector<float>& values) {
+    return check_output(output, values.data(), reference.data(), values.size(),
+                        task.tolerance(output));
+  };
+  EXPECT_TRUE(check("half", rounded).ok) << check("half", rounded).message;
+  EXPECT_FALSE(check("wide", rounded).ok) << "float32's tolerance refuses bfloat16 rounding";
+  EXPECT_FALSE(check("half", two_percent).ok);
+
+  std::vector<float> counts(1000, 7.0f), off_by_one = counts;
+  off_by_one[500] = 8;
+  auto exact = [&](const std::vector<float>& values) {
+    return check_output("count", values.data(), counts.data(), values.size(),
+                        task.tolerance("count"));
+  };
+  EXPECT_TRUE(exact(counts).ok);
+  EXPECT_FALSE(exact(off_by_one).ok);
+
+  // A definition's own tolerance still wins over the dtype's.
+  task::Task loose = task::parse_task_definition(R"json({
+    "name": "t", "op_type": "test", "axes": {"N": {"type": "var"}},
+    "inputs": {"x": {"dtype": "float32", "shape": ["N"]}},
+    "outputs": {"half": {"dtype": "bfloat16", "shape": ["N"]}},
+    "tolerance": {"rtol": 0.05, "rel_l2": 0.05},
+    "workloads": {"w": {"axes": {"N": 1000}}}, "roofline": {"bytes": "N"}})json",
+                                                 "/t", "t");
+  EXPECT_TRUE(
+      check_output("half", two_percent.data(), reference.data(), 1000, loose.tolerance("half")).ok);
+  EXPECT_DOUBLE_EQ(loose.tolerance("half").atol, 1e-2);
+}
+
 }  // namespace
 }  // namespace accelopt::platform

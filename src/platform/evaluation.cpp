@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "common/error.h"
 #include "common/hash.h"
 #include "platform/paired_timing.h"
 
@@ -113,6 +114,18 @@ std::vector<size_t> buffer_sizes(const task::Task& task, const task::Workload& w
     }
   }
   return sizes;
+}
+
+void require_float32_tensors(const task::Task& task, const std::string& platform) {
+  for (const auto* list : {&task.inputs, &task.outputs}) {
+    for (const task::TensorSpec& tensor : *list) {
+      if (tensor.dtype == task::DType::kFloat32) continue;
+      throw UserError(fmt::format(
+          "task {}: tensor '{}' is {}; the {} platform runs float32 tensors only (the cpu platform "
+          "runs bfloat16, float16, int8 and int32 too)",
+          task.name, tensor.name, task::dtype_name(tensor.dtype), platform));
+    }
+  }
 }
 
 }  // namespace accelopt::platform

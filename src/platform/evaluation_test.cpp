@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "common/error.h"
+
 namespace accelopt::platform {
 namespace {
 
@@ -120,6 +122,33 @@ TEST(TimedVerdictTail, WithoutCeilingsThereIsNoScoreAndNoPhysicsCheck) {
   EXPECT_EQ(verdict.status, Status::kPassed);
   EXPECT_FALSE(verdict.roofline);
   EXPECT_NE(verdict.message.find("2.000x the baseline"), std::string::npos) << verdict.message;
+}
+
+// Buffers are sized at each tensor's width; platforms that run float32 only (cuda, command) refuse
+// any other dtype by name before they compile anything.
+TEST(TensorDTypes, BuffersAtEachWidthAndFloat32OnlyPlatformsRefuseOthers) {
+  task::Task task = task::parse_task_definition(R"json({
+    "name": "t", "op_type": "test", "axes": {"N": {"type": "var"}},
+    "inputs": {"x": {"dtype": "bfloat16", "shape": ["N"]},
+               "i": {"dtype": "int32", "shape": ["N"],
+                     "distribution": {"kind": "integer", "low": 0, "high": 4}},
+               "s": {"dtype": "int8", "shape": ["N"]}},
+    "outputs": {"y": {"dtype": "float16", "shape": ["N"]}},
+    "workloads": {"w": {"axes": {"N": 10}}}, "roofline": {"bytes": "9*N"}})json",
+                                                "/t", "t");
+  EXPECT_EQ(buffer_sizes(task, task.default_workload()), (std::vector<size_t>{20, 40, 10, 20}));
+  try {
+    require_float32_tensors(task, "cuda");
+    FAIL() << "a bfloat16 tensor accepted";
+  } catch (const UserError& error) {
+    EXPECT_NE(std::string(error.what())
+                  .find("tensor 'x' is bfloat16; the cuda platform runs "
+                        "float32 tensors only"),
+              std::string::npos)
+        << error.what();
+  }
+  task::Task axpy = task::load_task(kAxpy);
+  EXPECT_NO_THROW(require_float32_tensors(axpy, "cuda"));
 }
 
 }  // namespace

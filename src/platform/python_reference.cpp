@@ -13,22 +13,31 @@
 namespace accelopt::platform {
 namespace {
 
-// Changes whenever the driver, the cache's layout or the inputs a seed draws
-// (platform/cpu/inputs.h: 2, normals by the ziggurat) change what an answer is.
-constexpr const char* kDriverVersion = "python-reference-2";
+// Changes whenever the driver, the cache's layout or the inputs a seed draws change what an answer
+// is (2: normals by the ziggurat, platform/cpu/inputs.h; 3: tensors of every dtype).
+constexpr const char* kDriverVersion = "python-reference-3";
 
+// Every tensor crosses to the driver as float32 values whatever its dtype (exact for the types the
+// harness runs), and the driver hands `run` arrays of the definition's dtypes
+// (docs/task-format.md).
 std::vector<size_t> tensor_bytes(const task::Task& task, const task::Workload& workload) {
   std::vector<size_t> sizes;
   for (const auto* list : {&task.inputs, &task.outputs}) {
     for (const task::TensorSpec& tensor : *list) {
-      if (tensor.dtype != task::DType::kFloat32) {
+      if (tensor.dtype == task::DType::kFloat64) {
         throw UserError("tensor '" + tensor.name + "' of task " + task.name +
-                        " is not float32: Python references run float32 tensors only so far");
+                        " is float64: the harness runs float32, bfloat16, float16, int8 and int32");
       }
       sizes.push_back(static_cast<size_t>(task.element_count(tensor, workload)) * sizeof(float));
     }
   }
   return sizes;
+}
+
+// `values` as the kernel would see them: rounded to `dtype`.
+void round_values(task::DType dtype, std::vector<float>& values) {
+  if (dtype == task::DType::kFloat32) return;
+  for (float& value : values) value = task::round_to_dtype(dtype, value);
 }
 
 // The spec the driver reads: each tensor's name, shape, offset and bytes in the shared memory.
@@ -44,6 +53,7 @@ Json driver_spec(const task::Task& task, const task::Workload& workload,
       Json shape = Json::array();
       for (const std::string& axis : tensor.shape) shape.push_back(workload.axes.at(axis));
       list.push_back({{"name", tensor.name},
+                      {"dtype", task::dtype_name(tensor.dtype)},
                       {"shape", shape},
                       {"offset", buffers.offset(index)},
                       {"bytes", buffers.size(index)}});
@@ -242,7 +252,9 @@ struct PythonReference::State {
       if (input.size() * sizeof(float) != buffers.size(i)) {
         throw InternalError(who() + ": input " + task.inputs[i].name + " has the wrong size");
       }
-      std::memcpy(buffers.data(i), input.data(), buffers.size(i));
+      std::vector<float> rounded = input;
+      round_values(task.inputs[i].dtype, rounded);
+      std::memcpy(buffers.data(i), rounded.data(), buffers.size(i));
     }
     const std::string& label = reference_case.label;
     if (!process->send("CALL")) throw UserError(ended("running on " + label));
@@ -270,6 +282,7 @@ struct PythonReference::State {
       size_t index = task.inputs.size() + o;
       const float* values = buffers.floats(index);
       reference_case.outputs.emplace_back(values, values + buffers.size(index) / sizeof(float));
+      round_values(task.outputs[o].dtype, reference_case.outputs.back());
     }
   }
 };

@@ -5,7 +5,10 @@
 # nobody, or the same user without capabilities; an empty working directory). It finds:
 #   fd 3  commands from the harness, one per line: "CALL" (run once on the tensors now in memory)
 #   fd 4  replies, one per line: "READY <json>", "DONE <seconds>", "FAIL <json {message}>"
-#   fd 5  the tensors' shared memory (shared_buffers.h): inputs, then outputs, float32
+#   fd 5  the tensors' shared memory (shared_buffers.h): inputs, then outputs, float32 values
+#         whatever the dtype (exact for every dtype the harness runs); `run` gets and returns the
+#         definition's dtypes, except that NumPy has no bfloat16: there it is float32 (values
+#         already rounded to bfloat16; outputs are rounded by the harness)
 #   fd 6  the reference's source, read-only
 # The spec names each tensor's shape, offset and byte size. What the reference imports at its top
 # level is imported first; then the driver closes the door (an audit hook that names what was
@@ -193,20 +196,37 @@ def shape_text(shape):
     return "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
-def as_numpy(value, name):
+NUMPY_DTYPES = {"float32": "float32", "float16": "float16", "bfloat16": "float32",
+                "int8": "int8", "int32": "int32"}
+
+
+def torch_dtype(name):
+    return getattr(torch, name)
+
+
+def as_numpy(value, tensor):
+    name, dtype = tensor["name"], tensor["dtype"]
     if uses_torch and isinstance(value, torch.Tensor):
         value = value.detach().cpu()
-        if value.dtype != torch.float32:
+        if value.dtype != torch_dtype(dtype):
             raise TypeError(f"run returned {name} as {str(value.dtype).replace('torch.', '')}; "
-                            "the definition says float32")
-        return value.numpy()
+                            f"the definition says {dtype}")
+        return value.to(torch.float32).numpy() if dtype == "bfloat16" else value.numpy()
     if isinstance(value, numpy.ndarray) or numpy.isscalar(value):
         array = numpy.asarray(value)
-        if array.dtype != numpy.float32:
-            raise TypeError(f"run returned {name} as {array.dtype}; the definition says float32 "
-                            "(end with .astype(numpy.float32))")
+        wanted = NUMPY_DTYPES[dtype]
+        if array.dtype != numpy.dtype(wanted):
+            note = " (NumPy has no bfloat16: return float32)" if dtype == "bfloat16" else ""
+            raise TypeError(f"run returned {name} as {array.dtype}; the definition says {dtype}"
+                            f"{note} (end with .astype(numpy.{wanted}))")
         return array
     raise TypeError(f"run returned {name} as {type(value).__name__}, not an array")
+
+
+def as_input(array, dtype):
+    if uses_torch:
+        return torch.from_numpy(array).to(torch_dtype(dtype))
+    return array.astype(NUMPY_DTYPES[dtype])
 
 
 def outputs_of(result):
@@ -233,7 +253,7 @@ def call():
         count = tensor["bytes"] // 4
         array = numpy.frombuffer(memory, numpy.float32, count, tensor["offset"])
         array = array.reshape(tensor["shape"]).copy()
-        inputs[tensor["name"]] = torch.from_numpy(array) if uses_torch else array
+        inputs[tensor["name"]] = as_input(array, tensor["dtype"])
     started = time.perf_counter()
     try:
         result = run(**inputs)
@@ -244,7 +264,7 @@ def call():
         values = outputs_of(result)
         arrays = []
         for tensor, value in zip(spec["outputs"], values):
-            array = as_numpy(value, tensor["name"])
+            array = as_numpy(value, tensor)
             if list(array.shape) != tensor["shape"]:
                 raise ValueError(f"run returned {tensor['name']} with shape "
                                  f"{shape_text(array.shape)}; the definition says "

@@ -224,5 +224,84 @@ TEST_F(PythonReferenceTest, ATorchReferenceGetsAndReturnsTensors) {
       << dtype;
 }
 
+// Narrow and integer tensors: NumPy gets float16 and int32 as themselves and bfloat16 as float32
+// values already rounded to it; a bfloat16 output comes back as float32 and is rounded by the
+// harness; a wrong dtype is named.
+TEST(PythonReferenceDTypes, NumPyGetsEachDTypeAndBFloat16AsFloat32) {
+  TempDir directory("accelopt-python-task");
+  TempDir cache("accelopt-python-cache");
+  write_file_atomic(directory.path() / "reference.py", R"py(import numpy as np
+
+
+def run(x, h, idx):
+    assert x.dtype == np.float32, x.dtype
+    assert h.dtype == np.float16, h.dtype
+    assert idx.dtype == np.int32, idx.dtype
+    assert (x.view(np.uint32) & 0xFFFF == 0).all(), "bfloat16 values in float32"
+    y = x[idx] / np.float32(3)
+    return y.astype(np.float32), (h * np.float16(2)).astype(np.float16)
+)py");
+  task::Task task = task::parse_task_definition(R"json({
+    "name": "narrow", "op_type": "test", "axes": {"N": {"type": "var"}},
+    "inputs": {"x": {"dtype": "bfloat16", "shape": ["N"]},
+               "h": {"dtype": "float16", "shape": ["N"]},
+               "idx": {"dtype": "int32", "shape": ["N"],
+                       "distribution": {"kind": "integer", "low": 0, "high": 8}}},
+    "outputs": {"y": {"dtype": "bfloat16", "shape": ["N"]},
+                "g": {"dtype": "float16", "shape": ["N"]}},
+    "workloads": {"small": {"axes": {"N": 8}}}, "roofline": {"bytes": "8*N"}})json",
+                                                directory.path(), "definition.json");
+  task.python_reference = true;
+  PythonReferenceOptions options;
+  options.call_timeout = std::chrono::seconds(60);
+  options.cache_directory = cache.path();
+  PythonReference python(task, task.workload("small"), options);
+  ReferenceCase reference_case;
+  reference_case.label = "case 1";
+  // Not rounded to bfloat16 here: the reference must see the values the kernel sees.
+  std::vector<float> x = {1.001f, -2.3f, 3.7f, 0.1f, 5.5f, -6.25f, 7.125f, 8.01f};
+  std::vector<float> h = {0.5f, 1.5f, -2.0f, 3.0f, 0.25f, 100.0f, -0.125f, 7.0f};
+  std::vector<float> idx = {7, 6, 5, 4, 3, 2, 1, 0};
+  reference_case.inputs = {x, h, idx};
+  python.answer(reference_case);
+  ASSERT_EQ(reference_case.outputs.size(), 2u);
+  for (size_t i = 0; i < 8; ++i) {
+    float seen = task::round_to_dtype(task::DType::kBFloat16, x[7 - i]);
+    EXPECT_EQ(reference_case.outputs[0][i], task::round_to_dtype(task::DType::kBFloat16, seen / 3))
+        << i;
+    EXPECT_EQ(reference_case.outputs[1][i], 2 * h[i]) << i;
+  }
+}
+
+TEST(PythonReferenceDTypes, AWrongOutputDTypeIsNamed) {
+  TempDir directory("accelopt-python-task");
+  TempDir cache("accelopt-python-cache");
+  write_file_atomic(directory.path() / "reference.py",
+                    "import numpy as np\n\ndef run(x):\n    return x.astype(np.float64)\n");
+  task::Task task = task::parse_task_definition(R"json({
+    "name": "narrow", "op_type": "test", "axes": {"N": {"type": "var"}},
+    "inputs": {"x": {"dtype": "float32", "shape": ["N"]}},
+    "outputs": {"y": {"dtype": "bfloat16", "shape": ["N"]}},
+    "workloads": {"small": {"axes": {"N": 8}}}, "roofline": {"bytes": "6*N"}})json",
+                                                directory.path(), "definition.json");
+  task.python_reference = true;
+  PythonReferenceOptions options;
+  options.cache_directory = cache.path();
+  PythonReference python(task, task.workload("small"), options);
+  ReferenceCase reference_case;
+  reference_case.label = "case 1";
+  reference_case.inputs = {std::vector<float>(8, 1.0f)};
+  try {
+    python.answer(reference_case);
+    FAIL() << "a float64 output was taken for bfloat16";
+  } catch (const UserError& error) {
+    EXPECT_NE(std::string(error.what())
+                  .find("run returned y as float64; the definition says bfloat16 (NumPy has no "
+                        "bfloat16: return float32)"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
 }  // namespace
 }  // namespace accelopt::platform

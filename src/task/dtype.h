@@ -1,8 +1,10 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 namespace accelopt::task {
 
@@ -19,9 +21,36 @@ enum class DType : uint8_t {
 std::optional<DType> parse_dtype(std::string_view name);  // "float32", "float16", "bfloat16", ...
 std::string_view dtype_name(DType dtype);
 size_t dtype_size(DType dtype);
-// The C/C++ type a kernel sees: "float", "_Float16", "__bf16", "int8_t", "int32_t", "double".
+// The C/C++ type a kernel sees: "float", "_Float16", "accelopt::bf16" (abi.h defines it: GCC 12
+// has no arithmetic __bf16), "int8_t", "int32_t", "double".
 std::string_view dtype_c_type(DType dtype);
 // The .npy descriptor ("<f4", ...); bfloat16 has none in NumPy and is written as "<u2".
 std::string_view dtype_numpy_descr(DType dtype);
+bool is_integer(DType dtype);
+
+// IEEE conversions between float and the 16-bit formats' bit patterns, rounding to nearest even.
+// A NaN stays a NaN (made quiet), an infinity stays one, and a finite value past the format's
+// largest rounds to infinity, as a hardware conversion does.
+uint16_t float_to_bf16_bits(float value);
+float bf16_bits_to_float(uint16_t bits);
+uint16_t float_to_fp16_bits(float value);
+float fp16_bits_to_float(uint16_t bits);
+
+// The value of `dtype` nearest `value`, as a float: the 16-bit formats round to nearest even; the
+// integer types round to the nearest integer (halves away from zero) and saturate at their range,
+// NaN giving 0. float32 and float64 return `value` as a float.
+float round_to_dtype(DType dtype, double value);
+
+// The harness keeps every tensor as float values (exact for bfloat16, float16, int8, and int32
+// within ±2^24) and converts at the kernel's memory: `encode_values` writes `count` elements of
+// `dtype` (each value rounded as round_to_dtype), `decode_values` reads them back.
+void encode_values(DType dtype, const float* values, size_t count, void* into);
+void decode_values(DType dtype, const void* from, size_t count, float* into);
+std::vector<float> decode_values(DType dtype, const void* from, size_t bytes);
+
+// The bit pattern, dtype_size(dtype) bytes, that marks an output element not yet written: a
+// signalling NaN for the float types (no arithmetic on finite values and no rounding makes one).
+// Integer types have none: every pattern is a value a kernel may write (std::nullopt).
+std::optional<uint32_t> unwritten_marker(DType dtype);
 
 }  // namespace accelopt::task

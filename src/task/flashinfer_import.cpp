@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <sstream>
 
 #include "common/error.h"
@@ -23,21 +24,33 @@ int64_t elements(const Json& shape, const Json& axes) {
   return count;
 }
 
-// "4*(M*K + K*N + M*N)": compulsory traffic, every input read and every output written once.
+// "4*(M*K + K*N) + 2*(M*N)": compulsory traffic, every input read and every output written once,
+// each element at its dtype's width.
 std::string bytes_expression(const Json& inputs, const Json& outputs) {
-  std::vector<std::string> terms;
+  std::map<size_t, std::string> sums;  // by element width
   for (const Json* tensors : {&inputs, &outputs}) {
     for (const auto& [name, tensor] : tensors->items()) {
       std::string term;
       for (const Json& axis : tensor.at("shape")) {
         term += (term.empty() ? "" : "*") + axis.get<std::string>();
       }
-      terms.push_back(term.empty() ? "1" : term);
+      size_t width = dtype_size(*parse_dtype(tensor.at("dtype").get<std::string>()));
+      std::string& sum = sums[width];
+      sum += (sum.empty() ? "" : " + ") + (term.empty() ? std::string("1") : term);
     }
   }
-  std::string sum;
-  for (const std::string& term : terms) sum += (sum.empty() ? "" : " + ") + term;
-  return "4*(" + sum + ")";
+  std::string expression;
+  for (auto width = sums.rbegin(); width != sums.rend(); ++width) {
+    expression +=
+        fmt::format("{}{}*({})", expression.empty() ? "" : " + ", width->first, width->second);
+  }
+  return expression;
+}
+
+// The dtypes the harness runs (task/dtype.h); FlashInfer-Bench's others are refused by name.
+bool importable(const std::string& dtype) {
+  return dtype == "float32" || dtype == "bfloat16" || dtype == "float16" || dtype == "int8" ||
+         dtype == "int32";
 }
 
 }  // namespace
@@ -76,17 +89,28 @@ ImportedTask import_flashinfer(const std::string& definition_json, const std::st
     Json tensors = Json::object();
     for (const auto& [name, tensor] : require(kind).items()) {
       std::string dtype = tensor.value("dtype", std::string());
-      if (dtype != "float32") {
-        throw UserError(fmt::format(
-            "{}: {}.{}.dtype: '{}'; import takes float32 definitions only so far (the CPU "
-            "harness runs float32 tensors only)",
-            origin, kind, name, dtype));
+      if (!importable(dtype)) {
+        std::string why =
+            dtype.starts_with("float8") || dtype.starts_with("float4")
+                ? "FP8 and FP4 tensors are not run by the harness (no conversions or scales "
+                  "for them yet)"
+                : "the harness runs float32, bfloat16, float16, int8 and int32 tensors";
+        throw UserError(fmt::format("{}: {}.{}.dtype: '{}'; {}", origin, kind, name, dtype, why));
       }
       Json kept = {
           {"dtype", dtype},
           {"shape", tensor.contains("shape") && !tensor.at("shape").is_null() ? tensor.at("shape")
                                                                               : Json::array()}};
       if (tensor.contains("description")) kept["description"] = tensor.at("description");
+      if (std::string(kind) == "inputs" && (dtype == "int8" || dtype == "int32")) {
+        // Zeros are a valid index into any tensor; the range that is valid the import cannot know.
+        kept["distribution"] = {{"kind", "integer"}, {"low", 0}, {"high", 1}};
+        imported.notes.push_back(
+            fmt::format("inputs.{}: {} drawn as 0 only (an index that is always in range): set its "
+                        "distribution, e.g. {{\"kind\": \"integer\", \"low\": 0, \"high\": N}} for "
+                        "indices into N rows",
+                        name, dtype));
+      }
       tensors[name] = kept;
     }
     definition[kind] = tensors;
@@ -101,7 +125,10 @@ ImportedTask import_flashinfer(const std::string& definition_json, const std::st
 
   // Workloads: each line's axes; inputs given as scalars become constant distributions.
   Json workloads = Json::object();
-  Json tolerance = {{"rel_l2", 2e-5}, {"atol", 1e-5}, {"rtol", 1e-3}};
+  // The first output's dtype's defaults (task.h: default_tolerance), loosened to the workloads'.
+  const Json& first_output = definition["outputs"].begin().value();
+  Tolerance defaults = default_tolerance(*parse_dtype(first_output.at("dtype").get<std::string>()));
+  Json tolerance = {{"rel_l2", defaults.rel_l2}, {"atol", defaults.atol}, {"rtol", defaults.rtol}};
   bool tolerance_given = false;
   std::istringstream lines(workloads_jsonl);
   std::string line;
@@ -189,11 +216,13 @@ ImportedTask import_flashinfer(const std::string& definition_json, const std::st
         "inputs.{}: a scalar in the workloads; kept as the constant {} for every workload", name,
         value.dump()));
   }
-  definition["tolerance"] = tolerance;
-  if (!tolerance_given) {
+  if (tolerance_given) {
+    definition["tolerance"] = tolerance;
+  } else {
     imported.notes.push_back(
-        "tolerance: none in the workloads; accelopt's defaults (rel_l2 2e-5, atol 1e-5, rtol 1e-3) "
-        "apply: set \"tolerance\" from the outputs' scale (docs/task-format.md)");
+        "tolerance: none in the workloads; accelopt's defaults for each output's dtype apply "
+        "(float32: rel_l2 2e-5, atol 1e-5, rtol 1e-3; bfloat16 and float16: 1e-2 each): set "
+        "\"tolerance\" from the outputs' scale (docs/task-format.md)");
   }
   definition["threads"] = 1;
   definition["seeds"] = 5;
@@ -217,7 +246,7 @@ ImportedTask import_flashinfer(const std::string& definition_json, const std::st
   for (const TensorSpec& output : task.outputs) {
     std::string size;
     for (const std::string& axis : output.shape) size += (size.empty() ? "" : " * ") + axis;
-    outputs += fmt::format("  for (std::int64_t i = 0; i < {}; ++i) {}[i] = 0.0f;\n",
+    outputs += fmt::format("  for (std::int64_t i = 0; i < {}; ++i) {}[i] = 0;\n",
                            size.empty() ? "1" : size, output.name);
   }
   imported.baseline = fmt::format(

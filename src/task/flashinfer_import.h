@@ -24,8 +24,9 @@ struct ImportedTask {
 };
 
 // `origin` names the file in messages. Throws UserError "<origin>: <field>: <why>" for what cannot
-// be imported: a tensor that is not float32 (the CPU harness's only dtype so far), a definition
-// without a reference or with one that is not `def run`.
+// be imported: a tensor of a dtype the harness does not run (FP8, FP4, float64, int64: it runs
+// float32, bfloat16, float16, int8, int32), a definition without a reference or with one that is
+// not `def run`.
 ImportedTask import_flashinfer(const std::string& definition_json, const std::string& origin,
                                const std::string& workloads_jsonl = "",
                                const std::string& workloads_origin = "");

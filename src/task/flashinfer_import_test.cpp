@@ -74,13 +74,15 @@ TEST(FlashInferImport, SaysWhatItCannotInferOrTake) {
   ImportedTask guessed = import_flashinfer(kDefinition, "d.json");
   EXPECT_TRUE(noted(guessed, "workloads: none given"));
   EXPECT_TRUE(noted(guessed, "tolerance: none in the workloads"));
-  std::string bf16 = kDefinition;
-  bf16.replace(bf16.find("\"float32\""), 9, "\"bfloat16\"");
+  std::string fp8 = kDefinition;
+  fp8.replace(fp8.find("\"float32\""), 9, "\"float8_e4m3fn\"");
   try {
-    import_flashinfer(bf16, "d.json");
-    FAIL() << "a bfloat16 tensor was imported";
+    import_flashinfer(fp8, "d.json");
+    FAIL() << "an FP8 tensor was imported";
   } catch (const UserError& error) {
-    EXPECT_NE(std::string(error.what()).find("d.json: inputs.hidden_states.dtype: 'bfloat16'"),
+    EXPECT_NE(std::string(error.what())
+                  .find("d.json: inputs.hidden_states.dtype: 'float8_e4m3fn'; "
+                        "FP8 and FP4 tensors are not run"),
               std::string::npos)
         << error.what();
   }
@@ -92,6 +94,31 @@ TEST(FlashInferImport, SaysWhatItCannotInferOrTake) {
               std::string::npos)
         << error.what();
   }
+}
+
+TEST(FlashInferImport, TakesNarrowAndIntegerTensorsAtTheirWidths) {
+  std::string definition = kDefinition;
+  // hidden_states and output in bfloat16, weight in float16, eps stays float32.
+  for (int i = 0; i < 2; ++i) {
+    size_t at = definition.find("\"float32\"");
+    definition.replace(at, 9, i == 0 ? "\"bfloat16\"" : "\"float16\"");
+  }
+  size_t output = definition.find("\"float32\"", definition.find("\"outputs\""));
+  definition.replace(output, 9, "\"bfloat16\"");
+  ImportedTask imported = import_flashinfer(definition, "d.json");
+  Task task = parse_task_definition(imported.definition, ".", "definition.json");
+  EXPECT_EQ(task.inputs[0].dtype, DType::kBFloat16);
+  EXPECT_EQ(task.outputs[0].dtype, DType::kBFloat16);
+  // 2 bytes per bfloat16 and float16 element, 4 for eps.
+  EXPECT_EQ(task.bytes_expression,
+            "4*(1) + 2*(batch_size*hidden_size + hidden_size + "
+            "batch_size*hidden_size)")
+      << imported.definition;
+  // No tolerance in the workloads: the bfloat16 output's own defaults, not float32's.
+  EXPECT_DOUBLE_EQ(task.tolerance("output").atol, 1e-2);
+  EXPECT_DOUBLE_EQ(task.tolerance("output").rtol, 1e-2);
+  EXPECT_NE(imported.baseline.find("accelopt::bf16* __restrict output"), std::string::npos)
+      << imported.baseline;
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 #include <sstream>
 
@@ -114,9 +115,11 @@ InputDistribution parse_distribution(const Validator& check, const Json& json,
     distribution.kind = Distribution::kAbsNormal;
   } else if (kind == "constant") {
     distribution.kind = Distribution::kConstant;
+  } else if (kind == "integer") {
+    distribution.kind = Distribution::kInteger;
   } else {
     check.fail(path + ".kind", "unknown distribution '" + kind +
-                                   "' (known: normal, uniform, abs_normal, constant)");
+                                   "' (known: normal, uniform, abs_normal, constant, integer)");
   }
   distribution.value = check.number_field(json, "value", path, 0.0);
   distribution.mean = check.number_field(json, "mean", path, 0.0);
@@ -125,6 +128,19 @@ InputDistribution parse_distribution(const Validator& check, const Json& json,
   distribution.high = check.number_field(json, "high", path, 1.0);
   if (distribution.std < 0) check.fail(path + ".std", "must not be negative");
   if (distribution.low > distribution.high) check.fail(path, "low must not exceed high");
+  if (distribution.kind == Distribution::kInteger) {
+    bool whole = distribution.low == std::floor(distribution.low) &&
+                 distribution.high == std::floor(distribution.high);
+    if (!json.contains("low") || !json.contains("high") || !whole ||
+        !(distribution.low < distribution.high)) {
+      check.fail(path, "an integer distribution needs whole numbers low < high (high excluded)");
+    }
+    if (std::fabs(distribution.low) > 0x1p24 || std::fabs(distribution.high) > 0x1p24) {
+      check.fail(path,
+                 "an integer distribution's bounds must lie within ±2^24 = 16777216 (the "
+                 "harness holds values as float)");
+    }
+  }
   return distribution;
 }
 
@@ -271,8 +287,26 @@ const Workload& Task::workload_or_default(const std::string& workload_name) cons
   return workload_name.empty() ? default_workload() : workload(workload_name);
 }
 
+Tolerance default_tolerance(DType dtype) {
+  switch (dtype) {
+    case DType::kBFloat16:
+    case DType::kFloat16:
+      return {1e-2, 1e-2, 1e-2};
+    case DType::kInt8:
+    case DType::kInt32:
+      return {1e-12, 0, 0};
+    case DType::kFloat32:
+    case DType::kFloat64:
+      break;
+  }
+  return {};
+}
+
 Tolerance Task::tolerance(const std::string& output, const InputSet* set) const {
   Tolerance tolerance;
+  for (const TensorSpec& spec : outputs) {
+    if (spec.name == output) tolerance = default_tolerance(spec.dtype);
+  }
   auto apply = [&](const ToleranceRule& rule) {
     tolerance.rel_l2 = rule.rel_l2.value_or(tolerance.rel_l2);
     tolerance.atol = rule.atol.value_or(tolerance.atol);
@@ -297,6 +331,8 @@ std::string distribution_text(const InputDistribution& distribution) {
       return fmt::format("normal(mean {:g}, std {:g})", distribution.mean, distribution.std);
     case Distribution::kAbsNormal:
       return fmt::format("|normal(mean {:g}, std {:g})|", distribution.mean, distribution.std);
+    case Distribution::kInteger:
+      return fmt::format("integers in [{:g}, {:g})", distribution.low, distribution.high);
   }
   return "unknown";
 }
@@ -447,8 +483,11 @@ Task parse_task_definition(const std::string& json_text, const std::filesystem::
 
   if (json.contains("tolerance")) {
     task.tolerance_spec = parse_tolerance(check, json["tolerance"], "tolerance", task.outputs);
-    task.rel_l2_tolerance = task.tolerance_spec.all.rel_l2.value_or(task.rel_l2_tolerance);
   }
+  // A narrow first output starts from its dtype's rel_l2 (default_tolerance).
+  task.rel_l2_tolerance = task.tolerance_spec.all.rel_l2.value_or(
+      task.outputs.empty() ? task.rel_l2_tolerance
+                           : default_tolerance(task.outputs.front().dtype).rel_l2);
   if (json.contains("input_sets")) {
     task.input_sets = parse_input_sets(check, json["input_sets"], task.inputs, task.outputs);
   }

@@ -23,12 +23,20 @@ struct Axis {
   std::string description;
 };
 
-enum class Distribution : uint8_t { kNormal = 1, kUniform = 2, kAbsNormal = 3, kConstant = 4 };
+// kInteger: a whole number uniform in [low, high), high excluded, as numpy's integers() draws:
+// indices into a tensor of `high` rows stay in range.
+enum class Distribution : uint8_t {
+  kNormal = 1,
+  kUniform = 2,
+  kAbsNormal = 3,
+  kConstant = 4,
+  kInteger = 5,
+};
 
 struct InputDistribution {
   Distribution kind = Distribution::kNormal;
   double mean = 0, std = 1;   // normal, abs_normal
-  double low = -1, high = 1;  // uniform
+  double low = -1, high = 1;  // uniform, integer
   double value = 0;           // constant
 };
 
@@ -39,6 +47,11 @@ struct Tolerance {
   double atol = 1e-5;
   double rtol = 1e-3;
 };
+
+// The tolerance an output of `dtype` starts from, before the definition's: float32's above;
+// bfloat16 and float16 FlashInfer-Bench's defaults (atol = rtol = 1e-2) with rel_l2 1e-2; integer
+// outputs exactly equal.
+Tolerance default_tolerance(DType dtype);
 
 // What a definition's "tolerance" object says; fields it leaves out inherit.
 struct ToleranceRule {

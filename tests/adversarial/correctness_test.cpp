@@ -100,5 +100,29 @@ TEST(CorrectnessSanity, TheTwoThreadTasksBaselinePasses) {
   EXPECT_EQ(verdict.correctness.seeds_checked, 5);
 }
 
+// The two tasks of narrow and integer tensors (issue 26): their baselines pass, timed too, so the
+// hostile kernels above are refused for what they do, not for the dtypes.
+class NarrowTypesSanity : public testing::TestWithParam<std::string> {};
+
+TEST_P(NarrowTypesSanity, TheBaselinePassesTimed) {
+  task::Task task = task::load_task(kKernels / GetParam());
+  platform::cpu::CpuPlatform cpu({}, platform::cpu::load_or_probe_machine(false, nullptr));
+  platform::EvalRequest request;
+  request.task = &task;
+  request.workload = "small";
+  request.source = read_file(task.baseline_path());
+  request.measure_time = true;
+  request.timing.budget_seconds = 3;
+  request.timing.min_pairs = 5;
+  request.timing.target_half_width = 0.2;
+  kernel::Verdict verdict = cpu.evaluate(request);
+  EXPECT_TRUE(verdict.passed()) << verdict.message << "\n" << verdict.log;
+  EXPECT_EQ(verdict.correctness.seeds_checked, 5);
+}
+
+INSTANTIATE_TEST_SUITE_P(Tasks, NarrowTypesSanity,
+                         testing::Values("rmsnorm_bf16", "gather_rows_int32", "bf16_store",
+                                         "axpy_fp16"));
+
 }  // namespace
 }  // namespace accelopt

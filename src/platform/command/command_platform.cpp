@@ -148,6 +148,8 @@ EvaluatorReply CommandPlatform::ask(const Json& request, const task::Task& task,
 
 Verdict CommandPlatform::evaluate(const EvalRequest& request) {
   const task::Task& task = *request.task;
+  // Its wire protocol carries float32 values (evaluator_protocol.h).
+  require_float32_tensors(task, "command");
   const task::Workload& workload = task.workload_or_default(request.workload);
   VerdictStart started(request, workload);
   Verdict& verdict = started.verdict;

@@ -16,16 +16,21 @@ namespace accelopt::platform::cpu {
 // Slot 0 only: the one the harness's single calls use.
 void load_case(SharedBuffers& buffers, const task::Task& task, const ReferenceCase& reference_case);
 
-// One slot of a timed turn's layout (runner_protocol.h); the caller re-arms the fences.
-void load_inputs(SharedBuffers& buffers, const SlotLayout& layout, int slot,
+// One slot of a timed turn's layout (runner_protocol.h); the caller re-arms the fences. Inputs are
+// written in their tensors' dtypes (task::encode_values); outputs are cleared to NaN (integer
+// outputs to 0xA5 bytes).
+void load_inputs(SharedBuffers& buffers, const task::Task& task, const SlotLayout& layout, int slot,
                  const ReferenceCase& reference_case);
-void clear_outputs(SharedBuffers& buffers, const SlotLayout& layout, int slot);
+void clear_outputs(SharedBuffers& buffers, const task::Task& task, const SlotLayout& layout,
+                   int slot);
 
-// A timed turn's outputs start as kUnwritten, a NaN whose payload no arithmetic on the finite
-// inputs of a timed turn produces: an element still holding it was not written by the call.
-inline constexpr uint32_t kUnwritten = 0x7fe5a5a5u;
-void mark_unwritten(SharedBuffers& buffers, const SlotLayout& layout, int slot);
-// The first element of `slot`'s outputs still kUnwritten, as "output 'out' element 17"; empty when
+// A timed turn's outputs start as their dtype's unwritten marker (task::unwritten_marker), a NaN
+// that no arithmetic on the finite inputs of a timed turn produces: an element still holding it
+// was not written by the call. Integer outputs have no such value; theirs are filled with 0xA5
+// bytes and left to the reference check.
+void mark_unwritten(SharedBuffers& buffers, const task::Task& task, const SlotLayout& layout,
+                    int slot);
+// The first element of `slot`'s outputs still marked, as "output 'out' element 17"; empty when
 // every element was written.
 std::string unwritten_element(const task::Task& task, const SharedBuffers& buffers,
                               const SlotLayout& layout, int slot);

@@ -80,6 +80,13 @@ MachineDescription describe_machine(const CpuDescription& cpu, const MachinePeak
       bandwidth.push_back({{"working_set", size_text(point.working_set_bytes)},
                            {"gbytes_per_second", fmt::format("{:.1f}", point.gbytes_per_second)}});
     }
+    if (peaks.bf16_dot_gflops > 0) {
+      description.facts.emplace_back(
+          "bfloat16 dot products",
+          fmt::format("{:.1f} GFLOP/s (AVX-512 BF16 vdpbf16ps, _mm512_dpbf16_ps; one core)",
+                      peaks.bf16_dot_gflops));
+      machine["bf16_dot_gflops"] = fmt::format("{:.1f}", peaks.bf16_dot_gflops);
+    }
     machine["fma_gflops"] = fmt::format("{:.1f}", peaks.fma_gflops);
     machine["vector_gflops"] = fmt::format("{:.1f}", peaks.vector_gflops);
     machine["bandwidth"] = bandwidth;

@@ -134,8 +134,8 @@ class ReferenceRunner {
     reference_case.outputs.clear();
     for (size_t o = 0; o < task_.outputs.size(); ++o) {
       size_t index = task_.inputs.size() + o;
-      const float* values = buffers_.floats(index);
-      reference_case.outputs.emplace_back(values, values + buffers_.size(index) / sizeof(float));
+      reference_case.outputs.push_back(
+          task::decode_values(task_.outputs[o].dtype, buffers_.data(index), buffers_.size(index)));
     }
   }
 
@@ -151,7 +151,7 @@ std::unique_ptr<ReferenceRunner> CpuPlatform::start_reference(const task::Task& 
                                                               const task::Workload& workload,
                                                               const std::atomic<bool>* abandon,
                                                               const std::vector<int>& cores) {
-  require_float32(task);
+  require_supported_dtypes(task);
   if (task.python_reference) {
     PythonReferenceOptions python;
     python.call_timeout = options_.reference_timeout;
@@ -208,7 +208,7 @@ RunnerOptions CpuPlatform::runner_options(const task::Task& task,
 
 Verdict CpuPlatform::evaluate(const EvalRequest& request) {
   const task::Task& task = *request.task;
-  require_float32(task);
+  require_supported_dtypes(task);
   const task::Workload& workload = task.workload_or_default(request.workload);
   VerdictStart started(request, workload);
   Verdict& verdict = started.verdict;

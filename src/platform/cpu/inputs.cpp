@@ -91,6 +91,9 @@ double draw(const task::InputDistribution& d, SplitMix64& random) {
       return d.value;
     case task::Distribution::kUniform:
       return d.low + (d.high - d.low) * random.uniform();
+    case task::Distribution::kInteger:
+      // uniform() < 1, so the floor stays below high.
+      return std::floor(d.low + (d.high - d.low) * random.uniform());
     case task::Distribution::kNormal:
     case task::Distribution::kAbsNormal:
       break;
@@ -108,6 +111,7 @@ double secret_uniform(double low, double high) {
 task::InputDistribution varied(task::InputDistribution d, const Variation& variation) {
   switch (d.kind) {
     case task::Distribution::kConstant:
+    case task::Distribution::kInteger:  // indices keep their range: it is what makes them valid
       break;
     case task::Distribution::kNormal:
       d.mean += variation.shift * d.std;
@@ -136,13 +140,13 @@ CaseSpec secret_case(const std::string& set, size_t number) {
 
 }  // namespace
 
-void require_float32(const task::Task& task) {
+void require_supported_dtypes(const task::Task& task) {
   for (const auto* list : {&task.inputs, &task.outputs}) {
     for (const task::TensorSpec& spec : *list) {
-      if (spec.dtype == task::DType::kFloat32) continue;
-      throw UserError("task " + task.name + ": tensor '" + spec.name + "' is " +
-                      std::string(task::dtype_name(spec.dtype)) +
-                      "; the CPU harness runs float32 tensors only so far");
+      if (spec.dtype != task::DType::kFloat64) continue;
+      throw UserError("task " + task.name + ": tensor '" + spec.name +
+                      "' is float64; the CPU harness runs float32, bfloat16, float16, int8 and "
+                      "int32 tensors");
     }
   }
 }
@@ -207,7 +211,7 @@ std::vector<std::vector<float>> generate_inputs(const task::Task& task,
                                                 const task::Workload& workload, uint64_t seed,
                                                 const task::InputSet* set,
                                                 const Variation& variation) {
-  require_float32(task);
+  require_supported_dtypes(task);
   std::vector<std::vector<float>> tensors;
   uint64_t stream = 0;
   bool widened = false;
@@ -235,7 +239,8 @@ std::vector<std::vector<float>> generate_inputs(const task::Task& task,
     std::vector<float> values(static_cast<size_t>(task.element_count(spec, workload)));
     for (float& value : values) {
       bool from_set = fraction >= 1 || random.uniform() < fraction;
-      value = static_cast<float>(draw(from_set ? chosen : own, random));
+      // Drawn in float64, then rounded to the tensor's type: what the kernel reads is exact.
+      value = task::round_to_dtype(spec.dtype, draw(from_set ? chosen : own, random));
     }
     tensors.push_back(std::move(values));
   }

@@ -15,8 +15,9 @@
 
 namespace accelopt::platform::cpu {
 
-// Throws UserError naming the first tensor that is not float32: the CPU harness runs float32 only.
-void require_float32(const task::Task& task);
+// Throws UserError naming the first tensor of a dtype the CPU harness does not run (float64: it
+// holds tensors as float values, task/dtype.h).
+void require_supported_dtypes(const task::Task& task);
 
 // How a case's distributions differ from those its definition names, drawn in secret per case so
 // that no fixed statistic identifies a family (issue 23, class 5):
@@ -58,7 +59,8 @@ std::vector<CaseSpec> timing_cases(const task::Task& task, int count);
 std::vector<CaseSpec> chosen_cases(const std::vector<uint64_t>& seeds, const std::string& set = "");
 
 // One float array per input, in definition order, drawn from `set`'s distributions where it names
-// an input and the task's elsewhere. Throws UserError for dtypes the CPU harness does not run yet.
+// an input and the task's elsewhere, each value rounded to its tensor's dtype (round_to_dtype).
+// Throws UserError for dtypes the CPU harness does not run.
 std::vector<std::vector<float>> generate_inputs(const task::Task& task,
                                                 const task::Workload& workload, uint64_t seed,
                                                 const task::InputSet* set = nullptr,

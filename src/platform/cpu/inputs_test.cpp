@@ -6,6 +6,7 @@
 #include <set>
 
 #include "common/error.h"
+#include "platform/cpu/runner_turns.h"
 
 namespace accelopt::platform::cpu {
 namespace {
@@ -132,16 +133,106 @@ TEST(Inputs, NormalsHaveTheNormalsMomentsAndTails) {
   EXPECT_NEAR(beyond_tail / n, 5.76e-4, 1.2e-4);  // 5 standard errors
 }
 
-TEST(Inputs, RefusesTasksThatAreNotFloat32) {
-  task::Task task = test_task("float16");
+TEST(Inputs, RefusesFloat64Tensors) {
+  task::Task task = test_task("float64");
   try {
-    require_float32(task);
-    FAIL() << "float16 accepted";
+    require_supported_dtypes(task);
+    FAIL() << "float64 accepted";
   } catch (const UserError& error) {
-    EXPECT_NE(std::string(error.what()).find("'x' is float16"), std::string::npos) << error.what();
-    EXPECT_NE(std::string(error.what()).find("float32 tensors only"), std::string::npos);
+    EXPECT_NE(std::string(error.what()).find("'x' is float64"), std::string::npos) << error.what();
   }
   EXPECT_THROW(generate_inputs(task, task.default_workload(), 1), UserError);
+}
+
+TEST(Inputs, NarrowInputsAreDrawnInFloatAndRoundedToTheirType) {
+  for (task::DType dtype : {task::DType::kBFloat16, task::DType::kFloat16}) {
+    task::Task task = test_task(std::string(task::dtype_name(dtype)));
+    auto inputs = generate_inputs(task, task.default_workload(), 7);
+    auto wide = generate_inputs(test_task(), test_task().default_workload(), 7);
+    size_t differ = 0;
+    for (size_t i = 0; i < inputs[0].size(); ++i) {
+      float value = inputs[0][i];
+      EXPECT_EQ(value, task::round_to_dtype(dtype, value)) << "not exact in the type at " << i;
+      // The same draw, rounded: within half a unit in the last place of the 16-bit format.
+      double half_ulp = dtype == task::DType::kBFloat16 ? 0x1p-8 : 0x1p-11;
+      EXPECT_LE(std::fabs(value - wide[0][i]), half_ulp * std::fabs(wide[0][i]) + 1e-7);
+      differ += value != wide[0][i];
+    }
+    EXPECT_GT(differ, inputs[0].size() / 2) << "most float32 draws are not exact in 16 bits";
+  }
+}
+
+TEST(Inputs, IntegerInputsStayInTheirRangeAndCoverIt) {
+  task::Task task = task::parse_task_definition(R"json({
+    "name": "t", "op_type": "test", "axes": {"N": {"type": "var"}},
+    "inputs": {"index": {"dtype": "int32", "shape": ["N"],
+                         "distribution": {"kind": "integer", "low": 3, "high": 10}},
+               "scale": {"dtype": "int8", "shape": ["N"],
+                         "distribution": {"kind": "normal", "mean": 0, "std": 400}}},
+    "outputs": {"out": {"dtype": "float32", "shape": ["N"]}},
+    "workloads": {"w": {"axes": {"N": 5000}}},
+    "input_sets": {"odd": {"inputs": {"index": {"kind": "integer", "low": 0, "high": 2}}}},
+    "roofline": {"bytes": "12*N"}})json",
+                                                "/t", "t");
+  std::set<float> seen;
+  for (uint64_t seed : {1, 2, 3}) {
+    Variation varied{.spread = 3, .width = 0.5, .shift = 0.5, .fraction = 1};
+    auto inputs = generate_inputs(task, task.default_workload(), seed, nullptr, varied);
+    for (float index : inputs[0]) {
+      ASSERT_GE(index, 3);
+      ASSERT_LT(index, 10);
+      ASSERT_EQ(index, std::floor(index));
+      seen.insert(index);
+    }
+    for (float scale : inputs[1]) {  // a wide normal saturates at int8's range
+      ASSERT_GE(scale, -128);
+      ASSERT_LE(scale, 127);
+      ASSERT_EQ(scale, std::floor(scale));
+    }
+    auto from_set =
+        generate_inputs(task, task.default_workload(), seed, &task.input_set("odd"), varied);
+    for (float index : from_set[0]) ASSERT_TRUE(index == 0 || index == 1) << index;
+  }
+  EXPECT_EQ(seen.size(), 7u) << "every index from 3 to 9";
+}
+
+TEST(Inputs, AnIntegerDistributionNeedsWholeBoundsInOrder) {
+  auto definition = [](const std::string& distribution) {
+    return R"json({"name": "t", "op_type": "test", "axes": {"N": {"type": "var"}},
+      "inputs": {"i": {"dtype": "int32", "shape": ["N"], "distribution": )json" +
+           distribution + R"json(}},
+      "outputs": {"out": {"dtype": "float32", "shape": ["N"]}},
+      "workloads": {"w": {"axes": {"N": 5}}}, "roofline": {"bytes": "N"}})json";
+  };
+  EXPECT_NO_THROW(task::parse_task_definition(
+      definition(R"({"kind": "integer", "low": 0, "high": 4})"), "/t", "t"));
+  for (const char* bad :
+       {R"({"kind": "integer", "low": 0, "high": 2.5})",
+        R"({"kind": "integer", "low": 4, "high": 4})", R"({"kind": "integer", "high": 4})",
+        R"({"kind": "integer", "low": 0, "high": 1e9})"}) {
+    EXPECT_THROW(task::parse_task_definition(definition(bad), "/t", "t"), UserError) << bad;
+  }
+}
+
+// A timed turn's mixed inputs must be new values in the kernel's dtype too: float32's shrink of a
+// few parts per million vanishes when a bfloat16 input is rounded, one bfloat16 step does not.
+TEST(Inputs, MixedNarrowInputsDifferAfterRounding) {
+  task::Task task = test_task("bfloat16");
+  ReferenceCase pooled;
+  pooled.inputs = {std::vector<float>(4096, 1.5f), std::vector<float>(4096, 2.5f)};
+  MixCenters centers = {0.0, std::nullopt};
+  auto changed = [&](const std::vector<double>& steps) {
+    ReferenceCase mixed;
+    mix_inputs({pooled}, centers, 99, mixed, steps);
+    size_t count = 0;
+    for (float value : mixed.inputs[0]) {
+      count += task::round_to_dtype(task::DType::kBFloat16, value) != 1.5f;
+    }
+    EXPECT_EQ(mixed.inputs[1], pooled.inputs[1]) << "no center: copied";
+    return count;
+  };
+  EXPECT_EQ(changed({}), 0u) << "float32's step is lost in bfloat16";
+  EXPECT_EQ(changed(mix_steps(task)), 4096u);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
-// The machine's ceilings, measured: single-core FP32 FMA peak, non-FMA vector peak, and streaming
-// bandwidth by working-set size. A task's score is its roofline peak time over its latency.
+// The machine's ceilings, measured: single-core FP32 FMA peak, non-FMA vector peak, the bfloat16
+// dot-product peak where the CPU has one, and streaming bandwidth by working-set size. A task's
+// score is its roofline peak time over its latency.
 //
 // Probing takes a few seconds, so the result is cached (cache_directory()/machine.json) keyed by
 // the CPU model; on another CPU model it is probed again.
@@ -22,6 +23,9 @@ namespace accelopt::platform::cpu {
 struct MachinePeaks : Peaks {
   std::string cpu_model;
   std::string isa;  // "avx512" or "avx2"
+  // One core's AVX-512 BF16 dot products (vdpbf16ps, 2 FLOPs a bfloat16 multiply-add), the matrix
+  // ceiling of bfloat16 work; 0 where the CPU has no AVX-512 BF16.
+  double bf16_dot_gflops = 0;
   std::string probed_at;
   double probe_seconds = 0;
 

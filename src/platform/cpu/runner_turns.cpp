@@ -45,6 +45,7 @@ MixCenters mix_centers(const task::Task& task) {
     const task::InputDistribution& d = spec.distribution;
     switch (d.kind) {
       case task::Distribution::kConstant:
+      case task::Distribution::kInteger:  // copied as they are: a shrunk index is not an index
         centers.emplace_back(std::nullopt);
         break;
       case task::Distribution::kUniform:
@@ -61,8 +62,18 @@ MixCenters mix_centers(const task::Task& task) {
   return centers;
 }
 
+std::vector<double> mix_steps(const task::Task& task) {
+  std::vector<double> steps;
+  for (const task::TensorSpec& spec : task.inputs) {
+    steps.push_back(spec.dtype == task::DType::kBFloat16  ? 0x1p-8
+                    : spec.dtype == task::DType::kFloat16 ? 0x1p-11
+                                                          : 0x1p-22);
+  }
+  return steps;
+}
+
 void mix_inputs(const std::vector<ReferenceCase>& pool, const MixCenters& centers, uint64_t seed,
-                ReferenceCase& into) {
+                ReferenceCase& into, const std::vector<double>& steps) {
   if (pool.empty()) throw InternalError("mix_inputs: no cases to mix");
   size_t tensors = pool.front().inputs.size();
   into.inputs.resize(tensors);
@@ -78,7 +89,8 @@ void mix_inputs(const std::vector<ReferenceCase>& pool, const MixCenters& center
       const std::vector<float>& source = pool[(draw >> 40) % pool.size()].inputs[t];
       size_t length = std::min(kMixBlock, n - start);
       size_t from = next_draw(state) % n;
-      double shrink = 1 - static_cast<double>(1 + (draw & 7)) * 0x1p-22;
+      double step = t < steps.size() ? steps[t] : 0x1p-22;
+      double shrink = 1 - static_cast<double>(1 + (draw & 7)) * step;
       size_t first = std::min(length, n - from);  // up to the end, then from the start
       for (auto [at, count, to] :
            {std::tuple{from, first, start}, std::tuple{size_t{0}, length - first, start + first}}) {
@@ -111,6 +123,7 @@ RunnerTurns::RunnerTurns(const task::Task& task, TurnReference reference, SlotLa
   candidate_.runner.pause();
   anchor_.runner.pause();
   centers_ = mix_centers(task_);
+  steps_ = mix_steps(task_);
   cases_.resize(static_cast<size_t>(layout_.slots));
 }
 
@@ -132,11 +145,12 @@ void RunnerTurns::load_turn(SharedBuffers& buffers, const TurnPlan& plan, int ca
   for (int slot = 0; slot < calls; ++slot) {
     ReferenceCase& slot_case = cases_[static_cast<size_t>(slot)];
     mix_inputs(reference_.pool, centers_,
-               plan.inputs_seed + static_cast<uint64_t>(slot) * 0x632BE59BD9B4E019ull, slot_case);
+               plan.inputs_seed + static_cast<uint64_t>(slot) * 0x632BE59BD9B4E019ull, slot_case,
+               steps_);
     slot_case.outputs.clear();
     slot_case.label = "fresh inputs";
-    load_inputs(buffers, layout_, slot, slot_case);
-    mark_unwritten(buffers, layout_, slot);
+    load_inputs(buffers, task_, layout_, slot, slot_case);
+    mark_unwritten(buffers, task_, layout_, slot);
   }
   buffers.fill_canaries(0, static_cast<size_t>(calls) * (layout_.inputs + layout_.outputs));
 }

@@ -13,7 +13,8 @@
 // accounts for the turn, after it has stopped the runner:
 //   - before the turn, slot i gets inputs no kernel saw before (blocks of kMixBlock elements from a
 //     pool of cases drawn for this evaluation, each block from a random place, scaled by a factor
-//     a few parts per million from 1 drawn per block: mix_inputs) and outputs of kUnwritten;
+//     a few parts per million from 1, or steps of a narrow dtype, drawn per block: mix_inputs) and
+//     outputs of kUnwritten;
 //   - after it, every slot's inputs must be unchanged, every slot's outputs written (no element
 //     left kUnwritten: a call skipped, or a DONE answered early, shows), and kSampledCalls calls,
 //     drawn from getrandom(2) then, are compared with the reference on their inputs. The sample
@@ -77,12 +78,17 @@ inline constexpr size_t kMixBlock = 64;
 using MixCenters = std::vector<std::optional<double>>;
 MixCenters mix_centers(const task::Task& task);
 
+// The unit of each input's shrink in mix_inputs: 2^-22 for float32, and one step of the narrow
+// formats (2^-8 bfloat16, 2^-11 float16), since a smaller move is lost when the value is rounded
+// to the tensor's dtype on its way to the kernel.
+std::vector<double> mix_steps(const task::Task& task);
+
 // `pool`'s inputs, mixed into one fresh case: block b of tensor t comes from a pool case and a
 // place in it drawn from `seed`, its values moved towards the tensor's center by a factor
-// 1 - d * 2^-22 (d from 1 to 8, drawn per block), so that no block equals one seen before. Every
-// tensor gets `pool`'s element counts.
+// 1 - d * steps[t] (d from 1 to 8, drawn per block; steps[t] 2^-22 where `steps` has none), so
+// that no block equals one seen before. Every tensor gets `pool`'s element counts.
 void mix_inputs(const std::vector<ReferenceCase>& pool, const MixCenters& centers, uint64_t seed,
-                ReferenceCase& into);
+                ReferenceCase& into, const std::vector<double>& steps = {});
 
 // A started runner and the buffers it calls on.
 struct TimedKernel {
@@ -139,6 +145,7 @@ class RunnerTurns : public PairedTurns {
   int candidate_turns_ = 0, anchor_turns_ = 0, turns_checked_ = 0;
   std::map<int, TurnPlan> plans_;
   MixCenters centers_;
+  std::vector<double> steps_;
   std::vector<ReferenceCase> cases_;  // the current turn's inputs, one per slot
   // Wall seconds per call in each side's last turn, for the next turn's deadline.
   std::optional<double> candidate_per_call_, anchor_per_call_;

@@ -234,6 +234,7 @@ CudaPlatform::CudaPlatform(CudaPlatformOptions options, GpuCeilings ceilings,
 
 Verdict CudaPlatform::evaluate(const EvalRequest& request) {
   const task::Task& task = *request.task;
+  require_float32_tensors(task, "cuda");
   const task::Workload& workload = task.workload_or_default(request.workload);
   VerdictStart started(request, workload);
   Verdict& verdict = started.verdict;

@@ -1,0 +1,130 @@
+#include "task/dtype.h"
+
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+
+namespace accelopt::task {
+namespace {
+
+float bf16_round(float value) {
+  return bf16_bits_to_float(float_to_bf16_bits(value));
+}
+
+TEST(DType, BFloat16RoundsToNearestEven) {
+  EXPECT_EQ(float_to_bf16_bits(1.0f), 0x3F80);
+  // 1 + 2^-8 lies halfway between 1 and 1 + 2^-7: the even one (1) wins; 1 + 3·2^-8 lies halfway
+  // between 1 + 2^-7 (odd) and 1 + 2^-6 (even): up.
+  EXPECT_EQ(bf16_round(1.0f + 0x1p-8f), 1.0f);
+  EXPECT_EQ(bf16_round(1.0f + 3 * 0x1p-8f), 1.0f + 0x1p-6f);
+  // Just past halfway rounds up, just below down.
+  EXPECT_EQ(bf16_round(1.0f + 0x1p-8f + 0x1p-20f), 1.0f + 0x1p-7f);
+  EXPECT_EQ(bf16_round(1.0f + 0x1p-8f - 0x1p-20f), 1.0f);
+  EXPECT_EQ(bf16_round(-1.0f - 3 * 0x1p-8f), -1.0f - 0x1p-6f);
+  EXPECT_EQ(float_to_bf16_bits(-0.0f), 0x8000);
+}
+
+TEST(DType, BFloat16KeepsNaNAndInfinityAndOverflowsToInfinity) {
+  float inf = std::numeric_limits<float>::infinity();
+  EXPECT_EQ(float_to_bf16_bits(inf), 0x7F80);
+  EXPECT_EQ(float_to_bf16_bits(-inf), 0xFF80);
+  EXPECT_EQ(bf16_round(std::numeric_limits<float>::max()), inf);
+  // A NaN whose payload lies only in the dropped bits must not become infinity.
+  float low_payload = std::bit_cast<float>(0x7F800001u);
+  ASSERT_TRUE(std::isnan(low_payload));
+  EXPECT_TRUE(std::isnan(bf16_bits_to_float(float_to_bf16_bits(low_payload))));
+  EXPECT_EQ(float_to_bf16_bits(low_payload) & 0x0040, 0x0040) << "made quiet";
+  // Every bfloat16 value converts to a float and back to itself.
+  for (uint32_t bits = 0; bits < 0x10000; ++bits) {
+    float value = bf16_bits_to_float(static_cast<uint16_t>(bits));
+    if (std::isnan(value)) continue;
+    ASSERT_EQ(float_to_bf16_bits(value), bits);
+  }
+}
+
+TEST(DType, Float16AgreesWithTheCompilersConversion) {
+  // GCC's _Float16 conversion (libgcc's soft-float, round to nearest even) is the oracle.
+  std::mt19937 random(5);
+  for (int i = 0; i < 2'000'000; ++i) {
+    auto bits = static_cast<uint32_t>(random());
+    if (i % 2) bits = (bits & 0x807FFFFFu) | ((103u + random() % 40u) << 23);  // near fp16's range
+    float value = std::bit_cast<float>(bits);
+    if (std::isnan(value)) continue;
+    auto expected = std::bit_cast<uint16_t>(static_cast<_Float16>(value));
+    ASSERT_EQ(float_to_fp16_bits(value), expected) << std::hexfloat << value;
+  }
+  for (uint32_t bits = 0; bits < 0x10000; ++bits) {
+    auto half = std::bit_cast<_Float16>(static_cast<uint16_t>(bits));
+    float value = fp16_bits_to_float(static_cast<uint16_t>(bits));
+    if (std::isnan(value)) {
+      ASSERT_TRUE(std::isnan(static_cast<float>(half)));
+      continue;
+    }
+    ASSERT_EQ(std::bit_cast<uint32_t>(value), std::bit_cast<uint32_t>(static_cast<float>(half)));
+    ASSERT_EQ(float_to_fp16_bits(value), bits) << "round trip of " << bits;
+  }
+}
+
+TEST(DType, Float16TiesSubnormalsAndLimits) {
+  EXPECT_EQ(float_to_fp16_bits(1.0f + 0x1p-11f), 0x3C00);  // a tie: to 1, the even one
+  EXPECT_EQ(float_to_fp16_bits(1.0f + 3 * 0x1p-11f), 0x3C02);
+  EXPECT_EQ(float_to_fp16_bits(65504.0f), 0x7BFF);
+  EXPECT_EQ(float_to_fp16_bits(65519.0f), 0x7BFF);
+  EXPECT_EQ(float_to_fp16_bits(65520.0f), 0x7C00);  // the tie with 65536: infinity
+  EXPECT_EQ(float_to_fp16_bits(0x1p-24f), 0x0001);  // the smallest subnormal
+  EXPECT_EQ(float_to_fp16_bits(0x1p-25f), 0x0000);  // half of it: a tie, to zero (even)
+  EXPECT_EQ(float_to_fp16_bits(0x1.8p-25f), 0x0001);
+  EXPECT_EQ(float_to_fp16_bits(-std::numeric_limits<float>::infinity()), 0xFC00);
+  uint16_t nan = float_to_fp16_bits(std::numeric_limits<float>::quiet_NaN());
+  EXPECT_TRUE(std::isnan(fp16_bits_to_float(nan)));
+}
+
+TEST(DType, IntegersRoundHalvesAwayAndSaturate) {
+  EXPECT_EQ(round_to_dtype(DType::kInt8, 2.5), 3);
+  EXPECT_EQ(round_to_dtype(DType::kInt8, -2.5), -3);
+  EXPECT_EQ(round_to_dtype(DType::kInt8, 1000), 127);
+  EXPECT_EQ(round_to_dtype(DType::kInt8, -1000), -128);
+  EXPECT_EQ(round_to_dtype(DType::kInt32, 1e12), 2147483647.0f);
+  EXPECT_EQ(round_to_dtype(DType::kInt32, std::nan("")), 0);
+  EXPECT_EQ(round_to_dtype(DType::kFloat32, 0.1), 0.1f);
+}
+
+TEST(DType, EncodeWritesEachTypesBytesAndDecodeReadsThem) {
+  const float values[] = {1.5f, -2.0f, 100.25f};
+  unsigned char bytes[12] = {};
+  encode_values(DType::kBFloat16, values, 3, bytes);
+  uint16_t first = 0;
+  std::memcpy(&first, bytes, 2);
+  EXPECT_EQ(first, 0x3FC0);  // 1.5
+  std::vector<float> back = decode_values(DType::kBFloat16, bytes, 6);
+  EXPECT_EQ(back, (std::vector<float>{1.5f, -2.0f, 100.0f}));  // 100.25 needs 9 bits
+  encode_values(DType::kInt8, values, 3, bytes);
+  EXPECT_EQ(static_cast<int8_t>(bytes[1]), -2);
+  EXPECT_EQ(decode_values(DType::kInt8, bytes, 3), (std::vector<float>{2, -2, 100}));
+  encode_values(DType::kInt32, values, 3, bytes);
+  int32_t third = 0;
+  std::memcpy(&third, bytes + 8, 4);
+  EXPECT_EQ(third, 100);
+  encode_values(DType::kFloat16, values, 3, bytes);
+  EXPECT_EQ(decode_values(DType::kFloat16, bytes, 6), (std::vector<float>{1.5f, -2.0f, 100.25f}));
+}
+
+TEST(DType, UnwrittenMarkersAreSignallingNaNsNoConversionMakes) {
+  auto bf16 = static_cast<uint16_t>(*unwritten_marker(DType::kBFloat16));
+  auto fp16 = static_cast<uint16_t>(*unwritten_marker(DType::kFloat16));
+  EXPECT_TRUE(std::isnan(bf16_bits_to_float(bf16)));
+  EXPECT_TRUE(std::isnan(fp16_bits_to_float(fp16)));
+  EXPECT_EQ(bf16 & 0x0040, 0) << "quiet bit clear";
+  EXPECT_EQ(fp16 & 0x0200, 0) << "quiet bit clear";
+  // Converting any NaN gives a quiet one, never the marker.
+  EXPECT_NE(float_to_bf16_bits(bf16_bits_to_float(bf16)), bf16);
+  EXPECT_NE(float_to_fp16_bits(fp16_bits_to_float(fp16)), fp16);
+  EXPECT_FALSE(unwritten_marker(DType::kInt32).has_value());
+}
+
+}  // namespace
+}  // namespace accelopt::task
