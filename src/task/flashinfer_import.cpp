@@ -141,8 +141,19 @@ ImportedTask import_flashinfer(const std::string& definition_json, const std::st
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     std::string where = fmt::format("{}:{}", workloads_origin, line_number);
     Json workload = Json::parse(line, nullptr, false);
+    // A line is a workload, or a trace's line that holds one under "workload" (FlashInfer-Bench's
+    // traces and the AccelOpt repository's selected workloads are written so).
+    if (workload.is_object() && workload.contains("workload") && workload["workload"].is_object()) {
+      std::string named = workload.value("definition", std::string());
+      if (!named.empty() && named != require("name").get<std::string>()) {
+        throw UserError(where + ": a workload of definition '" + named + "', not of this one");
+      }
+      workload = Json(workload["workload"]);
+    }
     if (workload.is_discarded() || !workload.is_object() || !workload.contains("axes")) {
-      throw UserError(where + ": not a FlashInfer-Bench workload (a JSON object with axes)");
+      throw UserError(where +
+                      ": not a FlashInfer-Bench workload (a JSON object with axes, or a trace "
+                      "line holding one under \"workload\")");
     }
     Json all_axes = workload.at("axes");
     for (const auto& [name, axis] : axes.items()) {

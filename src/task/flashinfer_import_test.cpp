@@ -70,6 +70,30 @@ TEST(FlashInferImport, MakesATaskFolderThatLoads) {
   EXPECT_THROW(write_imported_task(imported, directory.path() / "rmsnorm_h64"), UserError);
 }
 
+// FlashInfer-Bench's traces, and the workloads the AccelOpt repository selected, hold each
+// workload under "workload" beside the definition's name; a line for another definition is refused.
+TEST(FlashInferImport, ReadsWorkloadsWrittenAsTraceLines) {
+  const char* trace_lines =
+      "{\"definition\": \"rmsnorm_h64\", \"workload\": {\"uuid\": \"c3\", \"axes\": "
+      "{\"batch_size\": 9}, \"inputs\": {\"eps\": {\"type\": \"scalar\", \"value\": 1e-6}}}}\n";
+  ImportedTask imported = import_flashinfer(kDefinition, "d.json", trace_lines, "t.jsonl");
+  TempDir directory("accelopt-import");
+  write_imported_task(imported, directory.path() / "t");
+  Task task = load_task(directory.path() / "t");
+  EXPECT_EQ(task.workload("w1").axes.at("batch_size"), 9);
+
+  std::string other = trace_lines;
+  other.replace(other.find("rmsnorm_h64"), 11, "rmsnorm_h65");
+  try {
+    import_flashinfer(kDefinition, "d.json", other, "t.jsonl");
+    FAIL() << "a workload of another definition was taken";
+  } catch (const UserError& error) {
+    EXPECT_NE(std::string(error.what()).find("t.jsonl:1: a workload of definition 'rmsnorm_h65'"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
 TEST(FlashInferImport, SaysWhatItCannotInferOrTake) {
   ImportedTask guessed = import_flashinfer(kDefinition, "d.json");
   EXPECT_TRUE(noted(guessed, "workloads: none given"));
