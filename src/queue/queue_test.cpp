@@ -278,12 +278,16 @@ TEST_F(QueueTest, TheLiveWorkersOfAPlatformAreCounted) {
   WorkerOptions cuda = options;
   cuda.platform = "cuda";
   workers.emplace_back([&] { run_worker(cuda, doubling(0ms), stop, log_cuda); });
-  int64_t live = 0;
-  for (int wait = 0; wait < 100 && (live = queue->live_workers("cpu")) < 2; ++wait) {
+  // The three connect on their own threads: wait for all of them, the cuda one included.
+  int64_t live = 0, live_cuda = 0;
+  for (int wait = 0; wait < 100; ++wait) {
+    live = queue->live_workers("cpu");
+    live_cuda = queue->live_workers("cuda");
+    if (live >= 2 && live_cuda >= 1) break;
     std::this_thread::sleep_for(100ms);
   }
   EXPECT_EQ(live, 2);
-  EXPECT_EQ(queue->live_workers("cuda"), 1);
+  EXPECT_EQ(live_cuda, 1);
   stop = true;
   workers.clear();  // joined: their connections closed
   for (int wait = 0; wait < 100 && (live = queue->live_workers("cpu")) > 0; ++wait) {
