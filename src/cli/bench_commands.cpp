@@ -68,8 +68,8 @@ std::filesystem::path default_suite(const std::string& platform_name) {
       suite.string()));
 }
 
-// --suite: a folder of tasks, or the name of one of bench/'s suites (`flashinfer`: bench/flashinfer,
-// found as the default suite is).
+// --suite: a folder of tasks, or the name of one of bench/'s suites (`flashinfer`:
+// bench/flashinfer, found as the default suite is).
 std::filesystem::path chosen_suite(const std::string& given, const std::string& platform_name) {
   if (given.empty()) return default_suite(platform_name);
   if (std::filesystem::is_directory(given)) return given;

@@ -141,7 +141,8 @@ InputDistribution parse_distribution(const Validator& check, const Json& json,
   InputDistribution distribution;
   if (!json.is_object()) check.fail(path, "must be an object such as {\"kind\": \"normal\"}");
   check.only_known_keys(
-      json, {"kind", "mean", "std", "low", "high", "value", "total", "min_step", "not_below"}, path);
+      json, {"kind", "mean", "std", "low", "high", "value", "total", "min_step", "not_below"},
+      path);
   std::string kind = check.string_field(json, "kind", path, true);
   if (kind == "normal") {
     distribution.kind = Distribution::kNormal;
@@ -371,15 +372,15 @@ void check_offsets(const Validator& check, const Task& task, const TensorSpec& i
   const TensorSpec* below = nullptr;
   if (!own.not_below.empty()) {
     below = find_input(task, own.not_below);
-    if (below == nullptr || below == &input ||
-        below->distribution.kind != Distribution::kOffsets) {
-      check.fail(path + ".not_below", "'" + own.not_below +
-                                          "' is not another input with an offsets distribution");
+    if (below == nullptr || below == &input || below->distribution.kind != Distribution::kOffsets) {
+      check.fail(path + ".not_below",
+                 "'" + own.not_below + "' is not another input with an offsets distribution");
     }
     // A chain of not_below must end: each is drawn after the one it names.
     const TensorSpec* step = below;
     for (size_t hops = 0; step != nullptr && !step->distribution.not_below.empty(); ++hops) {
-      if (hops > task.inputs.size()) check.fail(path + ".not_below", "not_below goes round in a circle");
+      if (hops > task.inputs.size())
+        check.fail(path + ".not_below", "not_below goes round in a circle");
       step = find_input(task, step->distribution.not_below);
     }
   }
@@ -387,12 +388,14 @@ void check_offsets(const Validator& check, const Task& task, const TensorSpec& i
     int64_t length = task.element_count(input, workload);
     double total = for_workload(own, workload).total;
     double steps = static_cast<double>(length - 1);
-    std::string on = fmt::format("on workload '{}' ({} elements, total {}{:g})", workload.name,
-                                 length,
-                                 own.total_expression.empty() ? "" : own.total_expression + " = ",
-                                 total);
+    std::string on =
+        fmt::format("on workload '{}' ({} elements, total {}{:g})", workload.name, length,
+                    own.total_expression.empty() ? "" : own.total_expression + " = ", total);
     if (total != std::floor(total) || total < 0 || total > 0x1p24) {
       check.fail(path, on + ": the total must be a whole number in [0, 2^24 = 16777216]");
+    }
+    if (length == 1 && total != 0) {
+      check.fail(path, on + ": a tensor of one element holds 0 alone, so its total must be 0");
     }
     if (total < static_cast<double>(own.min_step) * steps) {
       check.fail(path, fmt::format("{}: {} steps of at least min_step {} cannot end at {:g}", on,
@@ -406,9 +409,9 @@ void check_offsets(const Validator& check, const Task& task, const TensorSpec& i
     }
     // Its steps are at least its own min_step, so this much always suffices.
     double below_total = for_workload(below->distribution, workload).total;
-    double extra = static_cast<double>(std::max<int64_t>(
-                       0, own.min_step - below->distribution.min_step)) *
-                   steps;
+    double extra =
+        static_cast<double>(std::max<int64_t>(0, own.min_step - below->distribution.min_step)) *
+        steps;
     if (total < below_total + extra) {
       check.fail(path, fmt::format("{}: below '{}''s total {:g}{}: each step must be at least "
                                    "'{}''s step",
@@ -541,14 +544,15 @@ std::string distribution_text(const InputDistribution& distribution) {
       auto bound = [](double number, const std::string& expression) {
         return expression.empty() ? fmt::format("{:g}", number) : expression;
       };
-      return fmt::format("integers in [{}, {})", bound(distribution.low, distribution.low_expression),
+      return fmt::format("integers in [{}, {})",
+                         bound(distribution.low, distribution.low_expression),
                          bound(distribution.high, distribution.high_expression));
     }
     case Distribution::kOffsets: {
-      std::string text = fmt::format(
-          "offsets: int32, non-decreasing from 0 to {}",
-          distribution.total_expression.empty() ? fmt::format("{:g}", distribution.total)
-                                                : distribution.total_expression);
+      std::string text = fmt::format("offsets: int32, non-decreasing from 0 to {}",
+                                     distribution.total_expression.empty()
+                                         ? fmt::format("{:g}", distribution.total)
+                                         : distribution.total_expression);
       if (distribution.min_step > 0)
         text += fmt::format(", steps of at least {}", distribution.min_step);
       if (!distribution.not_below.empty())

@@ -175,9 +175,9 @@ TEST(TaskDefinition, ImpossibleBoundsAndOffsetsAreNamedWithTheirWorkload) {
   EXPECT_NE(error(R"("high": "num_pages")", R"("high": "num_pages / 2")")
                 .find("\"num_pages / 2\" = 3.5: an integer distribution needs whole numbers"),
             std::string::npos);
-  EXPECT_NE(error(R"("high": "num_pages")", R"("high": "num_pages * 1000000")")
-                .find("within ±2^24"),
-            std::string::npos);
+  EXPECT_NE(
+      error(R"("high": "num_pages")", R"("high": "num_pages * 1000000")").find("within ±2^24"),
+      std::string::npos);
   EXPECT_NE(error(R"("high": "num_pages")", R"("high": "num_pages +")").find("kv_indices"),
             std::string::npos);
   EXPECT_NE(error(R"("high": "num_pages")", R"("high": true)")
@@ -213,15 +213,19 @@ TEST(TaskDefinition, ImpossibleBoundsAndOffsetsAreNamedWithTheirWorkload) {
   EXPECT_NE(error(R"("kind": "integer", "low": 0)", R"("kind": "integer", "min_step": 1, "low": 0)")
                 .find("distribution.min_step: only an offsets distribution takes it"),
             std::string::npos);
-  EXPECT_NE(error(R"("roofline")",
-                  R"("input_sets": {"odd": {"inputs": {"qo_indptr": {"kind": "constant", "value": 0}}}}, "roofline")")
-                .find("input_sets.odd.inputs.qo_indptr: an offsets input keeps the task's own "
-                      "distribution"),
-            std::string::npos);
-  EXPECT_NE(error(R"("roofline")",
-                  R"("input_sets": {"few": {"inputs": {"kv_indices": {"kind": "integer", "low": 0, "high": "num_pages - 7"}}}}, "roofline")")
-                .find("input_sets.few.inputs.kv_indices: on workload 'small'"),
-            std::string::npos);
+  EXPECT_NE(
+      error(
+          R"("roofline")",
+          R"("input_sets": {"odd": {"inputs": {"qo_indptr": {"kind": "constant", "value": 0}}}}, "roofline")")
+          .find("input_sets.odd.inputs.qo_indptr: an offsets input keeps the task's own "
+                "distribution"),
+      std::string::npos);
+  EXPECT_NE(
+      error(
+          R"("roofline")",
+          R"("input_sets": {"few": {"inputs": {"kv_indices": {"kind": "integer", "low": 0, "high": "num_pages - 7"}}}}, "roofline")")
+          .find("input_sets.few.inputs.kv_indices: on workload 'small'"),
+      std::string::npos);
 }
 
 TEST(TaskDefinition, ReportsAMissingFile) {

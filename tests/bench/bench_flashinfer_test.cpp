@@ -37,7 +37,9 @@ std::vector<std::string> tasks_with_baselines() {
   return names;
 }
 
-bool has_torch() { return std::system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") == 0; }
+bool has_torch() {
+  return std::system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") == 0;
+}
 
 class FlashInferTaskTest : public testing::TestWithParam<std::string> {
  protected:
@@ -68,12 +70,14 @@ TEST_P(FlashInferTaskTest, BaselinePassesOnSmall) {
   kernel::Verdict verdict = platform_->evaluate(request);
   EXPECT_EQ(verdict.status, kernel::Status::kPassed)
       << task.name << ": " << kernel::status_name(verdict.status) << ": " << verdict.message;
-  EXPECT_EQ(verdict.correctness.seeds_checked,
-            task.seeds + [&] {
-              int sets = 0;
-              for (const task::InputSet& set : task.input_sets) sets += set.seeds;
-              return sets;
-            }())
+  EXPECT_EQ(
+      verdict.correctness.seeds_checked, task.seeds +
+                                             [&] {
+                                               int sets = 0;
+                                               for (const task::InputSet& set : task.input_sets)
+                                                 sets += set.seeds;
+                                               return sets;
+                                             }())
       << "every case was checked";
 }
 

@@ -149,9 +149,9 @@ std::vector<float> draw_offsets(const task::InputDistribution& d, size_t length,
   }
   // Loading the task checked that the total is reachable on its workloads.
   if (slack < 0 || (steps == 0 && slack != 0)) {
-    throw UserError("an offsets tensor cannot reach its total " + std::to_string(static_cast<int64_t>(d.total)) +
-                    " in " + std::to_string(steps) + " steps of at least " +
-                    std::to_string(d.min_step) +
+    throw UserError("an offsets tensor cannot reach its total " +
+                    std::to_string(static_cast<int64_t>(d.total)) + " in " + std::to_string(steps) +
+                    " steps of at least " + std::to_string(d.min_step) +
                     (d.not_below.empty() ? "" : " and " + d.not_below + "'s"));
   }
   std::vector<int64_t> cuts(steps > 0 ? steps - 1 : 0);
