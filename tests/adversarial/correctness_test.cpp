@@ -120,6 +120,34 @@ TEST_P(NarrowTypesSanity, TheBaselinePassesTimed) {
   EXPECT_EQ(verdict.correctness.seeds_checked, 5);
 }
 
+// On the CPU workloads the second side of a timed turn calls on the inputs the first side left
+// (runner_turns.h); here forced on a small workload: the baseline still passes against itself,
+// and a kernel that leaves its inputs changed for the other side is refused.
+TEST(InputsInPlace, TheBaselinePassesAndAKernelThatChangesItsInputsIsRefused) {
+  task::Task task = task::load_task(kSource / "bench/cpu/silu");
+  platform::cpu::CpuPlatformOptions options;
+  options.reload_skip_bytes = 1;
+  platform::cpu::CpuPlatform cpu(options, platform::cpu::load_or_probe_machine(false, nullptr));
+  platform::EvalRequest request;
+  request.task = &task;
+  request.workload = "small";
+  request.measure_time = true;
+  request.timing.budget_seconds = 3;
+  request.timing.min_pairs = 5;
+  request.timing.target_half_width = 0.2;
+  request.source = read_file(task.baseline_path());
+  kernel::Verdict verdict = cpu.evaluate(request);
+  ASSERT_TRUE(verdict.passed()) << verdict.message << "\n" << verdict.log;
+  ASSERT_TRUE(verdict.timing);
+  EXPECT_GT(verdict.timing->speedup_high, 0.9) << verdict.message;
+  EXPECT_LT(verdict.timing->speedup_low, 1.1) << verdict.message;
+
+  request.source = read_file(kKernels / "slows_the_other_side_through_its_inputs.cpp");
+  verdict = cpu.evaluate(request);
+  EXPECT_EQ(verdict.status, kernel::Status::kIncorrectNumerical) << verdict.message;
+  EXPECT_NE(verdict.message.find("inputs are read-only"), std::string::npos) << verdict.message;
+}
+
 INSTANTIATE_TEST_SUITE_P(Tasks, NarrowTypesSanity,
                          testing::Values("rmsnorm_bf16", "gather_rows_int32", "bf16_store",
                                          "axpy_fp16"));

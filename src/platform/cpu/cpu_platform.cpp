@@ -1,9 +1,12 @@
 #include "platform/cpu/cpu_platform.h"
 
 #include <fmt/format.h>
+#include <malloc.h>
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
+#include <future>
 
 #include "common/error.h"
 #include "common/files.h"
@@ -95,7 +98,14 @@ CpuPlatform::CpuPlatform(CpuPlatformOptions options, MachinePeaks peaks)
     : options_(std::move(options)),
       peaks_(std::move(peaks)),
       compiler_(options_.compiler),
-      runner_program_(find_runner_program()) {}
+      runner_program_(find_runner_program()) {
+  // The harness allocates and frees tensors of tens of megabytes per case and per check; glibc
+  // maps each such block afresh and unmaps it when freed, so every one paid a page fault per
+  // page (a fifth of an evaluation on a CPU workload, `perf record`). Kept in the heap instead,
+  // a freed block is reused as it is. Process-wide and idempotent.
+  mallopt(M_MMAP_MAX, 0);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+}
 
 std::vector<ReferenceCase> CpuPlatform::reference_cases(const task::Task& task,
                                                         const task::Workload& workload,
@@ -206,6 +216,38 @@ RunnerOptions CpuPlatform::runner_options(const task::Task& task,
   return options;
 }
 
+namespace {
+
+// The reference's answers to the correctness cases, computed on a thread of their own. Stopped
+// and waited for when dropped unasked (the candidate failed to compile), so that nothing outlives
+// the evaluation.
+class ReferenceAlongside {
+ public:
+  using Answer = std::function<std::vector<ReferenceCase>(const std::atomic<bool>* stop)>;
+  explicit ReferenceAlongside(Answer answer)
+      : answers_(std::async(std::launch::async, std::move(answer), &stop_)) {}
+  ReferenceAlongside(const ReferenceAlongside&) = delete;
+  ReferenceAlongside& operator=(const ReferenceAlongside&) = delete;
+  ~ReferenceAlongside() {
+    stop_ = true;
+    if (answers_.valid()) answers_.wait();
+  }
+
+  // Waits for them; `abandon` (the request's) stops the reference as it would have before.
+  std::vector<ReferenceCase> answers(const std::atomic<bool>* abandon) {
+    while (answers_.wait_for(std::chrono::milliseconds(50)) != std::future_status::ready) {
+      if (abandon && *abandon) stop_ = true;
+    }
+    return answers_.get();
+  }
+
+ private:
+  std::atomic<bool> stop_{false};  // before answers_: the thread reads it from its start
+  std::future<std::vector<ReferenceCase>> answers_;
+};
+
+}  // namespace
+
 Verdict CpuPlatform::evaluate(const EvalRequest& request) {
   const task::Task& task = *request.task;
   require_supported_dtypes(task);
@@ -218,12 +260,15 @@ Verdict CpuPlatform::evaluate(const EvalRequest& request) {
     return started.finish(Status::kRejectedSource, *rejection);
   }
   std::string header = task::generate_kernel_header(task, workload);
+  // Fresh secret seeds for every evaluation: see inputs.h. The cases and the reference's answers
+  // need nothing from the candidate, so they are made while it compiles (the compiler runs on the
+  // cores no timing holds, the reference on the evaluation's own).
+  ReferenceAlongside reference([&](const std::atomic<bool>* stop) {
+    return run_reference(task, workload, correctness_cases(task), stop, request.cores);
+  });
   std::optional<CompileResult> compiled = compile_candidate(request, header, verdict);
   if (!compiled) return started.finish(verdict.status, "");
-
-  // Fresh secret seeds for every evaluation: see inputs.h.
-  std::vector<ReferenceCase> cases =
-      run_reference(task, workload, correctness_cases(task), request.abandon, request.cores);
+  std::vector<ReferenceCase> cases = reference.answers(request.abandon);
   double reference_seconds = 0;
   for (const ReferenceCase& reference_case : cases) {
     reference_seconds = std::max(reference_seconds, reference_case.reference_seconds);
@@ -245,6 +290,12 @@ Verdict CpuPlatform::evaluate(const EvalRequest& request) {
   }
   if (!request.measure_time)
     return started.finish(Status::kPassed, "correct on every case (not timed)");
+  // Timing needs only how long the reference took: the cases' tensors go back to the heap, where
+  // the timed turns' pool and checks reuse them.
+  for (ReferenceCase& reference_case : cases) {
+    reference_case.inputs = {};
+    reference_case.outputs = {};
+  }
 
   std::optional<CeilingAlongside> alongside;
   if (std::optional<TurnFailure> failure = time_against_anchor(
@@ -386,6 +437,7 @@ std::optional<TurnFailure> CpuPlatform::time_against_anchor(
   std::vector<int> timed = request.cores.empty() ? runner_cpus(task.threads) : request.cores;
   RunnerTurns turns(task, std::move(turn_reference), layout, candidate, {anchor, candidate.buffers},
                     request.anchor_name, call_timeout, timed);
+  if (options_.reload_skip_bytes) turns.set_reload_skip_bytes(*options_.reload_skip_bytes);
   TimingOn timing(*this, timed);
   // The ceiling that binds the task, sampled after every anchor turn on the same core (one-core
   // tasks: the probe's ceilings are one core's).

@@ -32,6 +32,10 @@ struct CpuPlatformOptions {
   // (always at least one slot).
   int slots = 1024;
   uint64_t slot_bytes = 256ull << 20;
+  // The second side of a timed turn finds the first side's inputs in place (checked unchanged)
+  // when the turn's outputs are at least this many bytes (runner_turns.h); nullopt: twice the
+  // last-level cache.
+  std::optional<uint64_t> reload_skip_bytes;
 };
 
 class ReferenceRunner;
