@@ -13,6 +13,7 @@
 #include <regex>
 
 #include "common/files.h"
+#include "platform/core_sets.h"
 #include "platform/cpu/cpu_platform.h"
 #include "task/task.h"
 
@@ -146,6 +147,29 @@ TEST(InputsInPlace, TheBaselinePassesAndAKernelThatChangesItsInputsIsRefused) {
   verdict = cpu.evaluate(request);
   EXPECT_EQ(verdict.status, kernel::Status::kIncorrectNumerical) << verdict.message;
   EXPECT_NE(verdict.message.find("inputs are read-only"), std::string::npos) << verdict.message;
+}
+
+// Two evaluations at once on this machine time on two cores (platform/core_sets.h): with the core
+// an evaluation would take held (as another `accelopt eval` would hold it), it times on another.
+TEST(CoreClaims, AnEvaluationTimesOnACoreNoOtherEvaluationHolds) {
+  std::vector<int> allowed = platform::allowed_cpus();
+  if (allowed.size() < 2) GTEST_SKIP() << "one core: nothing to choose from";
+  platform::CoreClaim held = platform::claim_cores({platform::cpu::timing_cpu()}, allowed);
+  if (!held.held()) GTEST_SKIP() << "another evaluation holds the timing core now";
+  task::Task task = task::load_task(kSource / "bench/cpu/silu");
+  platform::cpu::CpuPlatform cpu({}, platform::cpu::load_or_probe_machine(false, nullptr));
+  platform::EvalRequest request;
+  request.task = &task;
+  request.workload = "small";
+  request.measure_time = true;
+  request.timing.budget_seconds = 2;
+  request.timing.min_pairs = 5;
+  request.source = read_file(task.baseline_path());
+  kernel::Verdict verdict = cpu.evaluate(request);
+  ASSERT_TRUE(verdict.passed()) << verdict.message;
+  std::vector<int> timed = verdict.profile.at("timed_cores").get<std::vector<int>>();
+  ASSERT_EQ(timed.size(), 1u);
+  EXPECT_NE(timed.front(), platform::cpu::timing_cpu());
 }
 
 INSTANTIATE_TEST_SUITE_P(Tasks, NarrowTypesSanity,

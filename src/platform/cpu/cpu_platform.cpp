@@ -248,9 +248,18 @@ class ReferenceAlongside {
 
 }  // namespace
 
-Verdict CpuPlatform::evaluate(const EvalRequest& request) {
-  const task::Task& task = *request.task;
+Verdict CpuPlatform::evaluate(const EvalRequest& asked) {
+  const task::Task& task = *asked.task;
   require_supported_dtypes(task);
+  // A timed evaluation's cores are held against every other evaluation on this machine, this
+  // process's or another's: a second `accelopt eval` times on another core, not on the same one.
+  EvalRequest request = asked;
+  CoreClaim claim;
+  if (request.measure_time) {
+    claim = claim_cores(request.cores.empty() ? runner_cpus(task.threads) : request.cores,
+                        allowed_cpus());
+    request.cores = claim.cores();
+  }
   const task::Workload& workload = task.workload_or_default(request.workload);
   VerdictStart started(request, workload);
   Verdict& verdict = started.verdict;
@@ -302,6 +311,9 @@ Verdict CpuPlatform::evaluate(const EvalRequest& request) {
           request, header, cases, layout, {candidate, buffers}, call_timeout, verdict, alongside)) {
     return started.finish(failure->status, failure->message);
   }
+  // Where the turns ran, and whether no other evaluation could time there meanwhile.
+  verdict.profile["timed_cores"] = request.cores;
+  verdict.profile["timed_cores_held"] = claim.held();
   if (options_.profile) {
     verdict.profile["vectorization"] = vectorization_report(compiled->remarks);
     verdict.profile["instruction_mix"] = instruction_mix(compiled->library);
