@@ -125,4 +125,16 @@ CoreClaim claim_cores(const std::vector<int>& preferred, const std::vector<int>&
   return CoreClaim(preferred, {}, false);
 }
 
+std::vector<int> unclaimed_cores(const std::vector<int>& cores,
+                                 const std::filesystem::path& directory) {
+  std::vector<int> free;
+  for (int core : cores) {
+    if (int fd = try_lock(directory, core); fd >= 0) {
+      ::close(fd);
+      free.push_back(core);
+    }
+  }
+  return free;
+}
+
 }  // namespace accelopt::platform

@@ -55,4 +55,9 @@ std::filesystem::path core_claim_directory();
 CoreClaim claim_cores(const std::vector<int>& preferred, const std::vector<int>& allowed,
                       const std::filesystem::path& directory = core_claim_directory());
 
+// The cores of `cores` that no evaluation holds now (this process's claims included): where a
+// compile disturbs no timing.
+std::vector<int> unclaimed_cores(const std::vector<int>& cores,
+                                 const std::filesystem::path& directory = core_claim_directory());
+
 }  // namespace accelopt::platform

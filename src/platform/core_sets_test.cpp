@@ -58,6 +58,14 @@ TEST(CoreClaims, ASecondEvaluationTimesOnAnotherCoreAndAThirdShares) {
   EXPECT_EQ(fourth.cores(), (std::vector<int>{1}));
 }
 
+TEST(CoreClaims, CompilesGoWhereNoEvaluationTimes) {
+  TempDir directory("accelopt-core-claims");
+  CoreClaim timing = claim_cores({3}, {0, 1, 2, 3}, directory.path());
+  EXPECT_EQ(unclaimed_cores({0, 1, 2, 3}, directory.path()), (std::vector<int>{0, 1, 2}));
+  timing = CoreClaim();
+  EXPECT_EQ(unclaimed_cores({0, 1, 2, 3}, directory.path()), (std::vector<int>{0, 1, 2, 3}));
+}
+
 TEST(CoreClaims, ManyThreadTasksGetAWholeSetOrShare) {
   TempDir directory("accelopt-core-claims");
   CoreClaim one = claim_cores({2}, {0, 1, 2, 3}, directory.path());

@@ -85,13 +85,17 @@ class TimingOn {
 };
 
 std::vector<int> CpuPlatform::compile_cores(const std::vector<int>& cores) const {
-  if (cores.empty()) return {};
-  std::vector<int> free;
-  std::lock_guard lock(timing_mutex_);
-  for (int core : allowed_cpus()) {
-    if (timing_now_.count(core) == 0) free.push_back(core);
+  std::vector<int> untimed;
+  {
+    std::lock_guard lock(timing_mutex_);
+    for (int core : allowed_cpus()) {
+      if (timing_now_.count(core) == 0) untimed.push_back(core);
+    }
   }
-  return free.empty() ? cores : free;
+  // Nor where an evaluation of another process times (core_sets.h), while a core is left.
+  if (std::vector<int> free = unclaimed_cores(untimed); !free.empty()) return free;
+  if (!untimed.empty()) return untimed;
+  return cores;
 }
 
 CpuPlatform::CpuPlatform(CpuPlatformOptions options, MachinePeaks peaks)
