@@ -209,7 +209,16 @@ int run_bench(const BenchArguments& arguments) {
           while (flags >> flag) request.extra_flags.push_back(flag);
         }
       }
-      report::BenchRow row{name, entry.label, entry.library, built.get().evaluate(request)};
+      report::BenchRow row{name, entry.label, entry.library, {}};
+      try {
+        row.verdict = built.get().evaluate(request);
+      } catch (const UserError& error) {
+        // The task itself cannot run here (its reference fails, say): its row says why, and the
+        // suite goes on with the other tasks.
+        row.verdict.task = task.name;
+        row.verdict.status = kernel::Status::kEvaluationFailed;
+        row.verdict.message = error.what();
+      }
       const kernel::Verdict& v = row.verdict;
       std::cerr << fmt::format(
           "      {} {}\n", kernel::status_name(v.status),

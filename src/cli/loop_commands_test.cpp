@@ -83,19 +83,39 @@ TEST(OptimizeEndToEnd, ABenchTaskIsFoundFromAnyFolder) {
 // neither a folder nor a suite lists the suites.
 TEST(BenchSuite, ASuiteIsFoundByNameFromAnyFolder) {
   TempDir dir;
-  Result found = accelopt("bench --suite flashinfer --tasks nosuch", dir.path(), dir.path());
+  Result found =
+      testing::run_accelopt("bench --suite flashinfer --tasks nosuch", dir.path(), dir.path());
   EXPECT_NE(found.code, 0) << found.output;
   EXPECT_NE(found.output.find(std::string(ACCELOPT_SOURCE_DIR) +
                               "/bench/flashinfer/nosuch: not a task directory"),
             std::string::npos)
       << found.output;
-  Result missing = accelopt("bench --suite flashinfre", dir.path(), dir.path());
+  Result missing = testing::run_accelopt("bench --suite flashinfre", dir.path(), dir.path());
   EXPECT_NE(missing.code, 0) << missing.output;
   EXPECT_NE(missing.output.find("--suite flashinfre: no such folder, nor a suite of " +
                                 std::string(ACCELOPT_SOURCE_DIR) +
                                 "/bench/ (suites: cpu, cuda, flashinfer)"),
             std::string::npos)
       << missing.output;
+}
+
+// A task that cannot be evaluated here (its reference does not compile; a PyTorch without a
+// kernel it needs) is a failed row of the table, and the suite goes on with the others.
+TEST(BenchSuite, ATaskThatCannotRunIsARowAndTheOthersStillRun) {
+  TempDir dir;
+  std::filesystem::path suite = dir.path() / "suite";
+  std::filesystem::path axpy = std::filesystem::path(ACCELOPT_SOURCE_DIR) / "tests/data/tasks/axpy";
+  for (const char* name : {"a_broken", "b_axpy"}) {
+    std::filesystem::create_directories(suite / name);
+    std::filesystem::copy(axpy, suite / name, std::filesystem::copy_options::recursive);
+  }
+  write_file_atomic(suite / "a_broken/reference.cpp", "this is not C++\n");
+  Result bench = testing::run_accelopt(
+      "bench --suite " + suite.string() + " --workload small --budget 1", dir.path());
+  EXPECT_EQ(bench.code, 1) << bench.output;
+  EXPECT_NE(bench.output.find("EVALUATION_FAILED"), std::string::npos) << bench.output;
+  EXPECT_NE(bench.output.find("does not compile"), std::string::npos) << bench.output;
+  EXPECT_NE(bench.output.find("[2/2] b_axpy: baseline"), std::string::npos) << bench.output;
 }
 
 TEST(OptimizeEndToEnd, TunerThenRunsShowExportMemory) {
