@@ -33,6 +33,28 @@ struct BenchArguments {
   double target = 0.02;
 };
 
+// bench/ in the current folder, else in the accelopt folder this was built from; empty if neither.
+std::filesystem::path bench_folder() {
+  if (std::filesystem::is_directory("bench")) return "bench";
+#ifdef ACCELOPT_SOURCE_DIR
+  std::filesystem::path built_from = std::filesystem::path(ACCELOPT_SOURCE_DIR) / "bench";
+  if (std::filesystem::is_directory(built_from)) return built_from;
+#endif
+  return {};
+}
+
+// The suites of bench/: its folders, for messages ("cpu, cuda, flashinfer").
+std::string suite_names(const std::filesystem::path& bench) {
+  std::vector<std::string> names;
+  if (!bench.empty()) {
+    for (const auto& entry : std::filesystem::directory_iterator(bench)) {
+      if (entry.is_directory()) names.push_back(entry.path().filename().string());
+    }
+  }
+  std::sort(names.begin(), names.end());
+  return names.empty() ? "none found" : fmt::format("{}", fmt::join(names, ", "));
+}
+
 // bench/<platform>: the suite written for the platform's kernels (bench/cpu, bench/cuda).
 std::filesystem::path default_suite(const std::string& platform_name) {
   std::filesystem::path suite = std::filesystem::path("bench") / platform_name;
@@ -44,6 +66,21 @@ std::filesystem::path default_suite(const std::string& platform_name) {
   throw UserError(fmt::format(
       "cannot find the benchmark suite {}: run from the accelopt folder or pass --suite DIR",
       suite.string()));
+}
+
+// --suite: a folder of tasks, or the name of one of bench/'s suites (`flashinfer`:
+// bench/flashinfer, found as the default suite is).
+std::filesystem::path chosen_suite(const std::string& given, const std::string& platform_name) {
+  if (given.empty()) return default_suite(platform_name);
+  if (std::filesystem::is_directory(given)) return given;
+  std::filesystem::path bench = bench_folder();
+  if (!bench.empty() && std::filesystem::path(given).filename() == given &&
+      std::filesystem::is_directory(bench / given)) {
+    return bench / given;
+  }
+  throw UserError(fmt::format("--suite {}: no such folder, nor a suite of {} (suites: {})", given,
+                              bench.empty() ? "bench/" : (bench / "").string(),
+                              suite_names(bench)));
 }
 
 }  // namespace
@@ -104,8 +141,7 @@ void check_kernels(const std::filesystem::path& from, const std::vector<std::str
 int run_bench(const BenchArguments& arguments) {
   platform::PlatformChoice choice = platform::parse_platform_choice(arguments.platform);
   const std::string& extension = choice.kernel_extension;
-  std::filesystem::path suite =
-      arguments.suite.empty() ? default_suite(choice.name) : std::filesystem::path(arguments.suite);
+  std::filesystem::path suite = chosen_suite(arguments.suite, choice.name);
   std::vector<std::string> names = split_list(arguments.tasks);
   if (names.empty()) {
     for (const auto& entry : std::filesystem::directory_iterator(suite)) {
@@ -262,7 +298,8 @@ void register_bench_commands(CLI::App& app, CommandTable& table) {
   bench->add_option("--platform", bench_arguments->platform, platform::platform_forms())
       ->capture_default_str();
   bench->add_option("--suite", bench_arguments->suite,
-                    "folder of tasks (default: bench/<platform>, e.g. bench/cpu)");
+                    "folder of tasks, or a suite of bench/ by name: cpu, cuda, flashinfer "
+                    "(default: bench/<platform>, e.g. bench/cpu)");
   bench->add_option("--tasks", bench_arguments->tasks, "comma-separated task names (default: all)");
   bench->add_option("--kernels", bench_arguments->kernels,
                     "folder of kernels to evaluate instead of the baselines: FROM/<task>.cpp (what "

@@ -93,6 +93,25 @@ TEST(OptimizeEndToEnd, ABenchTaskIsFoundFromAnyFolder) {
   EXPECT_FALSE(std::filesystem::exists(workspace));
 }
 
+// `bench --suite NAME` finds bench/NAME from any folder, as `--task bench/…` does; a name that is
+// neither a folder nor a suite lists the suites.
+TEST(BenchSuite, ASuiteIsFoundByNameFromAnyFolder) {
+  TempDir dir;
+  Result found = accelopt("bench --suite flashinfer --tasks nosuch", dir.path(), dir.path());
+  EXPECT_NE(found.code, 0) << found.output;
+  EXPECT_NE(found.output.find(std::string(ACCELOPT_SOURCE_DIR) +
+                              "/bench/flashinfer/nosuch: not a task directory"),
+            std::string::npos)
+      << found.output;
+  Result missing = accelopt("bench --suite flashinfre", dir.path(), dir.path());
+  EXPECT_NE(missing.code, 0) << missing.output;
+  EXPECT_NE(missing.output.find("--suite flashinfre: no such folder, nor a suite of " +
+                                std::string(ACCELOPT_SOURCE_DIR) +
+                                "/bench/ (suites: cpu, cuda, flashinfer)"),
+            std::string::npos)
+      << missing.output;
+}
+
 TEST(OptimizeEndToEnd, TunerThenRunsShowExportMemory) {
   TempDir dir;
   std::filesystem::path workspace = dir.path() / "ws";

@@ -107,8 +107,10 @@ ImportedTask import_flashinfer(const std::string& definition_json, const std::st
         kept["distribution"] = {{"kind", "integer"}, {"low", 0}, {"high", 1}};
         imported.notes.push_back(
             fmt::format("inputs.{}: {} drawn as 0 only (an index that is always in range): set its "
-                        "distribution, e.g. {{\"kind\": \"integer\", \"low\": 0, \"high\": N}} for "
-                        "indices into N rows",
+                        "distribution, e.g. {{\"kind\": \"integer\", \"low\": 0, \"high\": "
+                        "\"num_pages\"}} for indices into a workload's pages, {{\"kind\": "
+                        "\"offsets\", \"total\": \"num_kv_indices\"}} for an indptr "
+                        "(docs/task-format.md, \"Index tensors\")",
                         name, dtype));
       }
       tensors[name] = kept;

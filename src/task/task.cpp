@@ -101,11 +101,48 @@ bool is_identifier(const std::string& name) {
   });
 }
 
+// Why whole-number bounds [low, high) cannot make an integer distribution; empty when they can.
+std::string integer_bounds_problem(double low, double high) {
+  if (low != std::floor(low) || high != std::floor(high) || !(low < high)) {
+    return "an integer distribution needs whole numbers low < high (high excluded)";
+  }
+  if (std::fabs(low) > 0x1p24 || std::fabs(high) > 0x1p24) {
+    return "an integer distribution's bounds must lie within ±2^24 = 16777216 (the harness holds "
+           "values as float)";
+  }
+  return "";
+}
+
+// An integer bound or an offsets total: a number, or an axis expression (checked and evaluated on
+// each workload by check_structured_inputs).
+void number_or_expression(const Validator& check, const Json& json, const std::string& key,
+                          const std::string& path, double& number, std::string& expression) {
+  if (!json.contains(key)) return;
+  const Json& value = json.at(key);
+  if (value.is_string()) {
+    expression = value.get<std::string>();
+    try {
+      expression_names(expression);
+    } catch (const UserError& error) {
+      check.fail(Validator::join(path, key), error.what());
+    }
+    return;
+  }
+  if (!value.is_number()) {
+    check.fail(Validator::join(path, key),
+               "must be a number or an axis expression such as \"num_pages\", not " +
+                   Validator::type_of(value));
+  }
+  number = value.get<double>();
+}
+
 InputDistribution parse_distribution(const Validator& check, const Json& json,
                                      const std::string& path) {
   InputDistribution distribution;
   if (!json.is_object()) check.fail(path, "must be an object such as {\"kind\": \"normal\"}");
-  check.only_known_keys(json, {"kind", "mean", "std", "low", "high", "value"}, path);
+  check.only_known_keys(
+      json, {"kind", "mean", "std", "low", "high", "value", "total", "min_step", "not_below"},
+      path);
   std::string kind = check.string_field(json, "kind", path, true);
   if (kind == "normal") {
     distribution.kind = Distribution::kNormal;
@@ -117,29 +154,49 @@ InputDistribution parse_distribution(const Validator& check, const Json& json,
     distribution.kind = Distribution::kConstant;
   } else if (kind == "integer") {
     distribution.kind = Distribution::kInteger;
+  } else if (kind == "offsets") {
+    distribution.kind = Distribution::kOffsets;
   } else {
-    check.fail(path + ".kind", "unknown distribution '" + kind +
-                                   "' (known: normal, uniform, abs_normal, constant, integer)");
+    check.fail(path + ".kind",
+               "unknown distribution '" + kind +
+                   "' (known: normal, uniform, abs_normal, constant, integer, offsets)");
+  }
+  for (const char* key : {"total", "min_step", "not_below"}) {
+    if (json.contains(key) && distribution.kind != Distribution::kOffsets) {
+      check.fail(Validator::join(path, key), "only an offsets distribution takes it");
+    }
   }
   distribution.value = check.number_field(json, "value", path, 0.0);
   distribution.mean = check.number_field(json, "mean", path, 0.0);
   distribution.std = check.number_field(json, "std", path, 1.0);
-  distribution.low = check.number_field(json, "low", path, -1.0);
-  distribution.high = check.number_field(json, "high", path, 1.0);
   if (distribution.std < 0) check.fail(path + ".std", "must not be negative");
-  if (distribution.low > distribution.high) check.fail(path, "low must not exceed high");
   if (distribution.kind == Distribution::kInteger) {
-    bool whole = distribution.low == std::floor(distribution.low) &&
-                 distribution.high == std::floor(distribution.high);
-    if (!json.contains("low") || !json.contains("high") || !whole ||
-        !(distribution.low < distribution.high)) {
+    if (!json.contains("low") || !json.contains("high")) {
       check.fail(path, "an integer distribution needs whole numbers low < high (high excluded)");
     }
-    if (std::fabs(distribution.low) > 0x1p24 || std::fabs(distribution.high) > 0x1p24) {
-      check.fail(path,
-                 "an integer distribution's bounds must lie within ±2^24 = 16777216 (the "
-                 "harness holds values as float)");
+    number_or_expression(check, json, "low", path, distribution.low, distribution.low_expression);
+    number_or_expression(check, json, "high", path, distribution.high,
+                         distribution.high_expression);
+    // Bounds written as expressions are checked on each workload (check_structured_inputs).
+    if (distribution.low_expression.empty() && distribution.high_expression.empty()) {
+      std::string problem = integer_bounds_problem(distribution.low, distribution.high);
+      if (!problem.empty()) check.fail(path, problem);
     }
+    return distribution;
+  }
+  distribution.low = check.number_field(json, "low", path, -1.0);
+  distribution.high = check.number_field(json, "high", path, 1.0);
+  if (distribution.low > distribution.high) check.fail(path, "low must not exceed high");
+  if (distribution.kind == Distribution::kOffsets) {
+    if (!json.contains("total")) {
+      check.fail(path,
+                 "an offsets distribution needs its \"total\" (the last element: a number or an "
+                 "axis expression such as \"num_kv_indices\")");
+    }
+    number_or_expression(check, json, "total", path, distribution.total,
+                         distribution.total_expression);
+    distribution.min_step = check.integer_field(json, "min_step", path, 0, 0);
+    distribution.not_below = check.string_field(json, "not_below", path, false);
   }
   return distribution;
 }
@@ -264,7 +321,159 @@ std::vector<TensorSpec> parse_tensors(const Validator& check, const Json& json,
   return tensors;
 }
 
+std::map<std::string, double> axis_values(const Workload& workload) {
+  std::map<std::string, double> names;
+  for (const auto& [axis, value] : workload.axes) names[axis] = static_cast<double>(value);
+  return names;
+}
+
+// An expression of a distribution (an integer bound, an offsets total) names only axes.
+void check_expression_axes(const Validator& check, const std::string& expression,
+                           const std::set<std::string>& axes, const std::string& field) {
+  if (expression.empty()) return;
+  for (const std::string& name : expression_names(expression)) {
+    if (!axes.count(name)) {
+      check.fail(field, "unknown axis '" + name + "' in \"" + expression + "\"");
+    }
+  }
+}
+
+// Bounds that are expressions hold on every workload: whole, within ±2^24, low < high.
+void check_integer_on(const Validator& check, const InputDistribution& distribution,
+                      const Workload& workload, const std::string& path) {
+  if (distribution.low_expression.empty() && distribution.high_expression.empty()) return;
+  InputDistribution resolved = for_workload(distribution, workload);
+  std::string problem = integer_bounds_problem(resolved.low, resolved.high);
+  if (problem.empty()) return;
+  auto bound = [](const std::string& expression, double value) {
+    return expression.empty() ? fmt::format("{:g}", value)
+                              : fmt::format("\"{}\" = {:g}", expression, value);
+  };
+  check.fail(path, fmt::format("on workload '{}', low {} and high {}: {}", workload.name,
+                               bound(distribution.low_expression, resolved.low),
+                               bound(distribution.high_expression, resolved.high), problem));
+}
+
+const TensorSpec* find_input(const Task& task, const std::string& name) {
+  for (const TensorSpec& input : task.inputs) {
+    if (input.name == name) return &input;
+  }
+  return nullptr;
+}
+
+// An offsets input (task.h): a 1-D int32 tensor whose total can be reached on every workload with
+// steps of at least min_step and of at least its not_below input's steps.
+void check_offsets(const Validator& check, const Task& task, const TensorSpec& input,
+                   const std::string& path) {
+  const InputDistribution& own = input.distribution;
+  if (input.dtype != DType::kInt32 || input.shape.size() != 1) {
+    check.fail(path, "an offsets distribution is for a 1-D int32 tensor (an indptr)");
+  }
+  const TensorSpec* below = nullptr;
+  if (!own.not_below.empty()) {
+    below = find_input(task, own.not_below);
+    if (below == nullptr || below == &input || below->distribution.kind != Distribution::kOffsets) {
+      check.fail(path + ".not_below",
+                 "'" + own.not_below + "' is not another input with an offsets distribution");
+    }
+    // A chain of not_below must end: each is drawn after the one it names.
+    const TensorSpec* step = below;
+    for (size_t hops = 0; step != nullptr && !step->distribution.not_below.empty(); ++hops) {
+      if (hops > task.inputs.size())
+        check.fail(path + ".not_below", "not_below goes round in a circle");
+      step = find_input(task, step->distribution.not_below);
+    }
+  }
+  for (const Workload& workload : task.workloads) {
+    int64_t length = task.element_count(input, workload);
+    double total = for_workload(own, workload).total;
+    double steps = static_cast<double>(length - 1);
+    std::string on =
+        fmt::format("on workload '{}' ({} elements, total {}{:g})", workload.name, length,
+                    own.total_expression.empty() ? "" : own.total_expression + " = ", total);
+    if (total != std::floor(total) || total < 0 || total > 0x1p24) {
+      check.fail(path, on + ": the total must be a whole number in [0, 2^24 = 16777216]");
+    }
+    if (length == 1 && total != 0) {
+      check.fail(path, on + ": a tensor of one element holds 0 alone, so its total must be 0");
+    }
+    if (total < static_cast<double>(own.min_step) * steps) {
+      check.fail(path, fmt::format("{}: {} steps of at least min_step {} cannot end at {:g}", on,
+                                   length - 1, own.min_step, total));
+    }
+    if (below == nullptr) continue;
+    if (task.element_count(*below, workload) != length) {
+      check.fail(path + ".not_below",
+                 fmt::format("{}: '{}' has {} elements; they must have the same length", on,
+                             below->name, task.element_count(*below, workload)));
+    }
+    // Its steps are at least its own min_step, so this much always suffices.
+    double below_total = for_workload(below->distribution, workload).total;
+    double extra =
+        static_cast<double>(std::max<int64_t>(0, own.min_step - below->distribution.min_step)) *
+        steps;
+    if (total < below_total + extra) {
+      check.fail(path, fmt::format("{}: below '{}''s total {:g}{}: each step must be at least "
+                                   "'{}''s step",
+                                   on, below->name, below_total,
+                                   extra > 0 ? fmt::format(" plus {:g} for min_step", extra) : "",
+                                   below->name));
+    }
+  }
+}
+
+// What needs the workloads: distributions whose bounds or totals are axis expressions, and offsets
+// inputs. An input set may not give or replace an offsets distribution: the tensor is structured
+// as a whole, and a set's cases mix values element by element.
+void check_structured_inputs(const Validator& check, const Task& task,
+                             const std::set<std::string>& axes) {
+  for (const TensorSpec& input : task.inputs) {
+    std::string path = "inputs." + input.name + ".distribution";
+    const InputDistribution& own = input.distribution;
+    check_expression_axes(check, own.low_expression, axes, path + ".low");
+    check_expression_axes(check, own.high_expression, axes, path + ".high");
+    check_expression_axes(check, own.total_expression, axes, path + ".total");
+  }
+  for (const TensorSpec& input : task.inputs) {
+    std::string path = "inputs." + input.name + ".distribution";
+    if (input.distribution.kind == Distribution::kOffsets) check_offsets(check, task, input, path);
+    for (const Workload& workload : task.workloads) {
+      check_integer_on(check, input.distribution, workload, path);
+    }
+  }
+  for (const InputSet& set : task.input_sets) {
+    for (const auto& [name, distribution] : set.inputs) {
+      std::string path = "input_sets." + set.name + ".inputs." + name;
+      if (distribution.kind == Distribution::kOffsets ||
+          find_input(task, name)->distribution.kind == Distribution::kOffsets) {
+        check.fail(path, "an offsets input keeps the task's own distribution in every input set");
+      }
+      check_expression_axes(check, distribution.low_expression, axes, path + ".low");
+      check_expression_axes(check, distribution.high_expression, axes, path + ".high");
+      for (const Workload& workload : task.workloads) {
+        check_integer_on(check, distribution, workload, path);
+      }
+    }
+  }
+}
+
 }  // namespace
+
+InputDistribution for_workload(const InputDistribution& distribution, const Workload& workload) {
+  InputDistribution resolved = distribution;
+  if (distribution.low_expression.empty() && distribution.high_expression.empty() &&
+      distribution.total_expression.empty()) {
+    return resolved;
+  }
+  std::map<std::string, double> names = axis_values(workload);
+  if (!distribution.low_expression.empty())
+    resolved.low = evaluate_expression(distribution.low_expression, names);
+  if (!distribution.high_expression.empty())
+    resolved.high = evaluate_expression(distribution.high_expression, names);
+  if (!distribution.total_expression.empty())
+    resolved.total = evaluate_expression(distribution.total_expression, names);
+  return resolved;
+}
 
 const Workload& Task::workload(const std::string& workload_name) const {
   for (const Workload& candidate : workloads) {
@@ -331,8 +540,25 @@ std::string distribution_text(const InputDistribution& distribution) {
       return fmt::format("normal(mean {:g}, std {:g})", distribution.mean, distribution.std);
     case Distribution::kAbsNormal:
       return fmt::format("|normal(mean {:g}, std {:g})|", distribution.mean, distribution.std);
-    case Distribution::kInteger:
-      return fmt::format("integers in [{:g}, {:g})", distribution.low, distribution.high);
+    case Distribution::kInteger: {
+      auto bound = [](double number, const std::string& expression) {
+        return expression.empty() ? fmt::format("{:g}", number) : expression;
+      };
+      return fmt::format("integers in [{}, {})",
+                         bound(distribution.low, distribution.low_expression),
+                         bound(distribution.high, distribution.high_expression));
+    }
+    case Distribution::kOffsets: {
+      std::string text = fmt::format("offsets: int32, non-decreasing from 0 to {}",
+                                     distribution.total_expression.empty()
+                                         ? fmt::format("{:g}", distribution.total)
+                                         : distribution.total_expression);
+      if (distribution.min_step > 0)
+        text += fmt::format(", steps of at least {}", distribution.min_step);
+      if (!distribution.not_below.empty())
+        text += ", each step at least " + distribution.not_below + "'s";
+      return text;
+    }
   }
   return "unknown";
 }
@@ -360,8 +586,7 @@ int64_t Task::element_count(const TensorSpec& tensor, const Workload& chosen) co
 }
 
 RooflineCounts Task::roofline_counts(const Workload& chosen) const {
-  std::map<std::string, double> names;
-  for (const auto& [axis, value] : chosen.axes) names[axis] = static_cast<double>(value);
+  std::map<std::string, double> names = axis_values(chosen);
   return {evaluate_expression(mm_flops_expression, names),
           evaluate_expression(vec_flops_expression, names),
           evaluate_expression(bytes_expression, names)};
@@ -491,6 +716,7 @@ Task parse_task_definition(const std::string& json_text, const std::filesystem::
   if (json.contains("input_sets")) {
     task.input_sets = parse_input_sets(check, json["input_sets"], task.inputs, task.outputs);
   }
+  check_structured_inputs(check, task, axis_names);
   task.threads = static_cast<int>(check.integer_field(json, "threads", "", 1, 1));
   // NKIBench checks 5 seeds; fewer lets a kernel that is right by luck through.
   task.seeds = static_cast<int>(check.integer_field(json, "seeds", "", 5, 5));

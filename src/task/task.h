@@ -25,19 +25,32 @@ struct Axis {
 
 // kInteger: a whole number uniform in [low, high), high excluded, as numpy's integers() draws:
 // indices into a tensor of `high` rows stay in range.
+// kOffsets: a 1-D int32 tensor of row offsets (a CSR indptr): 0 first, `total` last,
+// non-decreasing, each step at least `min_step` and at least the same step of the `not_below`
+// input (another offsets tensor of the same length: a causal prefill's kv_len >= q_len per
+// sequence). The tensor is structured as a whole, so it is never varied, mixed or assembled from
+// parts of others.
 enum class Distribution : uint8_t {
   kNormal = 1,
   kUniform = 2,
   kAbsNormal = 3,
   kConstant = 4,
   kInteger = 5,
+  kOffsets = 6,
 };
 
 struct InputDistribution {
   Distribution kind = Distribution::kNormal;
   double mean = 0, std = 1;   // normal, abs_normal
-  double low = -1, high = 1;  // uniform, integer
+  double low = -1, high = 1;  // uniform, integer (resolved: see for_workload)
   double value = 0;           // constant
+  // integer: bounds written as axis expressions ("num_pages"), empty where a number was given.
+  std::string low_expression, high_expression;
+  // offsets: the last element, an axis expression, and `total` its value (resolved).
+  std::string total_expression;
+  double total = 0;
+  int64_t min_step = 0;
+  std::string not_below;  // offsets: the input whose steps bound these from below; empty: none
 };
 
 // How close an output must be to the reference's, in float64. Both must hold: the whole tensor's
@@ -85,6 +98,11 @@ struct Workload {
   std::map<std::string, int64_t> axes;  // every axis, const ones included
   bool is_default = false;
 };
+
+// `distribution` with its axis expressions evaluated on `workload` (low, high, total). Loading a
+// task checks them on every workload it has, so this throws UserError only for a workload made
+// elsewhere.
+InputDistribution for_workload(const InputDistribution& distribution, const Workload& workload);
 
 struct RooflineCounts {
   double mm_flops = 0;

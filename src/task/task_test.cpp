@@ -121,6 +121,113 @@ TEST(TaskDefinition, SaysExactlyWhatIsWrong) {
             std::string::npos);
 }
 
+// A paged table: an indptr per sequence (offsets), page indices below the workload's page count
+// (integer bounds written as axis expressions), a causal prefill's kv steps not below its q steps.
+const char* kPaged = R"json({
+  "name": "paged", "op_type": "attention",
+  "axes": {"len_indptr": {"type": "var"}, "num_kv_indices": {"type": "var"},
+           "num_pages": {"type": "var"}, "total_q": {"type": "var"}},
+  "inputs": {
+    "kv_indptr": {"dtype": "int32", "shape": ["len_indptr"],
+                  "distribution": {"kind": "offsets", "total": "num_kv_indices", "not_below": "qo_indptr"}},
+    "qo_indptr": {"dtype": "int32", "shape": ["len_indptr"],
+                  "distribution": {"kind": "offsets", "total": "total_q", "min_step": 1}},
+    "kv_indices": {"dtype": "int32", "shape": ["num_kv_indices"],
+                   "distribution": {"kind": "integer", "low": 0, "high": "num_pages"}}},
+  "outputs": {"out": {"dtype": "float32", "shape": ["total_q"]}},
+  "workloads": {"w": {"axes": {"len_indptr": 5, "num_kv_indices": 40, "num_pages": 50, "total_q": 8}},
+                "small": {"axes": {"len_indptr": 3, "num_kv_indices": 6, "num_pages": 7, "total_q": 2}}},
+  "roofline": {"bytes": "4*num_kv_indices"}
+})json";
+
+TEST(TaskDefinition, IntegerBoundsAndOffsetsTotalsAreAxisExpressions) {
+  Task task = parse_task_definition(kPaged, "/tasks/t", "t/definition.json");
+  const InputDistribution& indices = task.inputs[2].distribution;
+  EXPECT_EQ(indices.kind, Distribution::kInteger);
+  EXPECT_EQ(indices.high_expression, "num_pages");
+  InputDistribution on_small = for_workload(indices, task.workload("small"));
+  EXPECT_EQ(on_small.low, 0);
+  EXPECT_EQ(on_small.high, 7);
+  EXPECT_EQ(for_workload(indices, task.workload("w")).high, 50);
+  const InputDistribution& kv = task.inputs[0].distribution;
+  EXPECT_EQ(kv.kind, Distribution::kOffsets);
+  EXPECT_EQ(kv.not_below, "qo_indptr");
+  EXPECT_EQ(kv.min_step, 0);
+  EXPECT_EQ(task.inputs[1].distribution.min_step, 1);
+  EXPECT_EQ(for_workload(kv, task.workload("w")).total, 40);
+  EXPECT_EQ(distribution_text(indices), "integers in [0, num_pages)");
+  EXPECT_EQ(distribution_text(kv),
+            "offsets: int32, non-decreasing from 0 to num_kv_indices, each step at least "
+            "qo_indptr's");
+}
+
+TEST(TaskDefinition, ImpossibleBoundsAndOffsetsAreNamedWithTheirWorkload) {
+  auto error = [](const std::string& from, const std::string& to) {
+    return message_of(replace(kPaged, from, to));
+  };
+  EXPECT_EQ(error(R"("high": "num_pages")", R"("high": "num_pagez")"),
+            "t/definition.json: inputs.kv_indices.distribution.high: unknown axis 'num_pagez' in "
+            "\"num_pagez\"");
+  EXPECT_EQ(error(R"("high": "num_pages")", R"("high": "num_pages - 7")"),
+            "t/definition.json: inputs.kv_indices.distribution: on workload 'small', low 0 and "
+            "high \"num_pages - 7\" = 0: an integer distribution needs whole numbers low < high "
+            "(high excluded)");
+  EXPECT_NE(error(R"("high": "num_pages")", R"("high": "num_pages / 2")")
+                .find("\"num_pages / 2\" = 3.5: an integer distribution needs whole numbers"),
+            std::string::npos);
+  EXPECT_NE(
+      error(R"("high": "num_pages")", R"("high": "num_pages * 1000000")").find("within ±2^24"),
+      std::string::npos);
+  EXPECT_NE(error(R"("high": "num_pages")", R"("high": "num_pages +")").find("kv_indices"),
+            std::string::npos);
+  EXPECT_NE(error(R"("high": "num_pages")", R"("high": true)")
+                .find("must be a number or an axis expression"),
+            std::string::npos);
+  EXPECT_EQ(error(R"("min_step": 1)", R"("min_step": 3)"),
+            "t/definition.json: inputs.qo_indptr.distribution: on workload 'w' (5 elements, "
+            "total total_q = 8): 4 steps of at least min_step 3 cannot end at 8");
+  EXPECT_EQ(error(R"("num_kv_indices": 6)", R"("num_kv_indices": 1)"),
+            "t/definition.json: inputs.kv_indptr.distribution: on workload 'small' (3 elements, "
+            "total num_kv_indices = 1): below 'qo_indptr''s total 2: each step must be at least "
+            "'qo_indptr''s step");
+  // Steps of at least 2 beside qo_indptr's of at least 0: its total plus 2 a step always suffices.
+  std::string steeper = replace(replace(replace(kPaged, R"("not_below": "qo_indptr")",
+                                                R"("min_step": 2, "not_below": "qo_indptr")"),
+                                        R"("min_step": 1)", R"("min_step": 0)"),
+                                R"("num_kv_indices": 6)", R"("num_kv_indices": 5)");
+  EXPECT_NE(message_of(steeper).find("on workload 'small' (3 elements, total num_kv_indices = 5): "
+                                     "below 'qo_indptr''s total 2 plus 4 for min_step"),
+            std::string::npos)
+      << message_of(steeper);
+  EXPECT_NE(error(R"("not_below": "qo_indptr")", R"("not_below": "kv_indices")")
+                .find("inputs.kv_indptr.distribution.not_below: 'kv_indices' is not another input "
+                      "with an offsets distribution"),
+            std::string::npos);
+  EXPECT_NE(error(R"("min_step": 1)", R"("min_step": 1, "not_below": "kv_indptr")")
+                .find("not_below goes round in a circle"),
+            std::string::npos);
+  EXPECT_NE(error(R"("kv_indptr": {"dtype": "int32")", R"("kv_indptr": {"dtype": "float32")")
+                .find("an offsets distribution is for a 1-D int32 tensor"),
+            std::string::npos);
+  EXPECT_NE(error(R"("total": "total_q", )", "").find("needs its \"total\""), std::string::npos);
+  EXPECT_NE(error(R"("kind": "integer", "low": 0)", R"("kind": "integer", "min_step": 1, "low": 0)")
+                .find("distribution.min_step: only an offsets distribution takes it"),
+            std::string::npos);
+  EXPECT_NE(
+      error(
+          R"("roofline")",
+          R"("input_sets": {"odd": {"inputs": {"qo_indptr": {"kind": "constant", "value": 0}}}}, "roofline")")
+          .find("input_sets.odd.inputs.qo_indptr: an offsets input keeps the task's own "
+                "distribution"),
+      std::string::npos);
+  EXPECT_NE(
+      error(
+          R"("roofline")",
+          R"("input_sets": {"few": {"inputs": {"kv_indices": {"kind": "integer", "low": 0, "high": "num_pages - 7"}}}}, "roofline")")
+          .find("input_sets.few.inputs.kv_indices: on workload 'small'"),
+      std::string::npos);
+}
+
 TEST(TaskDefinition, ReportsAMissingFile) {
   try {
     load_task("/nonexistent/task");

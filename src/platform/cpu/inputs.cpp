@@ -94,6 +94,8 @@ double draw(const task::InputDistribution& d, SplitMix64& random) {
     case task::Distribution::kInteger:
       // uniform() < 1, so the floor stays below high.
       return std::floor(d.low + (d.high - d.low) * random.uniform());
+    case task::Distribution::kOffsets:
+      throw InternalError("an offsets tensor is drawn whole (draw_offsets), not value by value");
     case task::Distribution::kNormal:
     case task::Distribution::kAbsNormal:
       break;
@@ -112,6 +114,7 @@ task::InputDistribution varied(task::InputDistribution d, const Variation& varia
   switch (d.kind) {
     case task::Distribution::kConstant:
     case task::Distribution::kInteger:  // indices keep their range: it is what makes them valid
+    case task::Distribution::kOffsets:  // and offsets their structure
       break;
     case task::Distribution::kNormal:
       d.mean += variation.shift * d.std;
@@ -128,6 +131,68 @@ task::InputDistribution varied(task::InputDistribution d, const Variation& varia
     }
   }
   return d;
+}
+
+// An offsets tensor of `length` elements (task.h): 0, then steps of at least max(min_step, the
+// `lower` tensor's step), the rest of the total spread over the steps at sorted random cut points.
+std::vector<float> draw_offsets(const task::InputDistribution& d, size_t length,
+                                const std::vector<float>* lower, SplitMix64& random) {
+  size_t steps = length - 1;
+  std::vector<int64_t> least(steps, d.min_step);
+  int64_t slack = static_cast<int64_t>(d.total);
+  for (size_t i = 0; i < steps; ++i) {
+    if (lower != nullptr) {
+      int64_t below = static_cast<int64_t>((*lower)[i + 1]) - static_cast<int64_t>((*lower)[i]);
+      least[i] = std::max(least[i], below);
+    }
+    slack -= least[i];
+  }
+  // Loading the task checked that the total is reachable on its workloads.
+  if (slack < 0 || (steps == 0 && slack != 0)) {
+    throw UserError("an offsets tensor cannot reach its total " +
+                    std::to_string(static_cast<int64_t>(d.total)) + " in " + std::to_string(steps) +
+                    " steps of at least " + std::to_string(d.min_step) +
+                    (d.not_below.empty() ? "" : " and " + d.not_below + "'s"));
+  }
+  std::vector<int64_t> cuts(steps > 0 ? steps - 1 : 0);
+  for (int64_t& cut : cuts) {
+    double place = std::floor(random.uniform() * static_cast<double>(slack + 1));
+    cut = std::min(static_cast<int64_t>(place), slack);
+  }
+  std::sort(cuts.begin(), cuts.end());
+  std::vector<float> offsets(length, 0.0f);
+  int64_t at = 0, previous_cut = 0;
+  for (size_t i = 0; i < steps; ++i) {
+    int64_t cut = i < cuts.size() ? cuts[i] : slack;
+    at += least[i] + (cut - previous_cut);
+    previous_cut = cut;
+    offsets[i + 1] = static_cast<float>(at);  // at most 2^24: exact
+  }
+  return offsets;
+}
+
+// Definition order, but each offsets input after the one its steps are bounded by (not_below).
+std::vector<size_t> draw_order(const task::Task& task) {
+  auto index_of = [&](const std::string& name) {
+    for (size_t i = 0; i < task.inputs.size(); ++i) {
+      if (task.inputs[i].name == name) return i;
+    }
+    throw InternalError("no input " + name);
+  };
+  std::vector<size_t> order;
+  std::vector<bool> placed(task.inputs.size(), false);
+  // Loading the task checked that no chain of not_below goes round, so each pass places one more.
+  while (order.size() < task.inputs.size()) {
+    size_t before = order.size();
+    for (size_t i = 0; i < task.inputs.size(); ++i) {
+      const std::string& below = task.inputs[i].distribution.not_below;
+      if (placed[i] || (!below.empty() && !placed[index_of(below)])) continue;
+      placed[i] = true;
+      order.push_back(i);
+    }
+    if (order.size() == before) throw InternalError("not_below goes round in a circle");
+  }
+  return order;
 }
 
 CaseSpec secret_case(const std::string& set, size_t number) {
@@ -212,22 +277,33 @@ std::vector<std::vector<float>> generate_inputs(const task::Task& task,
                                                 const task::InputSet* set,
                                                 const Variation& variation) {
   require_supported_dtypes(task);
-  std::vector<std::vector<float>> tensors;
-  uint64_t stream = 0;
+  std::vector<std::vector<float>> tensors(task.inputs.size());
   bool widened = false;
-  for (const task::TensorSpec& spec : task.inputs) {
-    SplitMix64 random(seed * 0x100000001B3ull + (++stream) * 0x9E3779B97F4A7C15ull);
+  for (size_t index : draw_order(task)) {
+    const task::TensorSpec& spec = task.inputs[index];
+    SplitMix64 random(seed * 0x100000001B3ull + (index + 1) * 0x9E3779B97F4A7C15ull);
+    size_t elements = static_cast<size_t>(task.element_count(spec, workload));
+    task::InputDistribution own = task::for_workload(spec.distribution, workload);
+    if (own.kind == task::Distribution::kOffsets) {  // the task's own, whole, in every case
+      const std::vector<float>* lower = nullptr;
+      for (size_t other = 0; other < task.inputs.size(); ++other) {
+        if (task.inputs[other].name == own.not_below) lower = &tensors[other];
+      }
+      tensors[index] = draw_offsets(own, elements, lower, random);
+      continue;
+    }
     const task::InputDistribution* named = nullptr;
+    task::InputDistribution named_here;
     if (set != nullptr) {
       if (auto found = set->inputs.find(spec.name); found != set->inputs.end()) {
-        named = &found->second;
+        named_here = task::for_workload(found->second, workload);
+        named = &named_here;
       }
     }
     // The set's distribution where it names this input (the task's own for the rest of a mix),
     // varied; else the task's own, varied only for the task's own cases and only on its first
     // normal input: widening every input of an attention widened its scores by the square, past
     // what the task's tolerance is for (the baseline failed).
-    task::InputDistribution own = spec.distribution;
     bool normal =
         own.kind == task::Distribution::kNormal || own.kind == task::Distribution::kAbsNormal;
     bool widen = set == nullptr && normal && !widened;
@@ -236,13 +312,13 @@ std::vector<std::vector<float>> generate_inputs(const task::Task& task,
                                      : widen          ? varied(own, variation)
                                                       : own;
     double fraction = named != nullptr ? variation.fraction : 1.0;
-    std::vector<float> values(static_cast<size_t>(task.element_count(spec, workload)));
+    std::vector<float> values(elements);
     for (float& value : values) {
       bool from_set = fraction >= 1 || random.uniform() < fraction;
       // Drawn in float64, then rounded to the tensor's type: what the kernel reads is exact.
       value = task::round_to_dtype(spec.dtype, draw(from_set ? chosen : own, random));
     }
-    tensors.push_back(std::move(values));
+    tensors[index] = std::move(values);
   }
   return tensors;
 }

@@ -214,6 +214,102 @@ TEST(Inputs, AnIntegerDistributionNeedsWholeBoundsInOrder) {
   }
 }
 
+// A page table: kv_indptr (drawn after qo_indptr, which it names though it comes first), qo_indptr
+// and page indices below the workload's page count; a normal input beside them, and an input set.
+task::Task paged_task() {
+  return task::parse_task_definition(R"json({
+    "name": "paged", "op_type": "attention",
+    "axes": {"len_indptr": {"type": "var"}, "num_kv_indices": {"type": "var"},
+             "num_pages": {"type": "var"}, "total_q": {"type": "var"}},
+    "inputs": {
+      "q": {"dtype": "bfloat16", "shape": ["total_q"]},
+      "kv_indptr": {"dtype": "int32", "shape": ["len_indptr"],
+                    "distribution": {"kind": "offsets", "total": "num_kv_indices", "not_below": "qo_indptr"}},
+      "qo_indptr": {"dtype": "int32", "shape": ["len_indptr"],
+                    "distribution": {"kind": "offsets", "total": "total_q", "min_step": 1}},
+      "kv_indices": {"dtype": "int32", "shape": ["num_kv_indices"],
+                     "distribution": {"kind": "integer", "low": 0, "high": "num_pages"}}},
+    "outputs": {"out": {"dtype": "float32", "shape": ["total_q"]}},
+    "workloads": {"w": {"axes": {"len_indptr": 9, "num_kv_indices": 300, "num_pages": 37, "total_q": 20}},
+                  "tight": {"axes": {"len_indptr": 4, "num_kv_indices": 3, "num_pages": 1, "total_q": 3}}},
+    "input_sets": {"large": {"inputs": {"q": {"kind": "normal", "std": 1000}}},
+                   "few_pages": {"seeds": 2, "inputs": {"kv_indices": {"kind": "integer", "low": 0, "high": 1}}}},
+    "roofline": {"bytes": "4*num_kv_indices"}})json",
+                                     "/t", "t");
+}
+
+// What makes a page table valid, for every case: 0 first, the total last, the steps.
+void expect_valid_page_table(const std::vector<std::vector<float>>& inputs,
+                             const task::Workload& workload, const std::string& where) {
+  const std::vector<float>& kv = inputs[1];
+  const std::vector<float>& qo = inputs[2];
+  ASSERT_EQ(kv.size(), static_cast<size_t>(workload.axes.at("len_indptr"))) << where;
+  EXPECT_EQ(kv.front(), 0.0f) << where;
+  EXPECT_EQ(qo.front(), 0.0f) << where;
+  EXPECT_EQ(kv.back(), static_cast<float>(workload.axes.at("num_kv_indices"))) << where;
+  EXPECT_EQ(qo.back(), static_cast<float>(workload.axes.at("total_q"))) << where;
+  for (size_t i = 1; i < kv.size(); ++i) {
+    EXPECT_GE(qo[i] - qo[i - 1], 1.0f) << where << " qo_indptr step " << i;
+    EXPECT_GE(kv[i] - kv[i - 1], qo[i] - qo[i - 1]) << where << " kv_indptr step " << i;
+    EXPECT_EQ(kv[i], std::floor(kv[i])) << where;
+  }
+  for (float index : inputs[3]) {
+    EXPECT_GE(index, 0.0f) << where;
+    EXPECT_LT(index, static_cast<float>(workload.axes.at("num_pages"))) << where;
+    EXPECT_EQ(index, std::floor(index)) << where;
+  }
+}
+
+TEST(Inputs, OffsetsAndIndicesAreValidInEveryCaseOfEveryWorkload) {
+  task::Task task = paged_task();
+  for (const task::Workload& workload : task.workloads) {
+    std::set<std::vector<float>> kv_tables;
+    for (int round = 0; round < 20; ++round) {
+      // The correctness cases: the task's own (the last widened), each input set's (varied, mixed).
+      for (const CaseSpec& spec : correctness_cases(task)) {
+        const task::InputSet* set = spec.set.empty() ? nullptr : &task.input_set(spec.set);
+        auto inputs = generate_inputs(task, workload, spec.seed, set, spec.variation);
+        expect_valid_page_table(inputs, workload, workload.name + " " + spec.label);
+        if (spec.set == "few_pages") {
+          for (float index : inputs[3]) EXPECT_EQ(index, 0.0f);
+        }
+        kv_tables.insert(inputs[1]);
+      }
+    }
+    // Drawn at random: many tables where there is room for many, the one there is where not
+    // ("tight": three steps of one query and one page each).
+    if (workload.name == "w") {
+      EXPECT_GT(kv_tables.size(), 100u);
+    } else {
+      EXPECT_EQ(kv_tables, (std::set<std::vector<float>>{{0, 1, 2, 3}}));
+    }
+  }
+}
+
+// A timed turn's inputs: the offsets tensors each copied whole, both from the same pool case (a
+// kv_indptr from one case and the qo_indptr from another would break kv steps >= qo steps).
+TEST(Inputs, MixedOffsetsAreOnePoolCasesWhole) {
+  task::Task task = paged_task();
+  const task::Workload& workload = task.default_workload();
+  std::vector<ReferenceCase> pool(6);
+  for (size_t c = 0; c < pool.size(); ++c) pool[c].inputs = generate_inputs(task, workload, c + 1);
+  std::vector<bool> whole = whole_inputs(task);
+  EXPECT_EQ(whole, (std::vector<bool>{false, true, true, false}));
+  std::set<size_t> sources;
+  for (uint64_t seed = 0; seed < 64; ++seed) {
+    ReferenceCase mixed;
+    mix_inputs(pool, mix_centers(task), seed, mixed, mix_steps(task), whole);
+    expect_valid_page_table(mixed.inputs, workload, "mixed with seed " + std::to_string(seed));
+    size_t from = pool.size();
+    for (size_t c = 0; c < pool.size(); ++c) {
+      if (pool[c].inputs[1] == mixed.inputs[1] && pool[c].inputs[2] == mixed.inputs[2]) from = c;
+    }
+    ASSERT_LT(from, pool.size()) << "kv_indptr and qo_indptr are not one pool case's";
+    sources.insert(from);
+  }
+  EXPECT_GT(sources.size(), 1u) << "the pool case is drawn per mixed case";
+}
+
 // A timed turn's mixed inputs must be new values in the kernel's dtype too: float32's shrink of a
 // few parts per million vanishes when a bfloat16 input is rounded, one bfloat16 step does not.
 TEST(Inputs, MixedNarrowInputsDifferAfterRounding) {

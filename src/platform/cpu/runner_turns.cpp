@@ -46,6 +46,7 @@ MixCenters mix_centers(const task::Task& task) {
     switch (d.kind) {
       case task::Distribution::kConstant:
       case task::Distribution::kInteger:  // copied as they are: a shrunk index is not an index
+      case task::Distribution::kOffsets:
         centers.emplace_back(std::nullopt);
         break;
       case task::Distribution::kUniform:
@@ -72,15 +73,34 @@ std::vector<double> mix_steps(const task::Task& task) {
   return steps;
 }
 
+std::vector<bool> whole_inputs(const task::Task& task) {
+  std::vector<bool> whole;
+  for (const task::TensorSpec& spec : task.inputs) {
+    whole.push_back(spec.distribution.kind == task::Distribution::kOffsets);
+  }
+  return whole;
+}
+
 void mix_inputs(const std::vector<ReferenceCase>& pool, const MixCenters& centers, uint64_t seed,
-                ReferenceCase& into, const std::vector<double>& steps) {
+                ReferenceCase& into, const std::vector<double>& steps,
+                const std::vector<bool>& whole) {
   if (pool.empty()) throw InternalError("mix_inputs: no cases to mix");
   size_t tensors = pool.front().inputs.size();
   into.inputs.resize(tensors);
   uint64_t state = seed;
+  // Every whole tensor from one pool case: an offsets tensor and the one bounding its steps agree
+  // only within the case that drew them.
+  const ReferenceCase* whole_from = nullptr;
+  if (std::find(whole.begin(), whole.end(), true) != whole.end()) {
+    whole_from = &pool[(next_draw(state) >> 40) % pool.size()];
+  }
   for (size_t t = 0; t < tensors; ++t) {
     size_t n = pool.front().inputs[t].size();
     std::vector<float>& out = into.inputs[t];
+    if (t < whole.size() && whole[t]) {
+      out = whole_from->inputs[t];
+      continue;
+    }
     out.resize(n);
     if (n == 0) continue;
     std::optional<double> center = t < centers.size() ? centers[t] : std::optional<double>(0.0);
@@ -146,7 +166,7 @@ void RunnerTurns::load_turn(SharedBuffers& buffers, const TurnPlan& plan, int ca
     ReferenceCase& slot_case = cases_[static_cast<size_t>(slot)];
     mix_inputs(reference_.pool, centers_,
                plan.inputs_seed + static_cast<uint64_t>(slot) * 0x632BE59BD9B4E019ull, slot_case,
-               steps_);
+               steps_, whole_inputs(task_));
     slot_case.outputs.clear();
     slot_case.label = "fresh inputs";
     load_inputs(buffers, task_, layout_, slot, slot_case);

@@ -83,12 +83,19 @@ MixCenters mix_centers(const task::Task& task);
 // to the tensor's dtype on its way to the kernel.
 std::vector<double> mix_steps(const task::Task& task);
 
+// The inputs a timed turn copies whole from one pool case, never in blocks: offsets tensors
+// (task.h's kOffsets), whose blocks from different places would not be one non-decreasing
+// sequence from 0 to its total. They repeat across turns; the inputs mixed beside them do not.
+std::vector<bool> whole_inputs(const task::Task& task);
+
 // `pool`'s inputs, mixed into one fresh case: block b of tensor t comes from a pool case and a
 // place in it drawn from `seed`, its values moved towards the tensor's center by a factor
 // 1 - d * steps[t] (d from 1 to 8, drawn per block; steps[t] 2^-22 where `steps` has none), so
-// that no block equals one seen before. Every tensor gets `pool`'s element counts.
+// that no block equals one seen before; a tensor `whole` marks is copied whole, all such tensors
+// from one pool case drawn from `seed`. Every tensor gets `pool`'s element counts.
 void mix_inputs(const std::vector<ReferenceCase>& pool, const MixCenters& centers, uint64_t seed,
-                ReferenceCase& into, const std::vector<double>& steps = {});
+                ReferenceCase& into, const std::vector<double>& steps = {},
+                const std::vector<bool>& whole = {});
 
 // A started runner and the buffers it calls on.
 struct TimedKernel {
