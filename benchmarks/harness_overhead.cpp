@@ -25,17 +25,17 @@ int main(int argc, char** argv) {
   struct Case {
     std::string task, workload;
   };
-  std::vector<Case> cases = {{"tests/data/tasks/axpy", "small"},
-                             {"tests/data/tasks/axpy", "default"},
-                             {"bench/cpu/silu", "small"},
-                             {"bench/cpu/matmul", "small"},
-                             {"bench/cpu/matmul", "cpu"}};
+  std::vector<Case> cases = {
+      {"bench/cpu/silu", "cpu"},          {"bench/cpu/adamw", "cpu"},
+      {"tests/data/tasks/axpy", "small"}, {"tests/data/tasks/axpy", "default"},
+      {"bench/cpu/silu", "small"},        {"bench/cpu/matmul", "small"},
+      {"bench/cpu/matmul", "cpu"}};
   platform::cpu::CpuPlatformOptions options;
   options.compiler.cpus = platform::cpu::compile_cpus();
   platform::cpu::CpuPlatform cpu(options, platform::cpu::load_or_probe_machine(false, &std::cerr));
-  std::cout << fmt::format("{:<22} {:<8} {:>4} {:>9} {:>9} {:>9} {:>10} {:>9}\n", "task",
+  std::cout << fmt::format("{:<22} {:<8} {:>4} {:>9} {:>9} {:>9} {:>10} {:>9} {:>8}\n", "task",
                            "workload", "run", "wall s", "compile s", "kernel s", "overhead s",
-                           "overhead");
+                           "overhead", "ratio");
   for (const Case& c : cases) {
     task::Task task = task::load_task(root / c.task);
     std::vector<double> overheads;
@@ -50,10 +50,13 @@ int main(int argc, char** argv) {
       double compile = verdict.compile_cached ? 0 : verdict.compile_seconds;
       double overhead = verdict.wall_seconds - compile - kernel;
       if (run > 0) overheads.push_back(overhead);
+      // The ratio issue 23 sets a goal for (1.5x): the whole evaluation over compile plus kernel.
       std::cout << fmt::format(
-          "{:<22} {:<8} {:>4} {:>9.3f} {:>9.3f} {:>9.3f} {:>10.3f} {:>8.1f}%{}\n", task.name,
-          c.workload, run + 1, verdict.wall_seconds, compile, kernel, overhead,
-          100 * overhead / verdict.wall_seconds, verdict.passed() ? "" : "  " + verdict.message);
+          "{:<22} {:<8} {:>4} {:>9.3f} {:>9.3f} {:>9.3f} {:>10.3f} {:>8.1f}% {:>7.1f}x{}\n",
+          task.name, c.workload, run + 1, verdict.wall_seconds, compile, kernel, overhead,
+          100 * overhead / verdict.wall_seconds,
+          verdict.wall_seconds / std::max(compile + kernel, 1e-9),
+          verdict.passed() ? "" : "  " + verdict.message);
     }
     std::cout << fmt::format("{:<22} {:<8} median overhead with warm caches: {:.3f} s\n\n",
                              task.name, c.workload, platform::median(overheads));

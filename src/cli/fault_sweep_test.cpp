@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <limits>
 
+#include "cli/cli_test_support.h"
 #include "common/files.h"
 #include "common/json.h"
 #include "report/report_test_data.h"
@@ -29,21 +30,7 @@ constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 const std::string kLatin1Comment = "// caf\xe9 \xff\n";
 
-struct Result {
-  int code = 0;
-  std::string output;
-};
-
-Result accelopt(const std::string& arguments, const std::filesystem::path& scratch) {
-  std::filesystem::path output = scratch / "output.txt";
-  std::string command = std::string(ACCELOPT_BINARY_DIR) + "/src/cli/accelopt " + arguments +
-                        " > " + output.string() + " 2>&1";
-  int status = std::system(command.c_str());
-  Result result;
-  result.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-  result.output = read_file(output);
-  return result;
-}
+using Result = testing::CommandOutput;
 
 std::filesystem::path silu_directory() {
   return std::filesystem::path(ACCELOPT_SOURCE_DIR) / "bench/cpu/silu";
@@ -136,7 +123,8 @@ class FaultSweep : public ::testing::Test {
 
   // Runs `command`; it must end in 0 or a user error that says something, never an internal error.
   void expect_no_internal_error(const std::string& command) {
-    Result result = accelopt(command + " --workspace " + workspace_.string(), dir_.path());
+    Result result =
+        testing::run_accelopt(command + " --workspace " + workspace_.string(), dir_.path());
     EXPECT_TRUE(result.code == 0 || result.code == 2) << command << " → " << result.code << "\n"
                                                       << result.output;
     EXPECT_EQ(result.output.find("internal error"), std::string::npos) << command << ":\n"
@@ -174,12 +162,12 @@ TEST_F(FaultSweep, EveryReadingCommandOnEveryRun) {
 }
 
 TEST_F(FaultSweep, NonFiniteFiguresAreShownAsSuch) {
-  Result show = accelopt("show " + std::to_string(runs_[1]) + " --workspace " + workspace_.string(),
-                         dir_.path());
+  Result show = testing::run_accelopt(
+      "show " + std::to_string(runs_[1]) + " --workspace " + workspace_.string(), dir_.path());
   ASSERT_EQ(show.code, 0) << show.output;
-  Result exported = accelopt("export " + std::to_string(runs_[1]) + " --out " + out("nan") +
-                                 " --workspace " + workspace_.string(),
-                             dir_.path());
+  Result exported = testing::run_accelopt("export " + std::to_string(runs_[1]) + " --out " +
+                                              out("nan") + " --workspace " + workspace_.string(),
+                                          dir_.path());
   ASSERT_EQ(exported.code, 0) << exported.output;
 }
 
@@ -202,9 +190,10 @@ TEST(FaultSweepEndToEnd, ALatin1KernelWithNaNOutputsIsRecordedAndReadBack) {
                     "[search]\npreset = \"quick\"\niterations = 1\nmax_evaluations = 2\n"
                     "timing_target = 0.1\ntiming_budget_seconds = 0.5\ntiming_min_pairs = 4\n");
   std::string ws = " --workspace " + workspace.string();
-  Result optimize = accelopt("optimize --task " + task.string() + " --kernel " +
-                                 kernel_file.string() + " --config " + config.string() + ws,
-                             dir.path());
+  Result optimize =
+      testing::run_accelopt("optimize --task " + task.string() + " --kernel " +
+                                kernel_file.string() + " --config " + config.string() + ws,
+                            dir.path());
   EXPECT_NE(optimize.code, 3) << optimize.output;
   EXPECT_EQ(optimize.output.find("internal error"), std::string::npos) << optimize.output;
   {
@@ -224,7 +213,7 @@ TEST(FaultSweepEndToEnd, ALatin1KernelWithNaNOutputsIsRecordedAndReadBack) {
         "export 1 --format flashinfer-trace --out " + (dir.path() / "trace").string(),
         "report 1 --out " + (dir.path() / "r.html").string(), std::string("compare 1 1"),
         std::string("resume 1")}) {
-    Result result = accelopt(command + ws, dir.path());
+    Result result = testing::run_accelopt(command + ws, dir.path());
     // 1: resume ends the run `failed` (its start kernel does not pass); never 3.
     EXPECT_NE(result.code, 3) << command << ":\n" << result.output;
     EXPECT_EQ(result.output.find("internal error"), std::string::npos) << command << ":\n"

@@ -15,6 +15,7 @@
 #include <fstream>
 #include <map>
 
+#include "cli/cli_test_support.h"
 #include "common/files.h"
 #include "common/json.h"
 #include "scripted_model_server.h"
@@ -24,34 +25,19 @@
 namespace accelopt::cli {
 namespace {
 
-struct Result {
-  int code = 0;
-  std::string output;
-};
+using Result = testing::CommandOutput;
 
 // `accelopt ARGUMENTS`, from the folder `cwd` when one is given.
-Result accelopt(const std::string& arguments, const std::filesystem::path& scratch,
-                const std::filesystem::path& cwd = {}) {
-  std::filesystem::path output = scratch / "output.txt";
-  std::string command = std::string(ACCELOPT_BINARY_DIR) + "/src/cli/accelopt " + arguments +
-                        " > " + output.string() + " 2>&1";
-  if (!cwd.empty()) command = "cd " + cwd.string() + " && " + command;
-  int status = std::system(command.c_str());
-  Result result;
-  result.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-  result.output = read_file(output);
-  return result;
-}
-
 TEST(OptimizeEndToEnd, AMisspeltTableIsAnErrorBeforeAnyRun) {
   TempDir dir;
   std::filesystem::path workspace = dir.path() / "ws";
   std::filesystem::path config = dir.path() / "accelopt.toml";
   write_file_atomic(config, "[serach]\niterations = 1\n");
   std::string task = std::string(ACCELOPT_SOURCE_DIR) + "/bench/cpu/silu";
-  Result optimize = accelopt("optimize --task " + task + " --workload small --config " +
-                                 config.string() + " --workspace " + workspace.string(),
-                             dir.path());
+  Result optimize =
+      testing::run_accelopt("optimize --task " + task + " --workload small --config " +
+                                config.string() + " --workspace " + workspace.string(),
+                            dir.path());
   EXPECT_NE(optimize.code, 0) << optimize.output;
   EXPECT_NE(
       optimize.output.find(config.string() + ":1: [serach]: unknown table; did you mean [search]?"),
@@ -64,9 +50,9 @@ TEST(OptimizeEndToEnd, AnUnknownWorkloadIsAnErrorBeforeAnyDatabase) {
   TempDir dir;
   std::filesystem::path workspace = dir.path() / "ws";
   std::string task = std::string(ACCELOPT_SOURCE_DIR) + "/bench/cpu/silu";
-  Result optimize =
-      accelopt("optimize --task " + task + " --workload nosuch --workspace " + workspace.string(),
-               dir.path());
+  Result optimize = testing::run_accelopt(
+      "optimize --task " + task + " --workload nosuch --workspace " + workspace.string(),
+      dir.path());
   EXPECT_NE(optimize.code, 0) << optimize.output;
   EXPECT_NE(optimize.output.find("nosuch"), std::string::npos) << optimize.output;
   EXPECT_FALSE(std::filesystem::exists(workspace)) << optimize.output;
@@ -77,13 +63,13 @@ TEST(OptimizeEndToEnd, AnUnknownWorkloadIsAnErrorBeforeAnyDatabase) {
 TEST(OptimizeEndToEnd, ABenchTaskIsFoundFromAnyFolder) {
   TempDir dir;
   std::filesystem::path workspace = dir.path() / "ws";
-  Result found =
-      accelopt("optimize --task bench/cpu/silu --workload nosuch --workspace " + workspace.string(),
-               dir.path(), dir.path());
+  Result found = testing::run_accelopt(
+      "optimize --task bench/cpu/silu --workload nosuch --workspace " + workspace.string(),
+      dir.path(), dir.path());
   EXPECT_NE(found.output.find("nosuch"), std::string::npos) << found.output;  // the task was read
   EXPECT_EQ(found.output.find("no such task folder"), std::string::npos) << found.output;
-  Result missing = accelopt("optimize --task bench/cpu/nosuch --workspace " + workspace.string(),
-                            dir.path(), dir.path());
+  Result missing = testing::run_accelopt(
+      "optimize --task bench/cpu/nosuch --workspace " + workspace.string(), dir.path(), dir.path());
   EXPECT_NE(missing.code, 0) << missing.output;
   EXPECT_NE(missing.output.find("--task bench/cpu/nosuch: no such task folder (looked in " +
                                 (dir.path() / "bench/cpu/nosuch").string() + " and " +
@@ -122,9 +108,10 @@ TEST(OptimizeEndToEnd, TunerThenRunsShowExportMemory) {
   // silu's small workload: axpy's (N = 4096) is refused by the roofline check (REJECTED_PHYSICS)
   // on this harness, and its default one sits near the check's margin, so a slow moment fails it.
   std::string task = std::string(ACCELOPT_SOURCE_DIR) + "/bench/cpu/silu";
-  Result optimize = accelopt("optimize --task " + task + " --workload small --config " +
-                                 config.string() + " --workspace " + workspace.string(),
-                             dir.path());
+  Result optimize =
+      testing::run_accelopt("optimize --task " + task + " --workload small --config " +
+                                config.string() + " --workspace " + workspace.string(),
+                            dir.path());
   ASSERT_EQ(optimize.code, 0) << optimize.output;
   EXPECT_NE(optimize.output.find("no model configured: optimizing with the built-in tuner"),
             std::string::npos)
@@ -134,11 +121,11 @@ TEST(OptimizeEndToEnd, TunerThenRunsShowExportMemory) {
   EXPECT_NE(optimize.output.find("iteration 1/2"), std::string::npos)
       << optimize.output;  // progress
 
-  Result runs = accelopt("runs --workspace " + workspace.string(), dir.path());
+  Result runs = testing::run_accelopt("runs --workspace " + workspace.string(), dir.path());
   ASSERT_EQ(runs.code, 0) << runs.output;
   EXPECT_NE(runs.output.find("silu"), std::string::npos) << runs.output;
 
-  Result show = accelopt("show 1 --workspace " + workspace.string(), dir.path());
+  Result show = testing::run_accelopt("show 1 --workspace " + workspace.string(), dir.path());
   ASSERT_EQ(show.code, 0) << show.output;
   for (const char* part : {"iteration", "best kernels", "lineage of the best",
                            "memory entries made", "cost by role", "#1 baseline"}) {
@@ -146,8 +133,8 @@ TEST(OptimizeEndToEnd, TunerThenRunsShowExportMemory) {
   }
 
   std::filesystem::path out = dir.path() / "export";
-  Result exported =
-      accelopt("export 1 --out " + out.string() + " --workspace " + workspace.string(), dir.path());
+  Result exported = testing::run_accelopt(
+      "export 1 --out " + out.string() + " --workspace " + workspace.string(), dir.path());
   ASSERT_EQ(exported.code, 0) << exported.output;
   EXPECT_TRUE(std::filesystem::exists(out / "best.cpp"));
   Json traces = Json::parse(read_file(out / "traces.json"));
@@ -157,9 +144,10 @@ TEST(OptimizeEndToEnd, TunerThenRunsShowExportMemory) {
   Json run = Json::parse(read_file(out / "run.json"));
   EXPECT_EQ(run["config"]["task"], "silu");
 
-  Result memory = accelopt("memory list --workspace " + workspace.string(), dir.path());
+  Result memory =
+      testing::run_accelopt("memory list --workspace " + workspace.string(), dir.path());
   EXPECT_EQ(memory.code, 0) << memory.output;
-  Result unknown = accelopt("show 7 --workspace " + workspace.string(), dir.path());
+  Result unknown = testing::run_accelopt("show 7 --workspace " + workspace.string(), dir.path());
   EXPECT_EQ(unknown.code, 2) << unknown.output;
   EXPECT_NE(unknown.output.find("there is no run 7"), std::string::npos) << unknown.output;
 }
@@ -181,9 +169,10 @@ TEST(OptimizeEndToEnd, LlmAgentsAgainstAScriptedServer) {
                                 "timing_target = 0.1\ntiming_budget_seconds = 1.0\n"
                                 "timing_min_pairs = 4\n");
   std::string task = std::string(ACCELOPT_SOURCE_DIR) + "/tests/data/tasks/axpy";
-  Result optimize = accelopt("optimize --agents llm --task " + task + " --config " +
-                                 config.string() + " --workspace " + workspace.string(),
-                             dir.path());
+  Result optimize =
+      testing::run_accelopt("optimize --agents llm --task " + task + " --config " +
+                                config.string() + " --workspace " + workspace.string(),
+                            dir.path());
   if (optimize.output.find("baseline does not pass (REJECTED_PHYSICS") != std::string::npos) {
     // axpy's baseline runs close to the roofline the harness measured for this machine; a fast
     // moment puts it past the physics margin. That is the harness's call, not the loop's.
@@ -194,10 +183,10 @@ TEST(OptimizeEndToEnd, LlmAgentsAgainstAScriptedServer) {
   EXPECT_EQ(server.count("executor"), 2);
 
   std::filesystem::path out = dir.path() / "export";
-  ASSERT_EQ(
-      accelopt("export 1 --out " + out.string() + " --workspace " + workspace.string(), dir.path())
-          .code,
-      0);
+  ASSERT_EQ(testing::run_accelopt(
+                "export 1 --out " + out.string() + " --workspace " + workspace.string(), dir.path())
+                .code,
+            0);
   Json traces = Json::parse(read_file(out / "traces.json"));
   if (traces.dump().find("REJECTED_PHYSICS") != std::string::npos) {
     GTEST_SKIP() << "the harness refused an axpy kernel as faster than its roofline allows";
@@ -217,7 +206,7 @@ TEST(OptimizeEndToEnd, LlmAgentsAgainstAScriptedServer) {
   Json run = Json::parse(read_file(out / "run.json"));
   ASSERT_EQ(run["best"].size(), 2u) << run.dump(1);
 
-  Result show = accelopt("show 1 --workspace " + workspace.string(), dir.path());
+  Result show = testing::run_accelopt("show 1 --workspace " + workspace.string(), dir.path());
   EXPECT_NE(show.output.find("planner"), std::string::npos) << show.output;  // cost by role
   EXPECT_NE(show.output.find("llm:"), std::string::npos) << show.output;
 }
@@ -261,7 +250,7 @@ TEST(OptimizeEndToEnd, ResumeAfterKillNine) {
   store::RecordedRun recorded = store::record_interrupted_run(database, 1);
   ASSERT_GE(recorded.candidates.size(), 4u);
 
-  Result resume = accelopt("resume 1 --workspace " + workspace.string(), dir.path());
+  Result resume = testing::run_accelopt("resume 1 --workspace " + workspace.string(), dir.path());
   ASSERT_EQ(resume.code, 0) << resume.output;
   store::expect_resume_kept_everything(database, 1, recorded);
 }

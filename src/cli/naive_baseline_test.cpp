@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "cli/cli_test_support.h"
 #include "common/files.h"
 #include "common/json.h"
 #include "scripted_model_server.h"
@@ -22,21 +23,7 @@ namespace axpy = accelopt::testing::axpy;
 using accelopt::testing::kernel_answer;
 using accelopt::testing::ScriptedModelServer;
 
-struct Result {
-  int code = 0;
-  std::string output;
-};
-
-Result accelopt(const std::string& arguments, const std::filesystem::path& scratch) {
-  std::filesystem::path output = scratch / "output.txt";
-  std::string command = std::string(ACCELOPT_BINARY_DIR) + "/src/cli/accelopt " + arguments +
-                        " > " + output.string() + " 2>&1";
-  int status = std::system(command.c_str());
-  Result result;
-  result.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-  result.output = read_file(output);
-  return result;
-}
+using Result = testing::CommandOutput;
 
 // tests/data/tasks/axpy with its baseline replaced by a stub as `accelopt task import` writes one:
 // the marker, the prototype, zeros. `marker_only`: the marker line alone, as a person writes it to
@@ -85,9 +72,10 @@ TEST(NaiveBaseline, TheRunStartsFromTheKernelTheExecutorWrote) {
   std::filesystem::path task = stub_task(dir.path()), workspace = dir.path() / "ws";
   std::filesystem::path config = dir.path() / "accelopt.toml";
   write_file_atomic(config, server.config_toml() + search_toml(1));
-  Result optimize = accelopt("optimize --task " + task.string() + " --config " + config.string() +
-                                 " --workspace " + workspace.string() + " --save-baseline",
-                             dir.path());
+  Result optimize =
+      testing::run_accelopt("optimize --task " + task.string() + " --config " + config.string() +
+                                " --workspace " + workspace.string() + " --save-baseline",
+                            dir.path());
   ASSERT_EQ(optimize.code, 0) << optimize.output;
   EXPECT_NE(optimize.output.find("naive baseline (attempt 1): PASSED"), std::string::npos)
       << optimize.output;
@@ -132,9 +120,10 @@ TEST(NaiveBaseline, TheFixerRepairsAWrongKernelWhichBecomesTheBaseline) {
   std::filesystem::path task = stub_task(dir.path(), true), workspace = dir.path() / "ws";
   std::filesystem::path config = dir.path() / "accelopt.toml";
   write_file_atomic(config, server.config_toml() + search_toml(0));
-  Result optimize = accelopt("optimize --task " + task.string() + " --config " + config.string() +
-                                 " --workspace " + workspace.string(),
-                             dir.path());
+  Result optimize =
+      testing::run_accelopt("optimize --task " + task.string() + " --config " + config.string() +
+                                " --workspace " + workspace.string(),
+                            dir.path());
   ASSERT_EQ(optimize.code, 0) << optimize.output;
   EXPECT_NE(optimize.output.find("naive baseline (attempt 1): INCORRECT"), std::string::npos)
       << optimize.output;
@@ -163,19 +152,19 @@ TEST(NaiveBaseline, ARecordedRunReplaysWithoutAServer) {
     recorded_config = server.config_toml() + search_toml(0) +
                       "\n[replay]\nmode = \"record\"\ndir = \"cassettes\"\n";
     write_file_atomic(dir.path() / "record.toml", recorded_config);
-    Result record = accelopt("optimize --task " + task.string() + " --config " +
-                                 (dir.path() / "record.toml").string() + " --workspace " +
-                                 (dir.path() / "recorded").string(),
-                             dir.path());
+    Result record = testing::run_accelopt("optimize --task " + task.string() + " --config " +
+                                              (dir.path() / "record.toml").string() +
+                                              " --workspace " + (dir.path() / "recorded").string(),
+                                          dir.path());
     ASSERT_EQ(record.code, 0) << record.output;
   }  // the server is gone
   std::string replay_config = recorded_config;
   replay_config.replace(replay_config.find("mode = \"record\""), 15, "mode = \"replay\"");
   write_file_atomic(dir.path() / "replay.toml", replay_config);
-  Result replay = accelopt("optimize --task " + task.string() + " --config " +
-                               (dir.path() / "replay.toml").string() + " --workspace " +
-                               (dir.path() / "replayed").string(),
-                           dir.path());
+  Result replay = testing::run_accelopt("optimize --task " + task.string() + " --config " +
+                                            (dir.path() / "replay.toml").string() +
+                                            " --workspace " + (dir.path() / "replayed").string(),
+                                        dir.path());
   ASSERT_EQ(replay.code, 0) << replay.output;
   EXPECT_EQ(baseline_of(dir.path() / "replayed").source, axpy::slower());
   auto database = store::Store::open(store::database_path(dir.path() / "replayed"));
@@ -196,11 +185,13 @@ TEST(NaiveBaseline, AResumedRunIsTimedAgainstItsRecordedBaseline) {
   std::filesystem::path task = stub_task(dir.path()), workspace = dir.path() / "ws";
   std::filesystem::path config = dir.path() / "accelopt.toml";
   write_file_atomic(config, server.config_toml() + search_toml(0));
-  Result optimize = accelopt("optimize --task " + task.string() + " --config " + config.string() +
-                                 " --workspace " + workspace.string(),
-                             dir.path());
+  Result optimize =
+      testing::run_accelopt("optimize --task " + task.string() + " --config " + config.string() +
+                                " --workspace " + workspace.string(),
+                            dir.path());
   ASSERT_EQ(optimize.code, 0) << optimize.output;
-  Result resume = accelopt("resume 1 --iterations 1 --workspace " + workspace.string(), dir.path());
+  Result resume = testing::run_accelopt("resume 1 --iterations 1 --workspace " + workspace.string(),
+                                        dir.path());
   ASSERT_EQ(resume.code, 0) << resume.output;
   EXPECT_EQ(server.requests("executor").size(), 2u);
   auto database = store::Store::open(store::database_path(workspace));
@@ -223,7 +214,7 @@ TEST(NaiveBaseline, WithoutAModelTheTaskIsRefusedWithTheWaysOut) {
   {  // no baseline file at all: load_task's error names the stub marker as a way out
     std::filesystem::path bare = stub_task(dir.path() / "bare");
     std::filesystem::remove(bare / "baseline.cpp");
-    Result missing = accelopt("eval --task " + bare.string(), dir.path());
+    Result missing = testing::run_accelopt("eval --task " + bare.string(), dir.path());
     EXPECT_NE(missing.code, 0) << missing.output;
     EXPECT_NE(missing.output.find((bare / "baseline.cpp").string() + ": missing"),
               std::string::npos)
@@ -232,7 +223,7 @@ TEST(NaiveBaseline, WithoutAModelTheTaskIsRefusedWithTheWaysOut) {
         << missing.output;
   }
   std::filesystem::path task = stub_task(dir.path()), workspace = dir.path() / "ws";
-  Result optimize = accelopt(
+  Result optimize = testing::run_accelopt(
       "optimize --task " + task.string() + " --workspace " + workspace.string(), dir.path());
   EXPECT_NE(optimize.code, 0) << optimize.output;
   std::string expected = (task / "baseline.cpp").string() + ": the task has no baseline yet";
@@ -240,25 +231,28 @@ TEST(NaiveBaseline, WithoutAModelTheTaskIsRefusedWithTheWaysOut) {
   EXPECT_NE(optimize.output.find("or configure a model"), std::string::npos) << optimize.output;
   EXPECT_FALSE(std::filesystem::exists(workspace)) << "refused before any database";
 
-  Result eval = accelopt("eval --task " + task.string(), dir.path());
+  Result eval = testing::run_accelopt("eval --task " + task.string(), dir.path());
   EXPECT_NE(eval.code, 0) << eval.output;
   EXPECT_NE(eval.output.find(expected), std::string::npos) << eval.output;
 
-  Result bench = accelopt("bench --suite " + dir.path().string() + " --tasks axpy", dir.path());
+  Result bench =
+      testing::run_accelopt("bench --suite " + dir.path().string() + " --tasks axpy", dir.path());
   EXPECT_NE(bench.code, 0) << bench.output;
   EXPECT_NE(bench.output.find(expected), std::string::npos) << bench.output;
 
   // What the executor is sent, for a person tuning the templates; nothing is sent.
-  Result prompt = accelopt("prompt --task " + task.string() + " --role baseline", dir.path());
+  Result prompt =
+      testing::run_accelopt("prompt --task " + task.string() + " --role baseline", dir.path());
   EXPECT_EQ(prompt.code, 0) << prompt.output;
   EXPECT_NE(prompt.output.find(kStubHeading), std::string::npos) << prompt.output;
   EXPECT_NE(prompt.output.find("This task has no kernel yet"), std::string::npos);
 
   // A kernel of one's own still evaluates: timed against itself, since the stub computes nothing.
   write_file_atomic(dir.path() / "naive.cpp", axpy::slower());
-  Result own = accelopt("eval --task " + task.string() + " --kernel " +
-                            (dir.path() / "naive.cpp").string() + " --budget 2 --target 0.2",
-                        dir.path());
+  Result own =
+      testing::run_accelopt("eval --task " + task.string() + " --kernel " +
+                                (dir.path() / "naive.cpp").string() + " --budget 2 --target 0.2",
+                            dir.path());
   EXPECT_EQ(own.code, 0) << own.output;
   EXPECT_NE(own.output.find("PASSED"), std::string::npos) << own.output;
 }

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/cli_test_support.h"
 #include "common/files.h"
 #include "common/json.h"
 #include "report/report_test_data.h"
@@ -22,23 +23,7 @@
 namespace accelopt::cli {
 namespace {
 
-struct Result {
-  int code = 0;
-  std::string output;
-};
-
-Result run_command(const std::string& command, const std::filesystem::path& scratch) {
-  std::filesystem::path output = scratch / "output.txt";
-  int status = std::system((command + " > " + output.string() + " 2>&1").c_str());
-  Result result;
-  result.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-  result.output = read_file(output);
-  return result;
-}
-
-Result accelopt(const std::string& arguments, const std::filesystem::path& scratch) {
-  return run_command(std::string(ACCELOPT_BINARY_DIR) + "/src/cli/accelopt " + arguments, scratch);
-}
+using Result = testing::CommandOutput;
 
 class ReportCommands : public ::testing::Test {
  protected:
@@ -55,18 +40,18 @@ class ReportCommands : public ::testing::Test {
 };
 
 TEST_F(ReportCommands, RunsShowCostCompare) {
-  Result runs = accelopt("runs" + ws(), dir_.path());
+  Result runs = testing::run_accelopt("runs" + ws(), dir_.path());
   ASSERT_EQ(runs.code, 0) << runs.output;
   EXPECT_NE(runs.output.find("silu"), std::string::npos) << runs.output;
-  Result show = accelopt("show 1" + ws(), dir_.path());
+  Result show = testing::run_accelopt("show 1" + ws(), dir_.path());
   ASSERT_EQ(show.code, 0) << show.output;
   EXPECT_NE(show.output.find("Plan: Vectorize the loop with omp"), std::string::npos)
       << show.output;
   EXPECT_EQ(show.output.find("##"), std::string::npos) << show.output;
-  Result cost = accelopt("cost 1" + ws(), dir_.path());
+  Result cost = testing::run_accelopt("cost 1" + ws(), dir_.path());
   ASSERT_EQ(cost.code, 0) << cost.output;
   EXPECT_NE(cost.output.find("summarizer"), std::string::npos) << cost.output;
-  Result compare = accelopt("compare 1 2" + ws(), dir_.path());
+  Result compare = testing::run_accelopt("compare 1 2" + ws(), dir_.path());
   ASSERT_EQ(compare.code, 0) << compare.output;
   EXPECT_NE(compare.output.find("run 1"), std::string::npos) << compare.output;
   EXPECT_NE(compare.output.find("best kernels: identical"), std::string::npos) << compare.output;
@@ -74,43 +59,46 @@ TEST_F(ReportCommands, RunsShowCostCompare) {
 
 TEST_F(ReportCommands, ReportIntoAMissingFolderCreatesIt) {
   std::filesystem::path html = dir_.path() / "missing" / "dir" / "r.html";
-  Result report = accelopt("report 1 --out " + html.string() + ws(), dir_.path());
+  Result report = testing::run_accelopt("report 1 --out " + html.string() + ws(), dir_.path());
   EXPECT_EQ(report.code, 0) << report.output;
   EXPECT_TRUE(std::filesystem::exists(html)) << report.output;
 }
 
 TEST_F(ReportCommands, ExportRefusesAnotherRunsExportWithoutForce) {
   std::filesystem::path out = dir_.path() / "best";
-  ASSERT_EQ(accelopt("export 1 --out " + out.string() + ws(), dir_.path()).code, 0);
-  Result mixed = accelopt("export 2 --out " + out.string() + ws(), dir_.path());
+  ASSERT_EQ(testing::run_accelopt("export 1 --out " + out.string() + ws(), dir_.path()).code, 0);
+  Result mixed = testing::run_accelopt("export 2 --out " + out.string() + ws(), dir_.path());
   EXPECT_EQ(mixed.code, 2) << mixed.output;
   EXPECT_NE(mixed.output.find("--force"), std::string::npos) << mixed.output;
-  Result forced = accelopt("export 2 --force --out " + out.string() + ws(), dir_.path());
+  Result forced =
+      testing::run_accelopt("export 2 --force --out " + out.string() + ws(), dir_.path());
   EXPECT_EQ(forced.code, 0) << forced.output;
 }
 
 TEST_F(ReportCommands, ExportWritesWhatBenchLooksFor) {
   std::filesystem::path out = dir_.path() / "best";
-  Result exported = accelopt("export 1 --out " + out.string() + ws(), dir_.path());
+  Result exported = testing::run_accelopt("export 1 --out " + out.string() + ws(), dir_.path());
   ASSERT_EQ(exported.code, 0) << exported.output;
   EXPECT_TRUE(std::filesystem::exists(out / "silu.cpp"));  // bench --kernels OUT finds it
   EXPECT_EQ(read_file(out / "silu.cpp"), read_file(out / "best.cpp"));
 
   std::filesystem::path trace = dir_.path() / "trace";
-  Result flashinfer =
-      accelopt("export 1 --format flashinfer-trace --out " + trace.string() + ws(), dir_.path());
+  Result flashinfer = testing::run_accelopt(
+      "export 1 --format flashinfer-trace --out " + trace.string() + ws(), dir_.path());
   ASSERT_EQ(flashinfer.code, 0) << flashinfer.output;
   for (const char* file : {"definitions/activation/silu.json", "workloads/activation/silu.jsonl",
                            "traces/baseline/activation/silu.jsonl", "candidates.csv"})
     EXPECT_TRUE(std::filesystem::exists(trace / file)) << file;
-  Result wrong = accelopt("export 1 --format csv --out " + trace.string() + ws(), dir_.path());
+  Result wrong =
+      testing::run_accelopt("export 1 --format csv --out " + trace.string() + ws(), dir_.path());
   EXPECT_NE(wrong.code, 0) << wrong.output;
 }
 
 TEST_F(ReportCommands, BenchSaysWhenKernelsHasNoKernelForATask) {
   std::filesystem::path empty = dir_.path() / "empty";
   std::filesystem::create_directories(empty);
-  Result bench = accelopt("bench --tasks silu --kernels " + empty.string(), dir_.path());
+  Result bench =
+      testing::run_accelopt("bench --tasks silu --kernels " + empty.string(), dir_.path());
   EXPECT_EQ(bench.code, 2) << bench.output;
   EXPECT_NE(bench.output.find("no kernel for any of the 1 tasks"), std::string::npos)
       << bench.output;
@@ -138,10 +126,10 @@ TEST_F(ReportCommands, AFailedTunerRunsCostAndShow) {
     store->set_run_state(run, "failed: the platform broke down");
     ASSERT_EQ(run, 3);
   }
-  Result cost = accelopt("cost 3" + ws(), dir_.path());
+  Result cost = testing::run_accelopt("cost 3" + ws(), dir_.path());
   EXPECT_EQ(cost.code, 0) << cost.output;
   EXPECT_NE(cost.output.find("no model calls (the tuner)"), std::string::npos) << cost.output;
-  Result show = accelopt("show 3" + ws(), dir_.path());
+  Result show = testing::run_accelopt("show 3" + ws(), dir_.path());
   ASSERT_EQ(show.code, 0) << show.output;
   EXPECT_EQ(show.output.find("has not ended"), std::string::npos) << show.output;
   EXPECT_NE(show.output.find("the run failed: the platform broke down; `accelopt resume 3`"),
@@ -154,7 +142,7 @@ TEST_F(ReportCommands, ReadOnlyCommandsRefuseAMissingDatabase) {
   for (const std::string& command :
        std::vector<std::string>{"runs", "show 1", "export 1 --out " + (dir_.path() / "x").string(),
                                 "cost 1", "memory list", "compare 1 2", "report 1"}) {
-    Result result = accelopt(command + " --workspace " + typo.string(), dir_.path());
+    Result result = testing::run_accelopt(command + " --workspace " + typo.string(), dir_.path());
     EXPECT_EQ(result.code, 2) << command << ": " << result.output;
     EXPECT_NE(result.output.find("no accelopt database at " + (typo / "accelopt.db").string()),
               std::string::npos)
@@ -164,14 +152,14 @@ TEST_F(ReportCommands, ReadOnlyCommandsRefuseAMissingDatabase) {
 }
 
 TEST_F(ReportCommands, BadNumbersAreRefused) {
-  Result cost = accelopt("cost abc" + ws(), dir_.path());
+  Result cost = testing::run_accelopt("cost abc" + ws(), dir_.path());
   EXPECT_EQ(cost.code, 2) << cost.output;
   EXPECT_NE(cost.output.find("abc"), std::string::npos) << cost.output;
   std::string task = std::string(ACCELOPT_SOURCE_DIR) + "/bench/cpu/silu";
   for (const std::string& command : std::vector<std::string>{
            "eval --task " + task + " --budget -1", "bench --tasks silu --budget -1",
            "eval --task " + task + " --target 0"}) {
-    Result result = accelopt(command, dir_.path());
+    Result result = testing::run_accelopt(command, dir_.path());
     EXPECT_EQ(result.code, 2) << command << ": " << result.output;                // a usage error
     EXPECT_NE(result.output.find(", not "), std::string::npos) << result.output;  // names the bound
   }
@@ -186,7 +174,7 @@ TEST_F(ReportCommands, ATruncatedDatabaseIsCalledDamaged) {
     std::filesystem::create_directories(copy);
     std::filesystem::copy_file(database, store::database_path(copy));
     std::filesystem::resize_file(store::database_path(copy), keep);
-    Result runs = accelopt("runs --workspace " + copy.string(), dir_.path());
+    Result runs = testing::run_accelopt("runs --workspace " + copy.string(), dir_.path());
     EXPECT_EQ(runs.code, 2) << runs.output;
     EXPECT_NE(runs.output.find("is damaged: it is truncated"), std::string::npos) << runs.output;
     EXPECT_NE(runs.output.find(".recover"), std::string::npos) << runs.output;
@@ -197,7 +185,7 @@ TEST_F(ReportCommands, AnotherProgramsFileIsCalledDamaged) {
   std::filesystem::path other = dir_.path() / "other";
   std::filesystem::create_directories(other);
   write_file_atomic(store::database_path(other), std::string(4096, 'x'));
-  Result runs = accelopt("runs --workspace " + other.string(), dir_.path());
+  Result runs = testing::run_accelopt("runs --workspace " + other.string(), dir_.path());
   EXPECT_EQ(runs.code, 2) << runs.output;
   EXPECT_NE(runs.output.find("is damaged: it is not a SQLite file"), std::string::npos)
       << runs.output;
@@ -250,15 +238,16 @@ RenderCheck render(const std::filesystem::path& html, const std::string& screens
   std::string chromium = find_chromium();
   if (chromium.empty()) return {};
   std::string base = chromium_command(chromium, scratch / "profile");
-  Result dom = run_command(base + "--dump-dom file://" + html.string() + " 2>/dev/null", scratch);
+  Result dom =
+      testing::run_shell(base + "--dump-dom file://" + html.string() + " 2>/dev/null", scratch);
   std::filesystem::path artifacts = std::filesystem::path(ACCELOPT_BINARY_DIR) / "test-artifacts";
   std::filesystem::create_directories(artifacts);
   std::filesystem::copy_file(
       html, artifacts / std::filesystem::path(screenshot).replace_extension(".html"),
       std::filesystem::copy_options::overwrite_existing);
-  run_command(base + "--window-size=1400,2600 --screenshot=" + (artifacts / screenshot).string() +
-                  " file://" + html.string(),
-              scratch);
+  testing::run_shell(base + "--window-size=1400,2600 --screenshot=" +
+                         (artifacts / screenshot).string() + " file://" + html.string(),
+                     scratch);
   RenderCheck check = read_render_check(dom.output);
   check.dom = dom.output;
   return check;
@@ -344,7 +333,7 @@ int64_t write_tuner_run(store::Store& store, int depth, int children) {
 
 TEST_F(ReportCommands, HtmlReportRendersInHeadlessChromium) {
   std::filesystem::path html = dir_.path() / "report.html";
-  Result report = accelopt("report 1 2 --out " + html.string() + ws(), dir_.path());
+  Result report = testing::run_accelopt("report 1 2 --out " + html.string() + ws(), dir_.path());
   ASSERT_EQ(report.code, 0) << report.output;
   std::string page = read_file(html);
   EXPECT_EQ(page.find("<script src"), std::string::npos);  // nothing to fetch: all inline
@@ -378,9 +367,10 @@ TEST_F(ReportCommands, BenchReportRendersInHeadlessChromium) {
   write_file_atomic(dir_.path() / "base.json", rows.dump());
   write_file_atomic(dir_.path() / "found.json", found.dump());
   std::filesystem::path html = dir_.path() / "bench.html";
-  Result report = accelopt("report --bench " + (dir_.path() / "base.json").string() + " --bench " +
-                               (dir_.path() / "found.json").string() + " --out " + html.string(),
-                           dir_.path());
+  Result report =
+      testing::run_accelopt("report --bench " + (dir_.path() / "base.json").string() + " --bench " +
+                                (dir_.path() / "found.json").string() + " --out " + html.string(),
+                            dir_.path());
   ASSERT_EQ(report.code, 0) << report.output;
   if (find_chromium().empty()) GTEST_SKIP() << "no chromium (scripts/setup.sh installs it)";
   RenderCheck check = render(html, "bench_report.png", dir_.path());
@@ -397,7 +387,7 @@ class RenderedReport : public ReportCommands {
   void render_report(const std::string& runs, const std::filesystem::path& workspace,
                      const std::string& name) {
     std::filesystem::path html = dir_.path() / (name + ".html");
-    Result report = accelopt(
+    Result report = testing::run_accelopt(
         "report " + runs + " --out " + html.string() + " --workspace " + workspace.string(),
         dir_.path());
     ASSERT_EQ(report.code, 0) << report.output;
@@ -449,7 +439,7 @@ TEST_F(RenderedReport, SidePanelMarksFiguresThatMovedBetweenMeasurements) {
         *store, std::filesystem::path(ACCELOPT_SOURCE_DIR) / "bench/cpu/silu");
     report::testing::end_sample_run_with_retimings(*store, run);
   }
-  Result show = accelopt("show 1 --workspace " + workspace.string(), dir_.path());
+  Result show = testing::run_accelopt("show 1 --workspace " + workspace.string(), dir_.path());
   ASSERT_EQ(show.code, 0) << show.output;
   EXPECT_NE(show.output.find("! figures moved between measurements (1.60x → 1.02x): the machine's "
                              "load changed:\n        search, iteration 2: 1.60x"),

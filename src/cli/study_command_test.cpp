@@ -16,6 +16,7 @@
 #include <regex>
 #include <thread>
 
+#include "cli/cli_test_support.h"
 #include "common/files.h"
 #include "common/json.h"
 #include "memory/memory.h"
@@ -26,25 +27,7 @@
 namespace accelopt::cli {
 namespace {
 
-struct Result {
-  int code = 0;
-  std::string output;
-};
-
-Result accelopt_command(const std::string& command_line, const std::filesystem::path& scratch) {
-  std::filesystem::path output = scratch / "output.txt";
-  std::string command = command_line + " > " + output.string() + " 2>&1";
-  int status = std::system(command.c_str());
-  Result result;
-  result.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-  result.output = read_file(output);
-  return result;
-}
-
-Result accelopt(const std::string& arguments, const std::filesystem::path& scratch) {
-  return accelopt_command(std::string(ACCELOPT_BINARY_DIR) + "/src/cli/accelopt " + arguments,
-                          scratch);
-}
+using Result = testing::CommandOutput;
 
 // Two variants on silu's small workload, one seed; short timing so that a cell takes seconds.
 std::string study_text(const std::string& name, const std::string& extra_top = "",
@@ -67,13 +50,13 @@ std::string render_check(const std::filesystem::path& html, const std::filesyste
     if (std::filesystem::exists(name)) chromium = name;
   }
   if (chromium.empty()) return "";
-  Result dom = accelopt_command(chromium +
-                                    " --headless --no-sandbox --disable-gpu --no-first-run "
-                                    "--user-data-dir=" +
-                                    (scratch / "profile").string() +
-                                    " --virtual-time-budget=10000 --dump-dom file://" +
-                                    html.string() + " 2>/dev/null",
-                                scratch);
+  Result dom = testing::run_shell(chromium +
+                                      " --headless --no-sandbox --disable-gpu --no-first-run "
+                                      "--user-data-dir=" +
+                                      (scratch / "profile").string() +
+                                      " --virtual-time-budget=10000 --dump-dom file://" +
+                                      html.string() + " 2>/dev/null",
+                                  scratch);
   std::smatch match;
   if (!std::regex_search(dom.output, match, std::regex(R"(<div id="render-check"[^>]*>)"))) {
     return "no render check";
@@ -129,13 +112,15 @@ TEST(StudyEndToEnd, AKilledStudyResumesKeepingWhatItHad) {
   ASSERT_GE(before.size(), 2u) << read_file(log);
   EXPECT_EQ(store::Store::open(database)->run(1)->state, "running");
 
-  Result status_before = accelopt("study status" + workspace_flag(workspace), dir.path());
+  Result status_before =
+      testing::run_accelopt("study status" + workspace_flag(workspace), dir.path());
   ASSERT_EQ(status_before.code, 0) << status_before.output;
   EXPECT_NE(status_before.output.find("0 of 2 cells done"), std::string::npos)
       << status_before.output;
   EXPECT_NE(status_before.output.find("not started"), std::string::npos) << status_before.output;
 
-  Result again = accelopt("study " + file.string() + workspace_flag(workspace), dir.path());
+  Result again =
+      testing::run_accelopt("study " + file.string() + workspace_flag(workspace), dir.path());
   ASSERT_EQ(again.code, 0) << again.output;
   EXPECT_NE(again.output.find("resuming: 0 done"), std::string::npos) << again.output;
   EXPECT_NE(again.output.find("resuming run 1 (running)"), std::string::npos) << again.output;
@@ -161,17 +146,18 @@ TEST(StudyEndToEnd, AKilledStudyResumesKeepingWhatItHad) {
   expect_equal_budgets(workspace, 5);
 
   // Run once more: nothing left to do, the answers again.
-  Result third = accelopt("study " + file.string() + workspace_flag(workspace), dir.path());
+  Result third =
+      testing::run_accelopt("study " + file.string() + workspace_flag(workspace), dir.path());
   ASSERT_EQ(third.code, 0) << third.output;
   EXPECT_EQ(store::Store::open(database)->runs().size(), 2u);
   EXPECT_NE(third.output.find("resuming: 2 done"), std::string::npos) << third.output;
 
   // The study's page and exports; each cell is an ordinary run.
   std::filesystem::path html = dir.path() / "study.html";
-  Result report = accelopt("report --study 1 --out " + html.string() + " --csv " +
-                               (dir.path() / "study.csv").string() + " --json " +
-                               (dir.path() / "study.json").string() + workspace_flag(workspace),
-                           dir.path());
+  Result report = testing::run_accelopt(
+      "report --study 1 --out " + html.string() + " --csv " + (dir.path() / "study.csv").string() +
+          " --json " + (dir.path() / "study.json").string() + workspace_flag(workspace),
+      dir.path());
   ASSERT_EQ(report.code, 0) << report.output;
   EXPECT_NE(read_file(html).find("echarts"), std::string::npos);
   std::string check = render_check(html, dir.path());
@@ -186,11 +172,12 @@ TEST(StudyEndToEnd, AKilledStudyResumesKeepingWhatItHad) {
   EXPECT_FALSE(json["comparisons"].empty());
   std::string csv = read_file(dir.path() / "study.csv");
   EXPECT_EQ(csv.rfind("study,series,task,seed,run,state,point,", 0), 0u) << csv;
-  EXPECT_EQ(accelopt("show 2" + workspace_flag(workspace), dir.path()).code, 0);
+  EXPECT_EQ(testing::run_accelopt("show 2" + workspace_flag(workspace), dir.path()).code, 0);
 
   // The same name from a changed file is refused: its cells would not compare.
   write_file_atomic(file, study_text("killed", "fraction = 0.8\n"));
-  Result changed = accelopt("study " + file.string() + workspace_flag(workspace), dir.path());
+  Result changed =
+      testing::run_accelopt("study " + file.string() + workspace_flag(workspace), dir.path());
   EXPECT_EQ(changed.code, 2) << changed.output;
   EXPECT_NE(changed.output.find("was run from another version"), std::string::npos)
       << changed.output;
@@ -206,7 +193,8 @@ TEST(StudyEndToEnd, ACellWhoseModelServerFailsEndsFailedAndResumes) {
   std::filesystem::path file = dir.path() / "study.toml";
   write_file_atomic(file, study_text("failing", "agents = \"llm\"\n", server.config_toml()));
 
-  Result first = accelopt("study " + file.string() + workspace_flag(workspace), dir.path());
+  Result first =
+      testing::run_accelopt("study " + file.string() + workspace_flag(workspace), dir.path());
   EXPECT_EQ(first.code, 1) << first.output;
   auto database = store::database_path(workspace);
   {
@@ -230,7 +218,8 @@ TEST(StudyEndToEnd, ACellWhoseModelServerFailsEndsFailedAndResumes) {
         return accelopt::testing::plan_answer("Plan " + std::to_string(planned),
                                               "Unroll the loop by " + std::to_string(planned));
       });
-  Result second = accelopt("study " + file.string() + workspace_flag(workspace), dir.path());
+  Result second =
+      testing::run_accelopt("study " + file.string() + workspace_flag(workspace), dir.path());
   ASSERT_EQ(second.code, 0) << second.output;
   auto store = store::Store::open(database);
   EXPECT_EQ(store->runs().size(), 2u);  // resumed, not started again
@@ -277,7 +266,8 @@ TEST(StudyEndToEnd, LeaveOneOutWarmCellsReadTheOtherTasksMemoryNeverTheirOwn) {
                 "[search]\niterations = 2\nplans = 3\ntiming_target = 0.1\n"
                 "timing_budget_seconds = 1.0\ntiming_min_pairs = 4\ntiming_quiet_wait_seconds = 0\n"
                 "[memory]\npositive_threshold = 1.0001\nnegative_threshold = 0.9999\n");
-  Result result = accelopt("study " + file.string() + workspace_flag(workspace), dir.path());
+  Result result =
+      testing::run_accelopt("study " + file.string() + workspace_flag(workspace), dir.path());
   ASSERT_EQ(result.code, 0) << result.output;
   EXPECT_NE(result.output.find("memory order: cold, then warm leave-one-out"), std::string::npos)
       << result.output;
@@ -311,10 +301,10 @@ TEST(StudyEndToEnd, LeaveOneOutWarmCellsReadTheOtherTasksMemoryNeverTheirOwn) {
     std::string other = name == "silu" ? "matmul" : "silu";
     EXPECT_EQ(other_task, cold_entries[other]) << "warm " << name << " on " << other;
   }
-  Result report =
-      accelopt("report --study 1 --out " + (dir.path() / "s.html").string() + " --json " +
-                   (dir.path() / "s.json").string() + workspace_flag(workspace),
-               dir.path());
+  Result report = testing::run_accelopt(
+      "report --study 1 --out " + (dir.path() / "s.html").string() + " --json " +
+          (dir.path() / "s.json").string() + workspace_flag(workspace),
+      dir.path());
   ASSERT_EQ(report.code, 0) << report.output;
   Json json = Json::parse(read_file(dir.path() / "s.json"));
   EXPECT_EQ(json["memory_order"], "leave-one-out") << json.dump().substr(0, 400);

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "cli/cli_test_support.h"
 #include "common/files.h"
 #include "common/json.h"
 #include "common/subprocess.h"
@@ -23,30 +24,16 @@ namespace {
 
 using namespace std::chrono_literals;
 
-struct Result {
-  int code = 0;
-  std::string output;
-};
+using Result = testing::CommandOutput;
 
 // A shell word: the database URL carries '&' and '?'.
 std::string quoted(const std::string& text) {
   return "'" + text + "'";
 }
 
-std::string binary() {
-  return std::string(ACCELOPT_BINARY_DIR) + "/src/cli/accelopt";
-}
-
 // `accelopt ARGUMENTS` run in `directory` (a PostgreSQL study writes ./.accelopt there).
-Result accelopt(const std::string& arguments, const std::filesystem::path& directory) {
-  std::filesystem::path output = directory / "output.txt";
-  std::string command = "cd " + directory.string() + " && " + binary() + " " + arguments + " > " +
-                        output.string() + " 2>&1";
-  int status = std::system(command.c_str());
-  Result result;
-  result.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-  result.output = read_file(output);
-  return result;
+Result accelopt_in(const std::string& arguments, const std::filesystem::path& directory) {
+  return testing::run_accelopt(arguments, directory, directory);
 }
 
 bool cell_done(const std::string& state) {
@@ -65,10 +52,10 @@ void expect_study_ran_to_the_end(const std::string& database, const std::filesys
     std::string state = store->run(run_id)->state;
     EXPECT_TRUE(cell_done(state)) << key << ": " << state;
   }
-  Result report = accelopt("report --study 1 --out " + (dir / "study.html").string() + " --json " +
-                               (dir / "study.json").string() + " --csv " +
-                               (dir / "study.csv").string() + workspace_flag,
-                           dir);
+  Result report = accelopt_in("report --study 1 --out " + (dir / "study.html").string() +
+                                  " --json " + (dir / "study.json").string() + " --csv " +
+                                  (dir / "study.csv").string() + workspace_flag,
+                              dir);
   ASSERT_EQ(report.code, 0) << report.output;
   EXPECT_NE(read_file(dir / "study.html").find("echarts"), std::string::npos);
   Json json = Json::parse(read_file(dir / "study.json"));
@@ -83,7 +70,7 @@ void smoke(const std::filesystem::path& file, size_t cells) {
   std::string workspace = (dir.path() / "ws").string();
   auto started = std::chrono::steady_clock::now();
   Result result =
-      accelopt("study " + file.string() + " --smoke --workspace " + workspace, dir.path());
+      accelopt_in("study " + file.string() + " --smoke --workspace " + workspace, dir.path());
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   ASSERT_EQ(result.code, 0) << result.output;
@@ -141,8 +128,8 @@ TEST_F(StudyScaleOut, AStudyWithRemoteWorkersEvaluatesEveryCellOnAWorker) {
   TempDir dir;
   queue::Queue::open(url());  // the table exists before the worker polls it
   SpawnOptions options;
-  options.argv = {
-      binary(), "worker", "--db", url(), "--name", "study-worker", "--idle-exit-seconds", "20"};
+  options.argv = {testing::accelopt_binary(), "worker", "--db", url(), "--name", "study-worker",
+                  "--idle-exit-seconds",      "20"};
   for (char** variable = environ; *variable != nullptr; ++variable) {
     options.environment.emplace_back(*variable);
   }
@@ -160,7 +147,7 @@ TEST_F(StudyScaleOut, AStudyWithRemoteWorkersEvaluatesEveryCellOnAWorker) {
                               "search = { strategy = \"repeated-sampling\" }\n"
                               "[search]\niterations = 1\ntiming_target = 0.1\n"
                               "timing_budget_seconds = 1.0\ntiming_min_pairs = 4\n");
-  Result result = accelopt(
+  Result result = accelopt_in(
       "study " + file.string() + " --db " + quoted(url()) + " --remote-workers", dir.path());
   ASSERT_EQ(result.code, 0) << result.output << read_file(dir.path() / "worker.log");
   expect_study_ran_to_the_end(url(), dir.path(), " --db " + quoted(url()), 2);
@@ -182,9 +169,9 @@ TEST_F(StudyScaleOut, AStudyWithRemoteWorkersEvaluatesEveryCellOnAWorker) {
   EXPECT_TRUE(std::filesystem::exists(dir.path() / ".accelopt" / "studies"));
   worker.wait(2min);
 
-  Result sqlite = accelopt("study " + file.string() + " --workspace " +
-                               (dir.path() / "ws").string() + " --remote-workers",
-                           dir.path());
+  Result sqlite = accelopt_in("study " + file.string() + " --workspace " +
+                                  (dir.path() / "ws").string() + " --remote-workers",
+                              dir.path());
   EXPECT_EQ(sqlite.code, 2) << sqlite.output;
   EXPECT_NE(sqlite.output.find("--remote-workers needs a shared PostgreSQL"), std::string::npos)
       << sqlite.output;

@@ -6,6 +6,7 @@
 // started on a core of its own) keeps its evaluations there.
 #pragma once
 
+#include <filesystem>
 #include <vector>
 
 namespace accelopt::platform {
@@ -18,5 +19,45 @@ std::vector<int> allowed_cpus();
 // last down. UserError when there are fewer than concurrency × threads.
 std::vector<std::vector<int>> evaluation_cores(int concurrency, int threads,
                                                std::vector<int> cpus = {});
+
+// Cores an evaluation holds against every other evaluation on this machine, of this process or
+// another (two `accelopt eval` in two terminals, tests run side by side): an flock(2) on a file
+// per core, released when the claim is dropped or its process dies. Without it every evaluation
+// timed on the last core, and two at once each measured the other (issue 22).
+class CoreClaim {
+ public:
+  CoreClaim() = default;
+  CoreClaim(std::vector<int> cores, std::vector<int> locks, bool held);
+  CoreClaim(CoreClaim&& other) noexcept;
+  CoreClaim& operator=(CoreClaim&& other) noexcept;
+  CoreClaim(const CoreClaim&) = delete;
+  CoreClaim& operator=(const CoreClaim&) = delete;
+  ~CoreClaim();
+
+  const std::vector<int>& cores() const { return cores_; }
+  // False when every core was held by others: `cores` are then the preferred ones, shared (the
+  // timing's load figures will say so).
+  bool held() const { return held_; }
+
+ private:
+  void release();
+  std::vector<int> cores_;
+  std::vector<int> locks_;  // open descriptors holding the flocks
+  bool held_ = false;
+};
+
+// Where the claims' lock files live: /tmp/accelopt-cores, shared by every user.
+std::filesystem::path core_claim_directory();
+
+// `preferred` when no other evaluation holds any of them; else as many free cores of `allowed`,
+// from the last down; else `preferred`, unclaimed. Never fails: a directory that cannot be used
+// leaves the cores unclaimed.
+CoreClaim claim_cores(const std::vector<int>& preferred, const std::vector<int>& allowed,
+                      const std::filesystem::path& directory = core_claim_directory());
+
+// The cores of `cores` that no evaluation holds now (this process's claims included): where a
+// compile disturbs no timing.
+std::vector<int> unclaimed_cores(const std::vector<int>& cores,
+                                 const std::filesystem::path& directory = core_claim_directory());
 
 }  // namespace accelopt::platform

@@ -13,6 +13,7 @@
 #include <regex>
 
 #include "common/files.h"
+#include "platform/core_sets.h"
 #include "platform/cpu/cpu_platform.h"
 #include "task/task.h"
 
@@ -100,6 +101,19 @@ TEST(CorrectnessSanity, TheTwoThreadTasksBaselinePasses) {
   EXPECT_EQ(verdict.correctness.seeds_checked, 5);
 }
 
+// `source` on `task`'s small workload, timed briefly.
+platform::EvalRequest timed_on_small(const task::Task& task, std::string source) {
+  platform::EvalRequest request;
+  request.task = &task;
+  request.workload = "small";
+  request.source = std::move(source);
+  request.measure_time = true;
+  request.timing.budget_seconds = 3;
+  request.timing.min_pairs = 5;
+  request.timing.target_half_width = 0.2;
+  return request;
+}
+
 // The two tasks of narrow and integer tensors (issue 26): their baselines pass, timed too, so the
 // hostile kernels above are refused for what they do, not for the dtypes.
 class NarrowTypesSanity : public testing::TestWithParam<std::string> {};
@@ -107,17 +121,51 @@ class NarrowTypesSanity : public testing::TestWithParam<std::string> {};
 TEST_P(NarrowTypesSanity, TheBaselinePassesTimed) {
   task::Task task = task::load_task(kKernels / GetParam());
   platform::cpu::CpuPlatform cpu({}, platform::cpu::load_or_probe_machine(false, nullptr));
-  platform::EvalRequest request;
-  request.task = &task;
-  request.workload = "small";
-  request.source = read_file(task.baseline_path());
-  request.measure_time = true;
-  request.timing.budget_seconds = 3;
-  request.timing.min_pairs = 5;
-  request.timing.target_half_width = 0.2;
-  kernel::Verdict verdict = cpu.evaluate(request);
+  kernel::Verdict verdict = cpu.evaluate(timed_on_small(task, read_file(task.baseline_path())));
   EXPECT_TRUE(verdict.passed()) << verdict.message << "\n" << verdict.log;
   EXPECT_EQ(verdict.correctness.seeds_checked, 5);
+}
+
+// On the CPU workloads the second side of a timed turn calls on the inputs the first side left
+// (runner_turns.h); here forced on a small workload: the baseline still passes against itself,
+// and a kernel that leaves its inputs changed for the other side is refused.
+TEST(InputsInPlace, TheBaselinePassesAndAKernelThatChangesItsInputsIsRefused) {
+  task::Task task = task::load_task(kSource / "bench/cpu/silu");
+  platform::cpu::CpuPlatformOptions options;
+  options.reload_skip_bytes = 1;
+  platform::cpu::CpuPlatform cpu(options, platform::cpu::load_or_probe_machine(false, nullptr));
+  platform::EvalRequest request = timed_on_small(task, read_file(task.baseline_path()));
+  kernel::Verdict verdict = cpu.evaluate(request);
+  ASSERT_TRUE(verdict.passed()) << verdict.message << "\n" << verdict.log;
+  ASSERT_TRUE(verdict.timing);
+  EXPECT_GT(verdict.timing->speedup_high, 0.9) << verdict.message;
+  EXPECT_LT(verdict.timing->speedup_low, 1.1) << verdict.message;
+
+  request.source = read_file(kKernels / "slows_the_other_side_through_its_inputs.cpp");
+  verdict = cpu.evaluate(request);
+  EXPECT_EQ(verdict.status, kernel::Status::kIncorrectNumerical) << verdict.message;
+  EXPECT_NE(verdict.message.find("inputs are read-only"), std::string::npos) << verdict.message;
+}
+
+// Two evaluations at once on this machine time on two cores (platform/core_sets.h): with the core
+// an evaluation would take held (as another `accelopt eval` would hold it), it times on another.
+TEST(CoreClaims, AnEvaluationTimesOnACoreNoOtherEvaluationHolds) {
+  std::vector<int> allowed = platform::allowed_cpus();
+  if (allowed.size() < 2) GTEST_SKIP() << "one core: nothing to choose from";
+  platform::CoreClaim held = platform::claim_cores({platform::cpu::timing_cpu()}, allowed);
+  if (!held.held()) GTEST_SKIP() << "another evaluation holds the timing core now";
+  task::Task task = task::load_task(kSource / "bench/cpu/silu");
+  platform::cpu::CpuPlatform cpu({}, platform::cpu::load_or_probe_machine(false, nullptr));
+  kernel::Verdict verdict = cpu.evaluate(timed_on_small(task, read_file(task.baseline_path())));
+  ASSERT_TRUE(verdict.passed()) << verdict.message;
+  std::vector<int> timed = verdict.profile.at("timed_cores").get<std::vector<int>>();
+  ASSERT_EQ(timed.size(), 1u);
+  // Unless a test run beside this one held every other core meanwhile: then it shares, and says so.
+  if (verdict.profile.at("timed_cores_held").get<bool>()) {
+    EXPECT_NE(timed.front(), platform::cpu::timing_cpu());
+  } else {
+    EXPECT_EQ(timed.front(), platform::cpu::timing_cpu());
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Tasks, NarrowTypesSanity,

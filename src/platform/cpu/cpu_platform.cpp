@@ -1,9 +1,12 @@
 #include "platform/cpu/cpu_platform.h"
 
 #include <fmt/format.h>
+#include <malloc.h>
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
+#include <future>
 
 #include "common/error.h"
 #include "common/files.h"
@@ -82,20 +85,31 @@ class TimingOn {
 };
 
 std::vector<int> CpuPlatform::compile_cores(const std::vector<int>& cores) const {
-  if (cores.empty()) return {};
-  std::vector<int> free;
-  std::lock_guard lock(timing_mutex_);
-  for (int core : allowed_cpus()) {
-    if (timing_now_.count(core) == 0) free.push_back(core);
+  std::vector<int> untimed;
+  {
+    std::lock_guard lock(timing_mutex_);
+    for (int core : allowed_cpus()) {
+      if (timing_now_.count(core) == 0) untimed.push_back(core);
+    }
   }
-  return free.empty() ? cores : free;
+  // Nor where an evaluation of another process times (core_sets.h), while a core is left.
+  if (std::vector<int> free = unclaimed_cores(untimed); !free.empty()) return free;
+  if (!untimed.empty()) return untimed;
+  return cores;
 }
 
 CpuPlatform::CpuPlatform(CpuPlatformOptions options, MachinePeaks peaks)
     : options_(std::move(options)),
       peaks_(std::move(peaks)),
       compiler_(options_.compiler),
-      runner_program_(find_runner_program()) {}
+      runner_program_(find_runner_program()) {
+  // The harness allocates and frees tensors of tens of megabytes per case and per check; glibc
+  // maps each such block afresh and unmaps it when freed, so every one paid a page fault per
+  // page (a fifth of an evaluation on a CPU workload, `perf record`). Kept in the heap instead,
+  // a freed block is reused as it is. Process-wide and idempotent.
+  mallopt(M_MMAP_MAX, 0);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+}
 
 std::vector<ReferenceCase> CpuPlatform::reference_cases(const task::Task& task,
                                                         const task::Workload& workload,
@@ -206,9 +220,50 @@ RunnerOptions CpuPlatform::runner_options(const task::Task& task,
   return options;
 }
 
-Verdict CpuPlatform::evaluate(const EvalRequest& request) {
-  const task::Task& task = *request.task;
+namespace {
+
+// The reference's answers to the correctness cases, computed on a thread of their own. Stopped
+// and waited for when dropped unasked (the candidate failed to compile), so that nothing outlives
+// the evaluation.
+class ReferenceAlongside {
+ public:
+  using Answer = std::function<std::vector<ReferenceCase>(const std::atomic<bool>* stop)>;
+  explicit ReferenceAlongside(Answer answer)
+      : answers_(std::async(std::launch::async, std::move(answer), &stop_)) {}
+  ReferenceAlongside(const ReferenceAlongside&) = delete;
+  ReferenceAlongside& operator=(const ReferenceAlongside&) = delete;
+  ~ReferenceAlongside() {
+    stop_ = true;
+    if (answers_.valid()) answers_.wait();
+  }
+
+  // Waits for them; `abandon` (the request's) stops the reference as it would have before.
+  std::vector<ReferenceCase> answers(const std::atomic<bool>* abandon) {
+    while (answers_.wait_for(std::chrono::milliseconds(50)) != std::future_status::ready) {
+      if (abandon && *abandon) stop_ = true;
+    }
+    return answers_.get();
+  }
+
+ private:
+  std::atomic<bool> stop_{false};  // before answers_: the thread reads it from its start
+  std::future<std::vector<ReferenceCase>> answers_;
+};
+
+}  // namespace
+
+Verdict CpuPlatform::evaluate(const EvalRequest& asked) {
+  const task::Task& task = *asked.task;
   require_supported_dtypes(task);
+  // A timed evaluation's cores are held against every other evaluation on this machine, this
+  // process's or another's: a second `accelopt eval` times on another core, not on the same one.
+  EvalRequest request = asked;
+  CoreClaim claim;
+  if (request.measure_time) {
+    claim = claim_cores(request.cores.empty() ? runner_cpus(task.threads) : request.cores,
+                        allowed_cpus());
+    request.cores = claim.cores();
+  }
   const task::Workload& workload = task.workload_or_default(request.workload);
   VerdictStart started(request, workload);
   Verdict& verdict = started.verdict;
@@ -218,12 +273,15 @@ Verdict CpuPlatform::evaluate(const EvalRequest& request) {
     return started.finish(Status::kRejectedSource, *rejection);
   }
   std::string header = task::generate_kernel_header(task, workload);
+  // Fresh secret seeds for every evaluation: see inputs.h. The cases and the reference's answers
+  // need nothing from the candidate, so they are made while it compiles (the compiler runs on the
+  // cores no timing holds, the reference on the evaluation's own).
+  ReferenceAlongside reference([&](const std::atomic<bool>* stop) {
+    return run_reference(task, workload, correctness_cases(task), stop, request.cores);
+  });
   std::optional<CompileResult> compiled = compile_candidate(request, header, verdict);
   if (!compiled) return started.finish(verdict.status, "");
-
-  // Fresh secret seeds for every evaluation: see inputs.h.
-  std::vector<ReferenceCase> cases =
-      run_reference(task, workload, correctness_cases(task), request.abandon, request.cores);
+  std::vector<ReferenceCase> cases = reference.answers(request.abandon);
   double reference_seconds = 0;
   for (const ReferenceCase& reference_case : cases) {
     reference_seconds = std::max(reference_seconds, reference_case.reference_seconds);
@@ -245,12 +303,21 @@ Verdict CpuPlatform::evaluate(const EvalRequest& request) {
   }
   if (!request.measure_time)
     return started.finish(Status::kPassed, "correct on every case (not timed)");
+  // Timing needs only how long the reference took: the cases' tensors go back to the heap, where
+  // the timed turns' pool and checks reuse them.
+  for (ReferenceCase& reference_case : cases) {
+    reference_case.inputs = {};
+    reference_case.outputs = {};
+  }
 
   std::optional<CeilingAlongside> alongside;
   if (std::optional<TurnFailure> failure = time_against_anchor(
           request, header, cases, layout, {candidate, buffers}, call_timeout, verdict, alongside)) {
     return started.finish(failure->status, failure->message);
   }
+  // Where the turns ran, and whether no other evaluation could time there meanwhile.
+  verdict.profile["timed_cores"] = request.cores;
+  verdict.profile["timed_cores_held"] = claim.held();
   if (options_.profile) {
     verdict.profile["vectorization"] = vectorization_report(compiled->remarks);
     verdict.profile["instruction_mix"] = instruction_mix(compiled->library);
@@ -386,6 +453,7 @@ std::optional<TurnFailure> CpuPlatform::time_against_anchor(
   std::vector<int> timed = request.cores.empty() ? runner_cpus(task.threads) : request.cores;
   RunnerTurns turns(task, std::move(turn_reference), layout, candidate, {anchor, candidate.buffers},
                     request.anchor_name, call_timeout, timed);
+  if (options_.reload_skip_bytes) turns.set_reload_skip_bytes(*options_.reload_skip_bytes);
   TimingOn timing(*this, timed);
   // The ceiling that binds the task, sampled after every anchor turn on the same core (one-core
   // tasks: the probe's ceilings are one core's).

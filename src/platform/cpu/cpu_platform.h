@@ -32,6 +32,10 @@ struct CpuPlatformOptions {
   // (always at least one slot).
   int slots = 1024;
   uint64_t slot_bytes = 256ull << 20;
+  // The second side of a timed turn finds the first side's inputs in place (checked unchanged)
+  // when the turn's outputs are at least this many bytes (runner_turns.h); nullopt: twice the
+  // last-level cache.
+  std::optional<uint64_t> reload_skip_bytes;
 };
 
 class ReferenceRunner;
@@ -73,8 +77,9 @@ class CpuPlatform : public Platform {
   RunnerOptions runner_options(const task::Task& task, const std::filesystem::path& library,
                                const std::atomic<bool>* abandon,
                                const std::vector<int>& cores = {}) const;
-  // Where a compile for an evaluation on `cores` may run: without given cores (one evaluation at a
-  // time) the compiler's own; with them, every core no other evaluation is timing on now.
+  // Where a compile for an evaluation on `cores` may run: every core no evaluation of this process
+  // times on and none of another holds (core_sets.h), else every core this process is not timing
+  // on, else `cores`.
   std::vector<int> compile_cores(const std::vector<int>& cores) const;
   bool load_candidate(const task::Task& task, Runner& candidate, Verdict& verdict);
   bool check_correctness(const task::Task& task, const std::vector<ReferenceCase>& cases,

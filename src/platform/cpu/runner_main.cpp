@@ -456,8 +456,10 @@ int main(int argc, char** argv) {
 
   struct stat shared_stat {};
   if (::fstat(kSharedMemoryFd, &shared_stat) != 0) fail("no shared memory on fd 5");
+  // Populated before the kernel loads: no page faults in its first calls (the harness's pages).
   auto* shared = static_cast<char*>(::mmap(nullptr, static_cast<size_t>(shared_stat.st_size),
-                                           PROT_READ | PROT_WRITE, MAP_SHARED, kSharedMemoryFd, 0));
+                                           PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+                                           kSharedMemoryFd, 0));
   if (shared == MAP_FAILED) fail(std::string("mmap of shared memory: ") + std::strerror(errno));
   std::vector<Pointer> arguments;
   for (size_t offset : offsets) {

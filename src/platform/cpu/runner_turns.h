@@ -24,11 +24,15 @@
 // No input repeats within a turn or across turns, so remembering answers, by content or by slot,
 // never pays.
 //
-// On large workloads the reference costs more than the turn (float64 loops), so a turn is checked
-// with a probability drawn in secret before it runs: enough that the reference takes at most
-// about as long as the anchor's turns, never under kLeastCheckedShare, every turn where the
-// reference is cheap (all small workloads). Both sides' n-th turns get the same inputs in the same
-// slots and the same check: the same work and the same cache state.
+// On large workloads a check costs more than the turn (float64 loops, and the copies and the
+// comparison of tens of megabytes), so a turn is checked with a probability drawn in secret
+// before it runs: enough that both sides' checks take about a quarter of the pair's time in turns
+// (kCheckShareOfAnchorTurn), never under kLeastCheckedShare, every turn where checks are cheap
+// (all small workloads). Both sides' n-th turns get the same inputs in the same slots and the same
+// check: the same work and the same cache state. Where a turn's outputs fill the last-level cache
+// twice over (the CPU workloads), the second side of a turn calls on the inputs the first side's
+// turn left, checked unchanged, instead of writing them again: the outputs, written last before
+// either side's turn, are then all the cache holds on both.
 //
 // Both sides call on one set of buffers (the region both runners map). With one set each, a
 // memory-bound kernel timed against itself (adamw's CPU workload, benchmarks/timing_honesty) came
@@ -63,15 +67,25 @@ inline constexpr double kTurnDeadlineFactor = 10;
 std::chrono::milliseconds turn_deadline(int calls, std::optional<double> seconds_per_call,
                                         std::chrono::milliseconds call_timeout);
 
+// The largest data cache of this machine in bytes (sysfs), 0 when unknown.
+uint64_t last_level_cache_bytes();
+
 // Fills `reference_case.outputs` from its inputs: the reference's runner (CpuPlatform).
 using ReferenceOutputs = std::function<void(ReferenceCase& reference_case)>;
 
-// At least this share of turns is checked, however dear the reference.
+// At least this share of turns is checked, however dear the check: a kernel wrong in every timed
+// call survives n turns with 0.8^n at most (0.5 % over the 24 of silu's CPU workload at --budget
+// 5).
 inline constexpr double kLeastCheckedShare = 0.2;
+// Above that, the checks of a turn take at most this share of the anchor's turn time.
+inline constexpr double kCheckShareOfAnchorTurn = 0.5;
 // Calls of a checked turn compared with the reference, drawn after the turn.
 inline constexpr int kSampledCalls = 4;
-// Elements per block of a mixed input: short, so that a block's place in the pool says little.
-inline constexpr size_t kMixBlock = 64;
+// Elements per block of a mixed input. Each block starts at a random place in a pool case, so a
+// block recurs only by chance (one in pool cases × elements × 8 shrinks), and fewer, longer blocks
+// make such chances rarer. Blocks of 64 made the harness wait on memory for each one (mixing was
+// a quarter of adamw's CPU workload, `perf`); 4096 (16 KB) are streamed.
+inline constexpr size_t kMixBlock = 4096;
 
 // Where a tensor's mixed values shrink towards (nullopt: left as drawn, a constant tensor): the
 // distribution's mean, or its low end for a uniform one, so that every value stays in its range.
@@ -124,6 +138,11 @@ class RunnerTurns : public PairedTurns {
   int most_calls_per_turn() const override { return layout_.slots; }
 
   int turns_checked() const { return turns_checked_; }  // turn numbers, not sides' turns
+  // How many side-turns wrote fresh inputs (the rest found the other side's in place).
+  int inputs_written() const { return inputs_written_; }
+  // Tests: the least output bytes of a turn for which the second side of a turn finds the first
+  // side's inputs in place (twice the last-level cache by default; 0: never).
+  void set_reload_skip_bytes(uint64_t bytes) { reload_skip_bytes_ = bytes; }
 
  private:
   // Turn n's secrets, the same for both sides; dropped once both ran it.
@@ -132,12 +151,19 @@ class RunnerTurns : public PairedTurns {
     bool checked = true;
     std::map<int, std::vector<std::vector<float>>> reference;  // per slot, once computed
     int sides_done = 0;
+    double check_seconds = 0;  // both sides' checks of sampled calls
   };
 
-  TurnPlan& plan(int turn);
-  // Puts the plan's fresh inputs in slots 0 .. calls - 1 (and in cases_) and kUnwritten in their
-  // outputs.
-  void load_turn(SharedBuffers& buffers, const TurnPlan& plan, int calls);
+  TurnPlan& plan(int turn, int calls);
+  // The inputs the shared slots hold, checked unchanged after the turn that last ran on them.
+  struct LoadedTurn {
+    int turn = 0, calls = 0;
+  };
+
+  // Puts the plan's fresh inputs in slots 0 .. calls - 1 (and in cases_), unless the other side's
+  // run of this turn left them there, and kUnwritten in their outputs.
+  void load_turn(SharedBuffers& buffers, const TurnPlan& plan, int turn, int calls);
+  uint64_t output_bytes(int calls) const;  // of slots 0 .. calls - 1
   // Accounts for the turn's calls (fences, threads, inputs, every output written) and, when the
   // plan says so, checks a sample of them; false with `verdict` filled.
   bool check_turn(const TimedKernel& kernel, TurnPlan& plan, int calls, int turn, Verdict& verdict);
@@ -154,9 +180,13 @@ class RunnerTurns : public PairedTurns {
   MixCenters centers_;
   std::vector<double> steps_;
   std::vector<ReferenceCase> cases_;  // the current turn's inputs, one per slot
+  std::optional<LoadedTurn> loaded_;
+  uint64_t reload_skip_bytes_ = 0;
+  int inputs_written_ = 0;
   // Wall seconds per call in each side's last turn, for the next turn's deadline.
   std::optional<double> candidate_per_call_, anchor_per_call_;
   std::optional<double> anchor_turn_seconds_;  // the anchor's last turn: how dear a check may be
+  std::optional<double> check_seconds_;        // the last check of sampled calls, whole
 };
 
 }  // namespace accelopt::platform::cpu
