@@ -71,8 +71,7 @@ void clear_outputs(SharedBuffers& buffers, const task::Task& task, const SlotLay
 namespace {
 
 // Fills or finds `marker`, a Word, in `count` elements at `data` (page-aligned buffers): typed
-// loops the compiler vectorizes, since a byte copy per element made these two passes a large part
-// of a timed turn's cost on the CPU workloads.
+// loops, not a memcpy or memcmp call per element.
 template <typename Word>
 void fill_words(void* data, size_t count, uint32_t marker) {
   std::fill_n(static_cast<Word*>(data), count, static_cast<Word>(marker));

@@ -131,7 +131,7 @@ void mix_inputs(const std::vector<ReferenceCase>& pool, const MixCenters& center
           std::copy_n(in, count, into_block);
           continue;
         }
-        // In float, which vectorizes: 1 - d·step is exact in float for every step used.
+        // In float: 1 - d·step is exact in float for every step used.
         auto c = static_cast<float>(*center);
         auto factor = static_cast<float>(shrink);
         for (size_t i = 0; i < count; ++i) into_block[i] = c + (in[i] - c) * factor;
@@ -196,7 +196,6 @@ void RunnerTurns::load_turn(SharedBuffers& buffers, const TurnPlan& plan, int tu
       slot_case.label = "fresh inputs";
       load_inputs(buffers, task_, layout_, slot, slot_case);
     }
-    ++inputs_written_;
   }
   for (int slot = 0; slot < calls; ++slot) mark_unwritten(buffers, task_, layout_, slot);
   buffers.fill_canaries(0, static_cast<size_t>(calls) * (layout_.inputs + layout_.outputs));

@@ -138,8 +138,6 @@ class RunnerTurns : public PairedTurns {
   int most_calls_per_turn() const override { return layout_.slots; }
 
   int turns_checked() const { return turns_checked_; }  // turn numbers, not sides' turns
-  // How many side-turns wrote fresh inputs (the rest found the other side's in place).
-  int inputs_written() const { return inputs_written_; }
   // Tests: the least output bytes of a turn for which the second side of a turn finds the first
   // side's inputs in place (twice the last-level cache by default; 0: never).
   void set_reload_skip_bytes(uint64_t bytes) { reload_skip_bytes_ = bytes; }
@@ -182,7 +180,6 @@ class RunnerTurns : public PairedTurns {
   std::vector<ReferenceCase> cases_;  // the current turn's inputs, one per slot
   std::optional<LoadedTurn> loaded_;
   uint64_t reload_skip_bytes_ = 0;
-  int inputs_written_ = 0;
   // Wall seconds per call in each side's last turn, for the next turn's deadline.
   std::optional<double> candidate_per_call_, anchor_per_call_;
   std::optional<double> anchor_turn_seconds_;  // the anchor's last turn: how dear a check may be
