@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "bench_cpu_fixture.h"
 #include "common/error.h"
 #include "common/files.h"
 #include "platform/cpu/cpu_platform.h"
@@ -42,17 +43,8 @@ bool has_torch() {
   return std::system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") == 0;
 }
 
-class FlashInferTaskTest : public testing::TestWithParam<std::string> {
- protected:
-  static void SetUpTestSuite() {
-    platform::cpu::CpuPlatformOptions options;
-    options.compiler.cpus = platform::cpu::compile_cpus();
-    platform_ = std::make_unique<platform::cpu::CpuPlatform>(
-        options, platform::cpu::load_or_probe_machine(false, nullptr));
-  }
-  static void TearDownTestSuite() { platform_.reset(); }
-  static inline std::unique_ptr<platform::cpu::CpuPlatform> platform_;
-};
+// One CPU platform for the whole suite, as the bench/cpu tests have.
+class FlashInferTaskTest : public BenchCpuTest {};
 
 TEST_P(FlashInferTaskTest, BaselinePassesOnSmall) {
   task::Task task = task::load_task(kFlashInferDirectory / GetParam());
