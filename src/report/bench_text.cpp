@@ -11,8 +11,16 @@
 namespace accelopt::report {
 namespace {
 
-// 100 columns with the suite's longest task name and status.
-constexpr const char* kTableRow = "{:<22} {:<12} {:<19} {:>22} {:>6} {:>6} {:>7}\n";
+// 100 columns with bench/cpu's longest task name and status; the task column widens for longer
+// names (FlashInfer-Bench's run to 45 characters), so that the other columns stay in line.
+constexpr const char* kTableRow = "{:<{}} {:<12} {:<19} {:>22} {:>6} {:>6} {:>7}\n";
+constexpr size_t kTaskColumn = 22;
+
+size_t task_column(const std::vector<BenchRow>& rows) {
+  size_t width = kTaskColumn;
+  for (const BenchRow& row : rows) width = std::max(width, row.task.size());
+  return width;
+}
 
 // Three significant digits without an exponent: 0.00123 -> 0.00123, 999.6 -> 1000.
 std::string significant(double value) {
@@ -39,13 +47,13 @@ std::string latency_cell(const kernel::Verdict& verdict) {
                      significant(timing.latency_high * scale), unit);
 }
 
-void print_table_row(std::ostream& out, const BenchRow& row) {
+void print_table_row(std::ostream& out, const BenchRow& row, size_t task_width) {
   const kernel::Verdict& verdict = row.verdict;
   std::string percent =
       verdict.roofline ? fmt::format("{:.1f}", verdict.roofline->percent_of_peak) : "-";
   std::string bound = verdict.roofline ? verdict.roofline->bound : "-";
   std::string speedup = verdict.timing ? fmt::format("{:.2f}x", verdict.timing->speedup) : "-";
-  fmt::print(out, kTableRow, row.task, row.kernel, kernel::status_name(verdict.status),
+  fmt::print(out, kTableRow, row.task, task_width, row.kernel, kernel::status_name(verdict.status),
              latency_cell(verdict), percent, bound, speedup);
   if (!verdict.passed() && !verdict.message.empty()) out << "    " << verdict.message << "\n";
 }
@@ -53,12 +61,13 @@ void print_table_row(std::ostream& out, const BenchRow& row) {
 }  // namespace
 
 void print_bench_table(std::ostream& out, const std::vector<BenchRow>& rows) {
-  fmt::print(out, kTableRow, "task", "kernel", "status", "latency [95% CI]", "% peak", "bound",
-             "speedup");
+  size_t task_width = task_column(rows);
+  fmt::print(out, kTableRow, "task", task_width, "kernel", "status", "latency [95% CI]", "% peak",
+             "bound", "speedup");
   double log_sum = 0;
   int passed = 0, tasks = 0;  // task kernels; passed: with a % of peak for the mean
   for (const BenchRow& row : rows) {
-    print_table_row(out, row);
+    print_table_row(out, row, task_width);
     if (row.library) continue;
     ++tasks;
     const kernel::Verdict& verdict = row.verdict;

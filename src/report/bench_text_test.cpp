@@ -55,6 +55,30 @@ TEST(BenchText, TableFitsOneHundredColumns) {
   for (std::string line; std::getline(lines, line);) EXPECT_LE(line.size(), 100u) << line;
 }
 
+// FlashInfer-Bench's task names are longer than bench/cpu's: the task column widens for them and
+// every row's other columns stay in line.
+TEST(BenchText, ALongTaskNameWidensTheTaskColumnForEveryRow) {
+  std::vector<BenchRow> table = rows();
+  table.push_back(
+      {"gqa_paged_prefill_causal_h32_kv8_d128_ps1", "baseline", false, testing::passed(3.6, 1.0)});
+  std::ostringstream out;
+  print_bench_table(out, table);
+  std::istringstream lines(out.str());
+  std::vector<size_t> kernel_columns;
+  for (std::string line; std::getline(lines, line);) {
+    for (const char* kernel : {"kernel ", "baseline ", "onednn "}) {
+      if (size_t at = line.find(std::string(" ") + kernel); at != std::string::npos) {
+        kernel_columns.push_back(at);
+        break;
+      }
+    }
+  }
+  ASSERT_EQ(kernel_columns.size(), 5u) << out.str();
+  for (size_t column : kernel_columns) EXPECT_EQ(column, kernel_columns.front()) << out.str();
+  EXPECT_EQ(kernel_columns.front(), std::string("gqa_paged_prefill_causal_h32_kv8_d128_ps1").size())
+      << out.str();
+}
+
 TEST(BenchText, NoMeanWhenNoTaskKernelPassed) {
   std::ostringstream out;
   print_bench_table(out, {rows()[1]});
