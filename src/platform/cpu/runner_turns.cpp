@@ -155,6 +155,7 @@ RunnerTurns::RunnerTurns(const task::Task& task, TurnReference reference, SlotLa
   anchor_.runner.pause();
   centers_ = mix_centers(task_);
   steps_ = mix_steps(task_);
+  whole_ = whole_inputs(task_);
   cases_.resize(static_cast<size_t>(layout_.slots));
   reload_skip_bytes_ = 2 * last_level_cache_bytes();
 }
@@ -191,7 +192,7 @@ void RunnerTurns::load_turn(SharedBuffers& buffers, const TurnPlan& plan, int tu
       ReferenceCase& slot_case = cases_[static_cast<size_t>(slot)];
       mix_inputs(reference_.pool, centers_,
                  plan.inputs_seed + static_cast<uint64_t>(slot) * 0x632BE59BD9B4E019ull, slot_case,
-                 steps_, whole_inputs(task_));
+                 steps_, whole_);
       slot_case.outputs.clear();
       slot_case.label = "fresh inputs";
       load_inputs(buffers, task_, layout_, slot, slot_case);

@@ -177,6 +177,7 @@ class RunnerTurns : public PairedTurns {
   std::map<int, TurnPlan> plans_;
   MixCenters centers_;
   std::vector<double> steps_;
+  std::vector<bool> whole_;           // inputs copied whole from one pool case (whole_inputs)
   std::vector<ReferenceCase> cases_;  // the current turn's inputs, one per slot
   std::optional<LoadedTurn> loaded_;
   uint64_t reload_skip_bytes_ = 0;
