@@ -430,7 +430,7 @@ TEST(RunText, BusyFiguresAndFiguresOverTheCeilingAreMarked) {
   std::ostringstream quiet;
   print_show(quiet, view);
   EXPECT_EQ(quiet.str().find("[busy]"), std::string::npos) << quiet.str();
-  view.traces[5].verdict.timing->load = kernel::MachineLoad{0.95, 0, 60, 3, true};
+  view.traces[5].verdict.timing->load = kernel::MachineLoad{0.95, 0, 60, 3, true, std::nullopt};
   EXPECT_TRUE(view.figures(5).busy);
   std::ostringstream busy;
   print_show(busy, view);

@@ -97,7 +97,7 @@ TEST(KernelFigures, MovedTextNamesBothFigures) {
 
 TEST(KernelFigures, ABusyBaselineMarksEveryDerivedFigure) {
   kernel::Verdict baseline = timed(1, 0.01);
-  baseline.timing->load = kernel::MachineLoad{0.9, 0, 40, 3, true};
+  baseline.timing->load = kernel::MachineLoad{0.9, 0, 40, 3, true, std::nullopt};
   RunScale scale(baseline);
   EXPECT_TRUE(scale.baseline_busy());
   EXPECT_TRUE(scale.of(2, 1.9, 2.1).busy);
