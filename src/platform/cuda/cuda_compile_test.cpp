@@ -74,7 +74,8 @@ extern "C" void kernel(const __nv_bfloat16* __restrict a, const __half* __restri
                        const float* __restrict scale, __nv_bfloat16* __restrict y,
                        __half* __restrict z) {
   static_assert(sizeof(accelopt::bf16) == 2 && sizeof(accelopt::fp16) == 2);
-  float host_side = accelopt::to_float(accelopt::to_bf16(1.5f)) + accelopt::to_float(accelopt::to_fp16(2.0f));
+  float host_side = accelopt::to_float(accelopt::to_bf16(1.5f)) +
+                    accelopt::to_float(accelopt::to_fp16(2.0f));
   if (host_side != 3.5f) return;
   body<<<(N + 31) / 32, 32>>>(a, b, index, small, scale, y, z);
 }
