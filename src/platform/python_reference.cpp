@@ -148,6 +148,11 @@ struct PythonReference::State {
          {"OPENBLAS_NUM_THREADS=1", "OMP_NUM_THREADS=1", "MKL_NUM_THREADS=1"}) {
       spawn.environment.push_back(single);
     }
+    // Freed tensors stay in the heap for the next call, as in the harness (CpuPlatform's
+    // mallopt): a reference that converts a weight of hundreds of megabytes per call otherwise
+    // maps and faults it in afresh every time.
+    spawn.environment.push_back(
+        "GLIBC_TUNABLES=glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=18446744073709551615");
     uint64_t tensors = 0;
     for (size_t i = 0; i < buffers.count(); ++i) tensors += buffers.size(i);
     spawn.limits.address_space_bytes = tensors + options.memory_bytes;

@@ -41,6 +41,12 @@ float fp16_bits_to_float(uint16_t bits);
 // NaN giving 0. float32 and float64 return `value` as a float.
 float round_to_dtype(DType dtype, double value);
 
+// bfloat16 and float16: the types round_to_dtype rounds from float (a double is made a float
+// first), so a tensor of floats can be rounded in place, many values at a time.
+bool is_narrow_float(DType dtype);
+// Each of `count` floats as round_to_dtype(dtype, value) makes it, for a narrow float type.
+void round_floats_to_dtype(DType dtype, float* values, size_t count);
+
 // The harness keeps every tensor as float values (exact for bfloat16, float16, int8, and int32
 // within ±2^24) and converts at the kernel's memory: `encode_values` writes `count` elements of
 // `dtype` (each value rounded as round_to_dtype), `decode_values` reads them back.

@@ -322,7 +322,8 @@ Verdict CpuPlatform::evaluate(const EvalRequest& asked) {
     verdict.profile["vectorization"] = vectorization_report(compiled->remarks);
     verdict.profile["instruction_mix"] = instruction_mix(compiled->library);
   }
-  return finish_timed(started, task, workload, peaks_, "this machine's CPU", alongside);
+  return finish_timed(started, task, workload, peaks_.for_task(task), "this machine's CPU",
+                      alongside);
 }
 
 std::optional<CompileResult> CpuPlatform::compile_candidate(const EvalRequest& request,
@@ -460,7 +461,8 @@ std::optional<TurnFailure> CpuPlatform::time_against_anchor(
   std::optional<CeilingSampler> sampler;
   if (request.time_ceiling && task.threads <= 1 && !peaks_.empty()) {
     task::RooflineCounts counts = task.roofline_counts(workload);
-    sampler.emplace(score_roofline(counts, peaks_, 1.0).bound, counts.bytes, timed.front());
+    sampler.emplace(score_roofline(counts, peaks_.for_task(task), 1.0).bound, counts.bytes,
+                    timed.front(), 0.004, peaks_.matrix_ceiling_is_bf16_dot(task));
   }
   CeilingBetweenTurns sampled(turns, sampler ? &*sampler : nullptr);
   PairedTiming paired = time_paired(sampled, request.timing, request.anchor_name);

@@ -313,11 +313,15 @@ std::vector<std::vector<float>> generate_inputs(const task::Task& task,
                                                       : own;
     double fraction = named != nullptr ? variation.fraction : 1.0;
     std::vector<float> values(elements);
+    // Drawn in float64, then rounded to the tensor's type: what the kernel reads is exact. The
+    // 16-bit float types round from float, a whole tensor at once (round_floats_to_dtype).
+    bool narrow_float = task::is_narrow_float(spec.dtype);
     for (float& value : values) {
       bool from_set = fraction >= 1 || random.uniform() < fraction;
-      // Drawn in float64, then rounded to the tensor's type: what the kernel reads is exact.
-      value = task::round_to_dtype(spec.dtype, draw(from_set ? chosen : own, random));
+      double drawn = draw(from_set ? chosen : own, random);
+      value = narrow_float ? static_cast<float>(drawn) : task::round_to_dtype(spec.dtype, drawn);
     }
+    if (narrow_float) task::round_floats_to_dtype(spec.dtype, values.data(), values.size());
     tensors[index] = std::move(values);
   }
   return tensors;

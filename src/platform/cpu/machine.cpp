@@ -288,8 +288,13 @@ struct CeilingSampler::Buffers {
 };
 
 CeilingSampler::CeilingSampler(std::string bound, double working_set_bytes, int cpu,
-                               double sample_seconds)
+                               double sample_seconds, bool bf16_dot)
     : bound_(std::move(bound)), cpu_(cpu) {
+#if defined(ACCELOPT_HAS_BF16_PROBE)
+  bf16_dot_ = bf16_dot && bound_ == "fma" && __builtin_cpu_supports("avx512bf16");
+#else
+  (void)bf16_dot;
+#endif
   if (bound_ == "memory") {
     // Three arrays filling the working set, as the probe's triad at that size; the read stream
     // sweeps all three.
@@ -304,7 +309,7 @@ CeilingSampler::CeilingSampler(std::string bound, double working_set_bytes, int 
   for (repeat_ = 1; repeat_ < (1L << 40); repeat_ *= 2) {
     auto start = Clock::now();
     if (bound_ == "fma") {
-      sink = sink + fma_chains(repeat_ * 64);
+      sink = sink + matrix_chains(repeat_ * 64);
     } else if (bound_ == "vector") {
       sink = sink + add_chains(repeat_ * 64);
     } else {
@@ -317,6 +322,13 @@ CeilingSampler::CeilingSampler(std::string bound, double working_set_bytes, int 
 
 CeilingSampler::~CeilingSampler() = default;
 
+float CeilingSampler::matrix_chains(long iterations) const {
+#if defined(ACCELOPT_HAS_BF16_PROBE)
+  if (bf16_dot_) return bf16_dot_chains(iterations);
+#endif
+  return fma_chains(iterations);
+}
+
 void CeilingSampler::sample() {
   PinnedTo pinned(cpu_);
   volatile float sink = 0;
@@ -324,8 +336,10 @@ void CeilingSampler::sample() {
   if (bound_ == "fma" || bound_ == "vector") {
     long iterations = repeat_ * 64;
     auto start = Clock::now();
-    sink = sink + (bound_ == "fma" ? fma_chains(iterations) : add_chains(iterations));
-    double flops_per_iteration = bound_ == "fma" ? 12.0 * kLanes * 2 : 12.0 * kLanes;
+    sink = sink + (bound_ == "fma" ? matrix_chains(iterations) : add_chains(iterations));
+    double flops_per_iteration = bound_ != "fma" ? 12.0 * kLanes
+                                 : bf16_dot_     ? 12.0 * 64
+                                                 : 12.0 * kLanes * 2;
     samples_.push_back(rate(flops_per_iteration * static_cast<double>(iterations), start) / 1e9);
     return;
   }
@@ -595,6 +609,19 @@ Json MachinePeaks::to_json() const {
   json["probed_at"] = probed_at;
   json["probe_seconds"] = probe_seconds;
   return json;
+}
+
+bool MachinePeaks::matrix_ceiling_is_bf16_dot(const task::Task& task) const {
+  if (bf16_dot_gflops <= fma_gflops) return false;
+  return std::any_of(task.inputs.begin(), task.inputs.end(), [](const task::TensorSpec& input) {
+    return input.dtype == task::DType::kBFloat16;
+  });
+}
+
+Peaks MachinePeaks::for_task(const task::Task& task) const {
+  Peaks peaks = *this;
+  if (matrix_ceiling_is_bf16_dot(task)) peaks.fma_gflops = bf16_dot_gflops;
+  return peaks;
 }
 
 MachinePeaks MachinePeaks::from_json(const Json& json) {

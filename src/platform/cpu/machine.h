@@ -29,6 +29,13 @@ struct MachinePeaks : Peaks {
   std::string probed_at;
   double probe_seconds = 0;
 
+  // The peaks a task's kernels can reach: where the task reads bfloat16 inputs and this CPU's
+  // bfloat16 dot products outrun its FP32 FMAs, the matrix ceiling is the dot product's (a
+  // kernel may feed its multiply-adds to vdpbf16ps, and the roofline is the least time the work
+  // can take here). Otherwise these peaks as they are.
+  Peaks for_task(const task::Task& task) const;
+  bool matrix_ceiling_is_bf16_dot(const task::Task& task) const;
+
   Json to_json() const;
   static MachinePeaks from_json(const Json& json);
 };
@@ -52,10 +59,12 @@ std::string cpu_model_name();
 // The probe's kernels: FMA chains ("fma"), add chains ("vector"), or the best of a triad, a
 // streaming triad and a read-only stream over the task's working set ("memory"). One sample
 // lasts about `sample_seconds`; the harness's thread is pinned to `cpu` while it runs.
+// `bf16_dot`: the "fma" bound is timed with the bfloat16 dot products (MachinePeaks::for_task
+// chose that ceiling for the task); only where the CPU has them.
 class CeilingSampler {
  public:
   CeilingSampler(std::string bound, double working_set_bytes, int cpu,
-                 double sample_seconds = 0.004);
+                 double sample_seconds = 0.004, bool bf16_dot = false);
   ~CeilingSampler();
   CeilingSampler(const CeilingSampler&) = delete;
   CeilingSampler& operator=(const CeilingSampler&) = delete;
@@ -66,7 +75,9 @@ class CeilingSampler {
 
  private:
   struct Buffers;
+  float matrix_chains(long iterations) const;  // FMA chains, or bfloat16 dot products
   std::string bound_;
+  bool bf16_dot_ = false;
   int cpu_;
   long repeat_ = 1;  // passes (memory) or iterations (arithmetic) per sample, calibrated once
   std::unique_ptr<Buffers> buffers_;

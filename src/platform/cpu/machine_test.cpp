@@ -129,6 +129,39 @@ TEST(Machine, ProbeMeasuresPlausibleFigures) {
   }
 }
 
+// A task that reads bfloat16 may feed its multiply-adds to vdpbf16ps: its matrix ceiling is the
+// dot product's where that is faster; a float32 task's, and a CPU without it, keep the FMA's.
+TEST(Machine, BFloat16TasksMeetTheDotProductsCeiling) {
+  task::Task bf16 = task::load_task(ACCELOPT_SOURCE_DIR "/bench/flashinfer/rmsnorm_h128");
+  task::Task float32 = task::load_task(ACCELOPT_SOURCE_DIR "/bench/cpu/matmul");
+  MachinePeaks peaks;
+  peaks.fma_gflops = 100;
+  peaks.vector_gflops = 50;
+  peaks.bandwidth = {{1e6, 40}};
+  peaks.bf16_dot_gflops = 230;
+  EXPECT_TRUE(peaks.matrix_ceiling_is_bf16_dot(bf16));
+  EXPECT_EQ(peaks.for_task(bf16).fma_gflops, 230);
+  EXPECT_EQ(peaks.for_task(bf16).vector_gflops, 50);
+  EXPECT_FALSE(peaks.matrix_ceiling_is_bf16_dot(float32));
+  EXPECT_EQ(peaks.for_task(float32).fma_gflops, 100);
+  peaks.bf16_dot_gflops = 0;  // no AVX-512 BF16
+  EXPECT_EQ(peaks.for_task(bf16).fma_gflops, 100);
+}
+
+TEST(Machine, CeilingSamplerTimesTheDotProductsForBFloat16) {
+  if (!__builtin_cpu_supports("avx512bf16")) GTEST_SKIP() << "this CPU has no AVX-512 BF16";
+  CeilingSampler fma("fma", 8 << 20, timing_cpu());
+  CeilingSampler dot("fma", 8 << 20, timing_cpu(), 0.004, true);
+  for (int sample = 0; sample < 5; ++sample) {
+    fma.sample();
+    dot.sample();
+  }
+  EXPECT_EQ(dot.result().bound, "fma");
+  // vdpbf16ps does twice an FMA's multiply-adds per lane (64 FLOPs against 32 for 16 lanes): its
+  // rate is well above the FMA's (2x on an idle core; the bound is loose for a shared one).
+  EXPECT_GT(dot.result().value, 1.3 * fma.result().value);
+}
+
 // The ceiling timed between turns reads what the probe reads, within a shared machine's noise:
 // the same kernels, a median of short samples instead of the best of many.
 TEST(Machine, CeilingSamplerReadsTheProbesKernels) {
