@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # bench/flashinfer's CUDA baselines checked on a machine without a GPU: each baseline.cu's device code
 # runs on the CPU through cuda_shim.h (one block at a time, one std::thread per CUDA thread, barriers
-# for __syncthreads and the warp shuffles, the 16-bit types as bit-level structs) against its header
+# for __syncthreads and the warp shuffles, bfloat16 as a bit-level struct) against its header
 # as accelopt generates it, and the outputs are compared with reference.py's (PyTorch; gemm's against
 # a float64 product, stricter than its float32 one) at the tasks' default tolerances.
 # Attention tasks get valid page tables, wider queries, an empty sequence and queries that see no
