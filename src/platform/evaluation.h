@@ -68,7 +68,7 @@ Verdict finish_timed(VerdictStart& started, const task::Task& task, const task::
 // The byte size of each of the task's inputs, then each output, at `workload`.
 std::vector<size_t> buffer_sizes(const task::Task& task, const task::Workload& workload);
 
-// For platforms that run float32 tensors only (cuda, command): throws UserError naming the first
+// For platforms that run float32 tensors only (command): throws UserError naming the first
 // tensor of another dtype and saying that the CPU platform runs it.
 void require_float32_tensors(const task::Task& task, const std::string& platform);
 

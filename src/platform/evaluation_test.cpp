@@ -124,7 +124,7 @@ TEST(TimedVerdictTail, WithoutCeilingsThereIsNoScoreAndNoPhysicsCheck) {
   EXPECT_NE(verdict.message.find("2.000x the baseline"), std::string::npos) << verdict.message;
 }
 
-// Buffers are sized at each tensor's width; platforms that run float32 only (cuda, command) refuse
+// Buffers are sized at each tensor's width; platforms that run float32 only (command) refuse
 // any other dtype by name before they compile anything.
 TEST(TensorDTypes, BuffersAtEachWidthAndFloat32OnlyPlatformsRefuseOthers) {
   task::Task task = task::parse_task_definition(R"json({
@@ -138,17 +138,17 @@ TEST(TensorDTypes, BuffersAtEachWidthAndFloat32OnlyPlatformsRefuseOthers) {
                                                 "/t", "t");
   EXPECT_EQ(buffer_sizes(task, task.default_workload()), (std::vector<size_t>{20, 40, 10, 20}));
   try {
-    require_float32_tensors(task, "cuda");
+    require_float32_tensors(task, "command");
     FAIL() << "a bfloat16 tensor accepted";
   } catch (const UserError& error) {
     EXPECT_NE(std::string(error.what())
-                  .find("tensor 'x' is bfloat16; the cuda platform runs "
+                  .find("tensor 'x' is bfloat16; the command platform runs "
                         "float32 tensors only"),
               std::string::npos)
         << error.what();
   }
   task::Task axpy = task::load_task(kAxpy);
-  EXPECT_NO_THROW(require_float32_tensors(axpy, "cuda"));
+  EXPECT_NO_THROW(require_float32_tensors(axpy, "command"));
 }
 
 }  // namespace

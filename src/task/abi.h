@@ -8,7 +8,10 @@
 //                          float* __restrict out);
 //
 // Arguments are the inputs then the outputs, in definition order, each a pointer to a dense
-// row-major array.
+// row-major array of the tensor's dtype: float, int32_t, int8_t; bfloat16 and float16 as
+// accelopt::bf16 and _Float16 in C++ (helpers in the header), as CUDA's __nv_bfloat16 and __half in
+// a task loaded for CUDA (kernel_extension ".cu"), with the same accelopt::bf16/fp16 names and
+// to_float/to_bf16/to_fp16 helpers, callable from host and device code.
 #pragma once
 
 #include <string>
@@ -18,6 +21,9 @@
 namespace accelopt::task {
 
 inline constexpr const char* kKernelHeaderName = "accelopt_task.h";
+
+// A task loaded for the CUDA platform (its baseline is baseline.cu): its header is CUDA's.
+bool is_cuda_task(const Task& task);
 
 std::string generate_kernel_header(const Task& task, const Workload& workload);
 

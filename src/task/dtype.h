@@ -54,6 +54,11 @@ void encode_values(DType dtype, const float* values, size_t count, void* into);
 void decode_values(DType dtype, const void* from, size_t count, float* into);
 std::vector<float> decode_values(DType dtype, const void* from, size_t bytes);
 
+// Fills `bytes` of an output buffer of `dtype` as the harness clears it before a checked call: a
+// quiet NaN in every element of a float type (a kernel that skips one fails the check), 0xA5 bytes
+// for an integer type, which has no invalid value.
+void clear_to_nan(DType dtype, void* into, size_t bytes);
+
 // The bit pattern, dtype_size(dtype) bytes, that marks an output element not yet written: a
 // signalling NaN for the float types (no arithmetic on finite values and no rounding makes one).
 // Integer types have none: every pattern is a value a kernel may write (std::nullopt).

@@ -114,6 +114,22 @@ TEST(DType, EncodeWritesEachTypesBytesAndDecodeReadsThem) {
   EXPECT_EQ(decode_values(DType::kFloat16, bytes, 6), (std::vector<float>{1.5f, -2.0f, 100.25f}));
 }
 
+TEST(DType, ClearToNanFillsEveryElementOfTheBufferInItsWidth) {
+  unsigned char bytes[14];
+  std::memset(bytes, 0, sizeof bytes);
+  clear_to_nan(DType::kBFloat16, bytes, 14);
+  std::vector<float> values = decode_values(DType::kBFloat16, bytes, 14);
+  ASSERT_EQ(values.size(), 7u);
+  for (float value : values) EXPECT_TRUE(std::isnan(value));
+  std::memset(bytes, 0, sizeof bytes);
+  clear_to_nan(DType::kFloat32, bytes, 12);  // three floats, the last two bytes left alone
+  for (float value : decode_values(DType::kFloat32, bytes, 12)) EXPECT_TRUE(std::isnan(value));
+  EXPECT_EQ(bytes[12], 0);
+  clear_to_nan(DType::kInt32, bytes, 8);  // integers have no NaN: 0xA5 bytes
+  EXPECT_EQ(bytes[0], 0xA5);
+  EXPECT_EQ(bytes[7], 0xA5);
+}
+
 TEST(DType, Float16TensorsConvertAsEachValueDoes) {
   // encode_values and decode_values convert float16 tensors 8 values at a time where the CPU has
   // F16C: the bits must be the scalar functions' (NaNs, subnormals, overflow, the tail past the

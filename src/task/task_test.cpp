@@ -96,6 +96,17 @@ TEST(TaskDefinition, RefusesBadTolerancesInputSetsAndTooFewSeeds) {
   EXPECT_NE(with(R"("seeds": 3)").find("seeds: must be at least 5"), std::string::npos);
 }
 
+// FlashInfer-Bench's FP8 tensors (its MoE definition) are named as such, on every platform.
+TEST(TaskDefinition, RefusesFloat8TensorsSayingNoPlatformRunsThem) {
+  std::string message = message_of(replace(kValid, R"("dtype": "float32", "shape": ["K", "N"])",
+                                           R"("dtype": "float8_e4m3fn", "shape": ["K", "N"])"));
+  EXPECT_NE(message.find("inputs.rhs.dtype: unknown dtype 'float8_e4m3fn'"), std::string::npos)
+      << message;
+  EXPECT_NE(message.find("FP8 and FP4 tensors are run by no platform yet, CPU or CUDA"),
+            std::string::npos)
+      << message;
+}
+
 TEST(TaskDefinition, SaysExactlyWhatIsWrong) {
   EXPECT_EQ(message_of(replace(kValid, R"("shape": ["M", "K"])", R"("shape": ["M", "Q"])")),
             "t/definition.json: inputs.lhs.shape: unknown axis 'Q'");
@@ -247,6 +258,39 @@ TEST(KernelHeader, DeclaresShapesAndThePrototypeInDefinitionOrder) {
                   "rhs, float* __restrict out);"),
       std::string::npos)
       << header;
+}
+
+// A task loaded for CUDA gets CUDA's 16-bit types, usable in device code; a float32 task's header
+// is the same on both platforms.
+TEST(KernelHeader, ACudaTaskGetsCudasBFloat16AndFloat16Types) {
+  std::string json =
+      replace(kValid, R"("lhs": {"dtype": "float32")", R"("lhs": {"dtype": "bfloat16")");
+  json = replace(json, R"("out": {"dtype": "float32")", R"("out": {"dtype": "float16")");
+  Task task = parse_task_definition(json, "/tasks/t", "t/definition.json");
+  std::string cpu = generate_kernel_header(task, task.workload("big"));
+  EXPECT_NE(cpu.find("struct bf16"), std::string::npos) << cpu;
+  EXPECT_NE(cpu.find("const accelopt::bf16* __restrict lhs"), std::string::npos) << cpu;
+  EXPECT_NE(cpu.find("_Float16* __restrict out"), std::string::npos) << cpu;
+
+  task.kernel_extension = ".cu";
+  ASSERT_TRUE(is_cuda_task(task));
+  std::string cuda = generate_kernel_header(task, task.workload("big"));
+  EXPECT_NE(cuda.find("#include <cuda_bf16.h>"), std::string::npos) << cuda;
+  EXPECT_NE(cuda.find("#include <cuda_fp16.h>"), std::string::npos) << cuda;
+  EXPECT_NE(cuda.find("using bf16 = __nv_bfloat16;"), std::string::npos) << cuda;
+  EXPECT_NE(cuda.find("__host__ __device__ inline float to_float(__half value)"), std::string::npos)
+      << cuda;
+  EXPECT_EQ(cuda.find("_Float16"), std::string::npos) << cuda;
+  EXPECT_EQ(cuda.find("std::bit_cast"), std::string::npos) << "nvcc compiles C++17";
+  EXPECT_NE(cuda.find("extern \"C\" void kernel(const __nv_bfloat16* __restrict lhs, const float* "
+                      "__restrict rhs, __half* __restrict out);"),
+            std::string::npos)
+      << cuda;
+
+  Task float32 = parse_task_definition(kValid, "/tasks/t", "t/definition.json");
+  std::string on_cpu = generate_kernel_header(float32, float32.workload("big"));
+  float32.kernel_extension = ".cu";
+  EXPECT_EQ(generate_kernel_header(float32, float32.workload("big")), on_cpu);
 }
 
 }  // namespace

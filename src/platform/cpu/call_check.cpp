@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <limits>
 #include <optional>
 
 #include "common/error.h"
@@ -47,24 +46,7 @@ void clear_outputs(SharedBuffers& buffers, const task::Task& task, const SlotLay
                    int slot) {
   for (size_t o = 0; o < layout.outputs; ++o) {
     size_t index = layout.output(slot, o);
-    task::DType dtype = task.outputs[o].dtype;
-    if (task::is_integer(dtype)) {
-      std::memset(buffers.data(index), 0xA5, buffers.size(index));
-      continue;
-    }
-    // One NaN in the dtype's bytes, then copied along the buffer (no float copy of it: on the CPU
-    // workloads one was a 59 MB allocation per reference case).
-    size_t width = task::dtype_size(dtype);
-    unsigned char nan[8] = {};
-    float quiet_nan = std::numeric_limits<float>::quiet_NaN();
-    task::encode_values(dtype, &quiet_nan, 1, nan);
-    auto* bytes = static_cast<unsigned char*>(buffers.data(index));
-    size_t size = buffers.size(index) / width * width;
-    if (size == 0) continue;
-    std::memcpy(bytes, nan, width);
-    for (size_t done = width; done < size; done *= 2) {
-      std::memcpy(bytes + done, bytes, std::min(done, size - done));
-    }
+    task::clear_to_nan(task.outputs[o].dtype, buffers.data(index), buffers.size(index));
   }
 }
 

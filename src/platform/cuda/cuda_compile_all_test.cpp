@@ -1,5 +1,6 @@
-// nvcc on the CUDA edition's fourteen baselines, the cuBLAS kernels and the hostile kernels, for an
-// architecture named explicitly (no GPU needed). Minutes of nvcc: labelled slow, and the compiles
+// nvcc on the CUDA edition's fourteen baselines, bench/flashinfer's CUDA baselines (bfloat16,
+// float16, int32 tensors), the cuBLAS kernels and the hostile kernels, for an architecture named
+// explicitly (no GPU needed). Minutes of nvcc: labelled slow, and the compiles
 // run side by side, as many at once as this process is given cores.
 #include <gtest/gtest.h>
 #include <sched.h>
@@ -17,6 +18,7 @@ namespace accelopt::platform::cuda {
 namespace {
 
 const std::filesystem::path kBench = ACCELOPT_SOURCE_DIR "/bench/cuda";
+const std::filesystem::path kFlashInfer = ACCELOPT_SOURCE_DIR "/bench/flashinfer";
 
 struct Job {
   std::string name;
@@ -76,6 +78,25 @@ TEST_F(CudaCompileAllTest, EveryBaselineCompilesForItsDefaultWorkload) {
                     {}});
   }
   EXPECT_EQ(jobs.size(), 14u);
+  expect_all_compile(jobs);
+}
+
+// Each task folder with a baseline.cu, for its small workload (the device test's) and for the
+// original's (FlashInfer-Bench's, sized for an H100): the kernels are specialized for their shapes,
+// so both must compile.
+TEST_F(CudaCompileAllTest, EveryFlashInferBaselineCompilesForItsWorkloads) {
+  std::vector<Job> jobs;
+  for (const auto& entry : std::filesystem::directory_iterator(kFlashInfer)) {
+    if (!std::filesystem::exists(entry.path() / "baseline.cu")) continue;
+    task::Task task = task::load_task(entry.path(), ".cu");
+    for (const char* workload : {"small", "original"}) {
+      jobs.push_back({task.name + " (" + workload + ")",
+                      read_file(task.baseline_path()),
+                      task::generate_kernel_header(task, task.workload(workload)),
+                      {}});
+    }
+  }
+  EXPECT_EQ(jobs.size(), 8u * 2u) << "eight tasks with a baseline.cu";
   expect_all_compile(jobs);
 }
 

@@ -1,8 +1,14 @@
-// The CUDA platform on a real GPU: the baselines pass against the CPU reference, hostile kernels
-// get the verdict they deserve, timing converges. Every test here skips, saying why, on a machine
-// without nvcc, without the runner or without a device (scripts/gpu-check.sh runs them on one).
+// The CUDA platform on a real GPU: the baselines pass against the CPU reference (bench/cuda's
+// float32 ones, and bench/flashinfer's bfloat16, float16 and int32 ones against their PyTorch
+// references), hostile kernels get the verdict they deserve, timing converges. Every test here
+// skips, saying why, on a machine without nvcc, without the runner or without a device
+// (scripts/gpu-check.sh runs them on one).
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <iostream>
+
+#include "common/error.h"
 #include "common/files.h"
 #include "platform/cuda/cuda_platform.h"
 #include "platform/registry.h"
@@ -11,6 +17,7 @@ namespace accelopt::platform::cuda {
 namespace {
 
 const std::filesystem::path kBench = ACCELOPT_SOURCE_DIR "/bench/cuda";
+const std::filesystem::path kFlashInfer = ACCELOPT_SOURCE_DIR "/bench/flashinfer";
 const std::filesystem::path kHostile = ACCELOPT_SOURCE_DIR "/src/platform/cuda/testdata/hostile";
 
 class CudaDeviceTest : public ::testing::Test {
@@ -27,6 +34,10 @@ class CudaDeviceTest : public ::testing::Test {
 
   Verdict evaluate(const std::string& task_name, const std::string& source, bool time = false) {
     task::Task task = task::load_task(kBench / task_name, ".cu");
+    return evaluate(task, source, time);
+  }
+
+  Verdict evaluate(const task::Task& task, const std::string& source, bool time) {
     CudaPlatformOptions options;
     options.call_timeout = std::chrono::milliseconds(5000);
     CudaPlatform platform(options, ceilings_, reference_.cases);
@@ -51,6 +62,50 @@ TEST_F(CudaDeviceTest, EveryBaselinePassesAgainstTheCpuReference) {
     EXPECT_EQ(verdict.status, Status::kPassed) << name << ": " << verdict.message << "\n"
                                                << verdict.log;
   }
+}
+
+// Why a FlashInfer-Bench task cannot be checked here, or nullopt: its reference needs PyTorch.
+std::optional<std::string> reference_unavailable(const task::Task& task) {
+  if (read_file(task.reference_path()).find("import torch") == std::string::npos) {
+    return std::nullopt;
+  }
+  if (std::system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") != 0) {
+    return task.name + "'s reference needs PyTorch (scripts/setup.sh --torch)";
+  }
+  return std::nullopt;
+}
+
+TEST_F(CudaDeviceTest, EveryFlashInferBaselinePassesAgainstItsPythonReference) {
+  std::vector<std::string> skipped;
+  int checked = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(kFlashInfer)) {
+    if (!std::filesystem::exists(entry.path() / "baseline.cu")) continue;
+    task::Task task = task::load_task(entry.path(), ".cu");
+    if (auto why = reference_unavailable(task)) {
+      skipped.push_back(*why);
+      continue;
+    }
+    try {
+      Verdict verdict = evaluate(task, read_file(task.baseline_path()), false);
+      EXPECT_EQ(verdict.status, Status::kPassed) << task.name << ": " << verdict.message << "\n"
+                                                 << verdict.log;
+      ++checked;
+    } catch (const UserError& error) {
+      ADD_FAILURE() << task.name << ": " << error.what();
+    }
+  }
+  for (const std::string& why : skipped) std::cout << "not checked: " << why << "\n";
+  if (checked == 0) GTEST_SKIP() << "no reference could run here";
+}
+
+TEST_F(CudaDeviceTest, TheRmsnormBFloat16BaselineIsTimedAgainstItself) {
+  task::Task task = task::load_task(kFlashInfer / "rmsnorm_h128", ".cu");
+  if (auto why = reference_unavailable(task)) GTEST_SKIP() << *why;
+  Verdict verdict = evaluate(task, read_file(task.baseline_path()), true);
+  ASSERT_EQ(verdict.status, Status::kPassed) << verdict.message;
+  ASSERT_TRUE(verdict.timing);
+  EXPECT_GT(verdict.timing->speedup, 0.7);
+  EXPECT_LT(verdict.timing->speedup, 1.4);
 }
 
 TEST_F(CudaDeviceTest, TheSiluBaselineIsTimedAgainstItselfAndScored) {

@@ -2,15 +2,11 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <cmath>
-#include <cstring>
-#include <limits>
-
 #include "common/error.h"
 #include "common/files.h"
 #include "common/subprocess.h"
 #include "platform/checker.h"
+#include "platform/cuda/case_tensors.h"
 #include "platform/cuda/source_rules.h"
 #include "platform/evaluation.h"
 #include "platform/paired_timing.h"
@@ -20,19 +16,6 @@ namespace accelopt::platform::cuda {
 namespace {
 
 using Milliseconds = std::chrono::milliseconds;
-
-// Inputs in place, NaN in every output, fences re-armed; the runner copies all of it to the device.
-void prepare_case(SharedBuffers& buffers, const task::Task& task,
-                  const ReferenceCase& reference_case) {
-  for (size_t i = 0; i < task.inputs.size(); ++i) {
-    std::memcpy(buffers.data(i), reference_case.inputs[i].data(), buffers.size(i));
-  }
-  for (size_t i = task.inputs.size(); i < buffers.count(); ++i) {
-    std::fill_n(buffers.floats(i), buffers.size(i) / sizeof(float),
-                std::numeric_limits<float>::quiet_NaN());
-  }
-  buffers.fill_canaries();
-}
 
 Status outcome_status(StepOutcome outcome) {
   return outcome == StepOutcome::kTimedOut ? Status::kTimeout : Status::kRuntimeError;
@@ -44,7 +27,8 @@ std::string tensor_name(const task::Task& task, size_t index) {
              : "output '" + task.outputs[index - task.inputs.size()].name + "'";
 }
 
-// After FETCH: fences intact, inputs unchanged, outputs equal to the reference's.
+// After FETCH: fences intact, inputs unchanged, outputs (decoded from their dtypes) equal to the
+// reference's.
 bool check_fetched(const task::Task& task, const SharedBuffers& buffers,
                    const ReferenceCase& reference_case, const std::string& when, Verdict& verdict) {
   if (auto damaged = buffers.damaged_canary()) {
@@ -53,20 +37,16 @@ bool check_fetched(const task::Task& task, const SharedBuffers& buffers,
                                   tensor_name(task, *damaged));
     return false;
   }
-  for (size_t i = 0; i < task.inputs.size(); ++i) {
-    if (std::memcmp(buffers.data(i), reference_case.inputs[i].data(), buffers.size(i)) != 0) {
-      verdict.status = Status::kIncorrectNumerical;
-      verdict.message = fmt::format("{}: the kernel wrote into its {}; inputs are read-only", when,
-                                    tensor_name(task, i));
-      return false;
-    }
+  if (auto changed = changed_input(buffers, task, reference_case)) {
+    verdict.status = Status::kIncorrectNumerical;
+    verdict.message = fmt::format("{}: the kernel wrote into its {}; inputs are read-only", when,
+                                  tensor_name(task, *changed));
+    return false;
   }
   const task::InputSet* set =
       reference_case.set.empty() ? nullptr : &task.input_set(reference_case.set);
-  std::vector<const float*> outputs;
-  for (size_t o = 0; o < task.outputs.size(); ++o) {
-    outputs.push_back(buffers.floats(task.inputs.size() + o));
-  }
+  std::vector<std::vector<float>> decoded;  // the outputs that are not float32, as floats
+  std::vector<const float*> outputs = decoded_outputs(buffers, task, decoded);
   return record_output_check(check_outputs(task, set, outputs, reference_case.outputs), when,
                              verdict);
 }
@@ -91,7 +71,7 @@ struct CudaKernel {
 // verdict holds the status and the message.
 bool checked_call(CudaKernel kernel, const task::Task& task, const ReferenceCase& reference_case,
                   const std::string& when, Milliseconds timeout, Verdict& verdict) {
-  prepare_case(kernel.buffers, task, reference_case);
+  stage_case(kernel.buffers, task, reference_case);
   for (int step = 0; step < 3; ++step) {
     StepResult result = step == 0   ? kernel.runner.load(timeout)
                         : step == 1 ? kernel.runner.call(1, timeout)
@@ -234,7 +214,7 @@ CudaPlatform::CudaPlatform(CudaPlatformOptions options, GpuCeilings ceilings,
 
 Verdict CudaPlatform::evaluate(const EvalRequest& request) {
   const task::Task& task = *request.task;
-  require_float32_tensors(task, "cuda");
+  require_cuda_dtypes(task);
   const task::Workload& workload = task.workload_or_default(request.workload);
   VerdictStart started(request, workload);
   Verdict& verdict = started.verdict;
@@ -294,7 +274,7 @@ Verdict CudaPlatform::evaluate(const EvalRequest& request) {
                     anchor_compiled.diagnostics);
   }
   SharedBuffers anchor_buffers(buffer_sizes(task, workload));
-  prepare_case(anchor_buffers, task, cases.front());
+  stage_case(anchor_buffers, task, cases.front());
   CudaRunnerOptions anchor_options =
       runner_options(options_.runner, anchor_compiled.library, task.entry_point);
   anchor_options.abandon = request.abandon;

@@ -28,6 +28,15 @@ TEST(CudaSourceRules, EveryBaselineFollowsThem) {
     std::string source = read_file(entry.path() / "baseline.cu");
     EXPECT_EQ(check_cuda_source(source, "kernel"), std::nullopt) << entry.path();
   }
+  int flashinfer = 0;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(ACCELOPT_SOURCE_DIR "/bench/flashinfer")) {
+    if (!std::filesystem::exists(entry.path() / "baseline.cu")) continue;
+    ++flashinfer;
+    std::string source = read_file(entry.path() / "baseline.cu");
+    EXPECT_EQ(check_cuda_source(source, "kernel"), std::nullopt) << entry.path();
+  }
+  EXPECT_EQ(flashinfer, 8) << "bench/flashinfer's CUDA baselines";
 }
 
 // These kernels misbehave only at run time: the rules must let them through to the sandbox.
