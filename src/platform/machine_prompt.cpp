@@ -34,7 +34,10 @@ Json machine_variables(const MachineDescription& description, const task::Task& 
                        const task::Workload& workload) {
   Json machine = description.prompt_variables;
   if (!description.peaks || description.peaks->empty()) return machine;
-  const Peaks& peaks = *description.peaks;
+  // A bfloat16 task on a CPU with bfloat16 dot products (or a GPU with tensor cores) is scored
+  // against that faster matrix ceiling: the prompt says the one the verdicts use.
+  Peaks peaks = description.peaks->for_task(task);
+  std::string narrow = description.peaks->narrow_matrix_dtype(task);
   task::RooflineCounts counts = task.roofline_counts(workload);
   Ceilings at = peaks.ceilings_for(counts.bytes);
   kernel::RooflineScore score = score_roofline(counts, peaks, 0);
@@ -45,6 +48,8 @@ Json machine_variables(const MachineDescription& description, const task::Task& 
   double limit = 100 * kPhysicsMargin * (one_core ? threads : 1);
   Json ceilings = {
       {"fma_gflops", fmt::format("{:.1f}", at.fma_gflops)},
+      {"matrix_ceiling", narrow.empty() ? "FP32 FMA" : narrow + " matrix (" + narrow + " inputs)"},
+      {"fp32_matrix", narrow.empty()},
       {"vector_gflops", fmt::format("{:.1f}", at.vector_gflops)},
       {"gbytes_per_second", fmt::format("{:.1f}", at.gbytes_per_second)},
       {"working_set", bytes_text(counts.bytes)},

@@ -78,6 +78,26 @@ TEST_F(CpuPrompt, NamesTheCompilerItsFlagsTheGenerationAndTheCaches) {
   EXPECT_TRUE(has(prompt, "- Caches: L1d ")) << prompt;
 }
 
+// A bfloat16 task is scored against the bfloat16 dot products where the CPU has them faster: the
+// prompt names that ceiling and its figure, and its least time, as the verdicts will.
+TEST_F(CpuPrompt, GivesABFloat16TaskTheDotProductsCeiling) {
+  cpu::MachinePeaks peaks = example_peaks();
+  peaks.bf16_dot_gflops = 340;
+  peaks.narrow_matrix_gflops["bfloat16"] = 340;
+  MachineDescription description = cpu::describe_machine(cpu::describe_cpu(), peaks, compiler_);
+  task::Task attention = task::load_task(
+      ACCELOPT_SOURCE_DIR "/bench/flashinfer/gqa_ragged_prefill_causal_h32_kv4_d128");
+  const task::Workload& workload = attention.workload_or_default("small");
+  std::string prompt =
+      render("cpu", machine_variables(description, attention, workload), attention, workload.name);
+  EXPECT_TRUE(has(prompt, "scored against: bfloat16 matrix (bfloat16 inputs) 340.0 GFLOP/s"))
+      << prompt;
+  task::Task silu = bench_task("silu");
+  prompt = render("cpu", machine_variables(description, silu, silu.default_workload()), silu,
+                  silu.default_workload().name);
+  EXPECT_TRUE(has(prompt, "scored against: FP32 FMA 170.0 GFLOP/s")) << prompt;
+}
+
 TEST_F(CpuPrompt, GivesTheCeilingsAtTheTasksWorkingSetWithUnitsAndScope) {
   task::Task silu = bench_task("silu");
   const task::Workload& workload = silu.default_workload();  // 2048 × 7168: 112 MiB moved

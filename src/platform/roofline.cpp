@@ -47,6 +47,26 @@ double Peaks::bandwidth_at(double working_set_bytes) const {
   return bandwidth.back().gbytes_per_second;
 }
 
+std::string Peaks::narrow_matrix_dtype(const task::Task& task) const {
+  std::string chosen;
+  double fastest = fma_gflops;
+  for (const task::TensorSpec& input : task.inputs) {
+    auto found = narrow_matrix_gflops.find(std::string(task::dtype_name(input.dtype)));
+    if (found != narrow_matrix_gflops.end() && found->second > fastest) {
+      chosen = found->first;
+      fastest = found->second;
+    }
+  }
+  return chosen;
+}
+
+Peaks Peaks::for_task(const task::Task& task) const {
+  Peaks peaks = *this;
+  std::string dtype = narrow_matrix_dtype(task);
+  if (!dtype.empty()) peaks.fma_gflops = narrow_matrix_gflops.at(dtype);
+  return peaks;
+}
+
 Ceilings Peaks::ceilings_for(double working_set_bytes) const {
   return {fma_gflops, vector_gflops, bandwidth_at(working_set_bytes)};
 }
@@ -75,6 +95,7 @@ void Peaks::write_json(Json& json) const {
   json["vector_gflops"] = vector_gflops;
   json["bandwidth"] = points;
   json["scope"] = scope == CeilingScope::kOneCore ? "one_core" : "whole_device";
+  if (!narrow_matrix_gflops.empty()) json["narrow_matrix_gflops"] = narrow_matrix_gflops;
 }
 
 Peaks Peaks::from_json(const Json& json, CeilingScope scope) {
@@ -88,6 +109,10 @@ Peaks Peaks::from_json(const Json& json, CeilingScope scope) {
   for (const Json& point : json.value("bandwidth", Json::array())) {
     peaks.bandwidth.push_back(
         {point.value("working_set_bytes", 0.0), point.value("gbytes_per_second", 0.0)});
+  }
+  Json narrow = json.value("narrow_matrix_gflops", Json::object());
+  for (const auto& [dtype, gflops] : narrow.items()) {
+    peaks.narrow_matrix_gflops[dtype] = gflops.get<double>();
   }
   return peaks;
 }

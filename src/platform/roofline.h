@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "common/json.h"
@@ -37,6 +39,16 @@ struct Peaks {
   double vector_gflops = 0;
   std::vector<BandwidthPoint> bandwidth;  // ascending working sets
   CeilingScope scope = CeilingScope::kOneCore;
+  // Faster matrix ceilings for narrow inputs, by dtype name ("bfloat16", "float16"), where the
+  // device has them: a CPU's bfloat16 dot products (vdpbf16ps), a GPU's tensor cores.
+  std::map<std::string, double> narrow_matrix_gflops;
+
+  // The dtype whose narrow matrix ceiling binds `task` (the fastest among its inputs' dtypes, and
+  // faster than the FMAs), or "" for the FMA ceiling: a kernel may feed its multiply-adds to the
+  // faster units, and % of peak is against the least time the work can take on this device.
+  std::string narrow_matrix_dtype(const task::Task& task) const;
+  // These peaks with that matrix ceiling in place of the FMA one.
+  Peaks for_task(const task::Task& task) const;
 
   // Nothing measured: no roofline score and no physics check.
   bool empty() const { return fma_gflops <= 0 && vector_gflops <= 0 && bandwidth.empty(); }
@@ -49,8 +61,8 @@ struct Peaks {
   Peaks with_ceiling(const std::string& bound, double value) const;
   // The figure of the ceiling named `bound` for `working_set_bytes`.
   double ceiling(const std::string& bound, double working_set_bytes) const;
-  // Adds "fma_gflops", "vector_gflops", "bandwidth" ([{"working_set_bytes", "gbytes_per_second"}])
-  // and "scope" ("one_core" or "whole_device") to `json`.
+  // Adds "fma_gflops", "vector_gflops", "bandwidth" ([{"working_set_bytes", "gbytes_per_second"}]),
+  // "scope" ("one_core" or "whole_device") and, where any, "narrow_matrix_gflops" to `json`.
   void write_json(Json& json) const;
   // `scope` when the JSON names none (files written before it did).
   static Peaks from_json(const Json& json, CeilingScope scope);

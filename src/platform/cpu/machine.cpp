@@ -612,16 +612,7 @@ Json MachinePeaks::to_json() const {
 }
 
 bool MachinePeaks::matrix_ceiling_is_bf16_dot(const task::Task& task) const {
-  if (bf16_dot_gflops <= fma_gflops) return false;
-  return std::any_of(task.inputs.begin(), task.inputs.end(), [](const task::TensorSpec& input) {
-    return input.dtype == task::DType::kBFloat16;
-  });
-}
-
-Peaks MachinePeaks::for_task(const task::Task& task) const {
-  Peaks peaks = *this;
-  if (matrix_ceiling_is_bf16_dot(task)) peaks.fma_gflops = bf16_dot_gflops;
-  return peaks;
+  return narrow_matrix_dtype(task) == "bfloat16";
 }
 
 MachinePeaks MachinePeaks::from_json(const Json& json) {
@@ -630,6 +621,7 @@ MachinePeaks MachinePeaks::from_json(const Json& json) {
   peaks.cpu_model = json.value("cpu_model", "");
   peaks.isa = json.value("isa", "");
   peaks.bf16_dot_gflops = json.value("bf16_dot_gflops", 0.0);
+  if (peaks.bf16_dot_gflops > 0) peaks.narrow_matrix_gflops["bfloat16"] = peaks.bf16_dot_gflops;
   peaks.probed_at = json.value("probed_at", "");
   peaks.probe_seconds = json.value("probe_seconds", 0.0);
   return peaks;
@@ -684,6 +676,7 @@ MachinePeaks probe_machine(const ProbeOptions& options) {
     peaks.bandwidth[i].gbytes_per_second =
         std::max(peaks.bandwidth[i].gbytes_per_second, peaks.bandwidth[i + 1].gbytes_per_second);
   }
+  if (peaks.bf16_dot_gflops > 0) peaks.narrow_matrix_gflops["bfloat16"] = peaks.bf16_dot_gflops;
   std::time_t now = std::time(nullptr);
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));

@@ -24,16 +24,14 @@ struct MachinePeaks : Peaks {
   std::string cpu_model;
   std::string isa;  // "avx512" or "avx2"
   // One core's AVX-512 BF16 dot products (vdpbf16ps, 2 FLOPs a bfloat16 multiply-add), the matrix
-  // ceiling of bfloat16 work; 0 where the CPU has no AVX-512 BF16.
+  // ceiling of bfloat16 work (narrow_matrix_gflops["bfloat16"]); 0 where the CPU has no AVX-512
+  // BF16.
   double bf16_dot_gflops = 0;
   std::string probed_at;
   double probe_seconds = 0;
 
-  // The peaks a task's kernels can reach: where the task reads bfloat16 inputs and this CPU's
-  // bfloat16 dot products outrun its FP32 FMAs, the matrix ceiling is the dot product's (a
-  // kernel may feed its multiply-adds to vdpbf16ps, and the roofline is the least time the work
-  // can take here). Otherwise these peaks as they are.
-  Peaks for_task(const task::Task& task) const;
+  // Where the task's matrix ceiling is the bfloat16 dot product's (Peaks::for_task), which the
+  // ceiling timed beside a run's baseline must then time too.
   bool matrix_ceiling_is_bf16_dot(const task::Task& task) const;
 
   Json to_json() const;

@@ -139,13 +139,19 @@ TEST(Machine, BFloat16TasksMeetTheDotProductsCeiling) {
   peaks.vector_gflops = 50;
   peaks.bandwidth = {{1e6, 40}};
   peaks.bf16_dot_gflops = 230;
+  peaks.narrow_matrix_gflops["bfloat16"] = 230;
   EXPECT_TRUE(peaks.matrix_ceiling_is_bf16_dot(bf16));
   EXPECT_EQ(peaks.for_task(bf16).fma_gflops, 230);
   EXPECT_EQ(peaks.for_task(bf16).vector_gflops, 50);
   EXPECT_FALSE(peaks.matrix_ceiling_is_bf16_dot(float32));
   EXPECT_EQ(peaks.for_task(float32).fma_gflops, 100);
-  peaks.bf16_dot_gflops = 0;  // no AVX-512 BF16
+  peaks.narrow_matrix_gflops["bfloat16"] = 90;  // slower than the FMAs: not the ceiling
   EXPECT_EQ(peaks.for_task(bf16).fma_gflops, 100);
+  peaks.narrow_matrix_gflops.clear();  // no AVX-512 BF16
+  EXPECT_EQ(peaks.for_task(bf16).fma_gflops, 100);
+  // The probe's record carries it: a machine.json read back scores alike.
+  peaks.bf16_dot_gflops = 230;
+  EXPECT_EQ(MachinePeaks::from_json(peaks.to_json()).for_task(bf16).fma_gflops, 230);
 }
 
 TEST(Machine, CeilingSamplerTimesTheDotProductsForBFloat16) {

@@ -294,7 +294,7 @@ Verdict CudaPlatform::evaluate(const EvalRequest& request) {
     return started.finish(paired.failure->status, paired.failure->message);
   }
   verdict.timing = std::move(paired.timing);
-  return finish_timed(started, task, workload, ceilings_.to_peaks(), "this GPU");
+  return finish_timed(started, task, workload, ceilings_.to_peaks().for_task(task), "this GPU");
 }
 
 }  // namespace accelopt::platform::cuda

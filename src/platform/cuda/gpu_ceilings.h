@@ -32,9 +32,9 @@ struct GpuCeilings {
   std::map<std::string, double> tensor_gflops;  // by precision: "tf32", "fp16", "bf16"
   std::vector<BandwidthPoint> bandwidth;        // ascending working sets
 
-  // The scoring structure. The tasks are float32 with a 2e-5 tolerance, which TF32 tensor cores
-  // cannot meet, so matmul FLOPs are held to the FP32 FMA peak; the tensor peaks stay in the
-  // record.
+  // The scoring structure. Float32 tasks have a 2e-5 tolerance, which TF32 tensor cores cannot
+  // meet, so their matmul FLOPs are held to the FP32 FMA peak; a task with bfloat16 or float16
+  // inputs is held to that precision's tensor-core peak (Peaks::for_task).
   Peaks to_peaks() const;
   Json to_json() const;
   // The `machine` variables of prompts/platform/cuda.mustache: device, sm, sms (when known),

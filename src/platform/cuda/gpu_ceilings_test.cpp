@@ -41,6 +41,19 @@ TEST(GpuProbe, ScoresAMatmulAgainstTheFp32Peak) {
   EXPECT_NEAR(score.percent_of_peak, 100 * counts.mm_flops / 51200.5e9 / 0.01, 1e-6);
 }
 
+// A task with float16 inputs may use the tensor cores at float16 (its tolerance allows them); a
+// float32 task stays on the FP32 FMAs, and no bf16 figure here means no bfloat16 ceiling.
+TEST(GpuProbe, NarrowTasksMeetTheTensorCoresOfTheirPrecision) {
+  Peaks peaks = parse_gpu_probe(kH100Output).to_peaks();
+  EXPECT_EQ(peaks.narrow_matrix_gflops.at("float16"), 740000.0);
+  EXPECT_EQ(peaks.narrow_matrix_gflops.count("bfloat16"), 0u);
+  task::Task fp16 =
+      task::load_task(ACCELOPT_SOURCE_DIR "/bench/flashinfer/gemm_n28672_k4096", ".cu");
+  task::Task fp32 = task::load_task(ACCELOPT_SOURCE_DIR "/bench/cuda/matmul", ".cu");
+  EXPECT_EQ(peaks.for_task(fp16).fma_gflops, 740000.0);
+  EXPECT_EQ(peaks.for_task(fp32).fma_gflops, 51200.5);
+}
+
 TEST(GpuProbe, RejectsForeignOrIncompleteOutputNamingTheLine) {
   auto message = [](const std::string& text) -> std::string {
     try {
