@@ -57,7 +57,7 @@ std::string cpu_model_name();
 // The probe's kernels: FMA chains ("fma"), add chains ("vector"), or the best of a triad, a
 // streaming triad and a read-only stream over the task's working set ("memory"). One sample
 // lasts about `sample_seconds`; the harness's thread is pinned to `cpu` while it runs.
-// `bf16_dot`: the "fma" bound is timed with the bfloat16 dot products (MachinePeaks::for_task
+// `bf16_dot`: the "fma" bound is timed with the bfloat16 dot products (Peaks::for_task
 // chose that ceiling for the task); only where the CPU has them.
 class CeilingSampler {
  public:
