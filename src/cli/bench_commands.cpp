@@ -271,15 +271,13 @@ int run_task_dump(const DumpArguments& arguments) {
       {"seed", arguments.seed},  {"generator", "splitmix64 + ziggurat, accelopt inputs v2"},
       {"axes", workload.axes},   {"inputs", Json::array()},
       {"outputs", Json::array()}};
-  auto write = [&](const task::TensorSpec& tensor, const std::vector<float>& values,
+  // In the tensor's own dtype, as the kernel sees it (bfloat16 as its bits, "<u2").
+  auto write = [&](const task::TensorSpec& tensor, const task::TensorValues& values,
                    const char* kind, const std::string& file) {
     std::vector<int64_t> shape;
     for (const std::string& axis : tensor.shape) shape.push_back(workload.axes.at(axis));
-    // In the tensor's own dtype, as the kernel sees it (bfloat16 as its bits, "<u2").
-    std::vector<unsigned char> bytes(values.size() * task::dtype_size(tensor.dtype));
-    task::encode_values(tensor.dtype, values.data(), values.size(), bytes.data());
     task::write_npy(out / file, std::string(task::dtype_numpy_descr(tensor.dtype)), shape,
-                    bytes.data(), bytes.size());
+                    values.bytes.data(), values.bytes.size());
     index[kind].push_back({{"name", tensor.name},
                            {"file", file},
                            {"dtype", task::dtype_name(tensor.dtype)},
@@ -288,8 +286,8 @@ int run_task_dump(const DumpArguments& arguments) {
   for (size_t i = 0; i < task.inputs.size(); ++i)
     write(task.inputs[i], data.inputs[i], "inputs", task.inputs[i].name + ".npy");
   for (size_t o = 0; o < task.outputs.size(); ++o) {
-    write(task.outputs[o], data.outputs[o], "outputs",
-          "reference_" + task.outputs[o].name + ".npy");
+    write(task.outputs[o], task::TensorValues::encode(task.outputs[o].dtype, data.outputs[o]),
+          "outputs", "reference_" + task.outputs[o].name + ".npy");
   }
   write_file_atomic(out / "index.json", index.dump(2) + "\n");
   std::cout << fmt::format("wrote {} inputs and {} reference outputs of {} / {} (seed {}) to {}\n",

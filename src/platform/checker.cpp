@@ -4,7 +4,22 @@
 
 #include <cmath>
 
+#include "common/error.h"
+
 namespace accelopt::platform {
+
+std::vector<task::TensorValues> encode_inputs(const task::Task& task,
+                                              const std::vector<std::vector<float>>& values) {
+  if (values.size() != task.inputs.size()) {
+    throw InternalError("encode_inputs: " + std::to_string(values.size()) + " tensors for " +
+                        std::to_string(task.inputs.size()) + " inputs of " + task.name);
+  }
+  std::vector<task::TensorValues> tensors;
+  for (size_t i = 0; i < values.size(); ++i) {
+    tensors.push_back(task::TensorValues::encode(task.inputs[i].dtype, values[i]));
+  }
+  return tensors;
+}
 
 OutputCheck check_output(const std::string& name, const float* output, const float* reference,
                          size_t count, const task::Tolerance& tolerance) {

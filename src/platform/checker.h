@@ -13,18 +13,25 @@
 
 #include "kernel/verdict.h"
 #include "task/task.h"
+#include "task/tensor_values.h"
 
 namespace accelopt::platform {
 
-// One case's inputs and the reference's outputs for them, in definition order.
+// One case's inputs, at their dtypes' width, and the reference's outputs for them as float values,
+// in definition order.
 struct ReferenceCase {
   uint64_t seed = 0;  // never shown: see cpu/inputs.h
   std::string set;    // the input set it was drawn from; empty: the task's own distributions
   std::string label;  // names the case in messages
-  std::vector<std::vector<float>> inputs;
+  std::vector<task::TensorValues> inputs;
   std::vector<std::vector<float>> outputs;
   double reference_seconds = 0;
 };
+
+// `values`, one float array per input in definition order, each encoded in its input's dtype
+// (rounded as task::encode_values rounds): a case made by hand, as tests and tools make them.
+std::vector<task::TensorValues> encode_inputs(const task::Task& task,
+                                              const std::vector<std::vector<float>>& values);
 
 // The reference's cases for a task's workload: how the CUDA and evaluator platforms get the
 // answers the CPU platform computes (cpu::CpuPlatform::reference_cases).

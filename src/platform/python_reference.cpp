@@ -253,13 +253,11 @@ struct PythonReference::State {
   void compute(ReferenceCase& reference_case) {
     if (!process) start();
     for (size_t i = 0; i < task.inputs.size(); ++i) {
-      const std::vector<float>& input = reference_case.inputs.at(i);
-      if (input.size() * sizeof(float) != buffers.size(i)) {
+      const task::TensorValues& input = reference_case.inputs.at(i);
+      if (input.count() * sizeof(float) != buffers.size(i)) {
         throw InternalError(who() + ": input " + task.inputs[i].name + " has the wrong size");
       }
-      std::vector<float> rounded = input;
-      round_values(task.inputs[i].dtype, rounded);
-      std::memcpy(buffers.data(i), rounded.data(), buffers.size(i));
+      task::decode_values(input.dtype, input.bytes.data(), input.count(), buffers.floats(i));
     }
     const std::string& label = reference_case.label;
     if (!process->send("CALL")) throw UserError(ended("running on " + label));

@@ -7,8 +7,9 @@
 #   fd 4  replies, one per line: "READY <json>", "DONE <seconds>", "FAIL <json {message}>"
 #   fd 5  the tensors' shared memory (shared_buffers.h): inputs, then outputs, float32 values
 #         whatever the dtype (exact for every dtype the harness runs); `run` gets and returns the
-#         definition's dtypes, except that NumPy has no bfloat16: there it is float32 (values
-#         already rounded to bfloat16; outputs are rounded by the harness)
+#         definition's dtypes, except that NumPy has no bfloat16 or float8_e4m3fn, and PyTorch
+#         before 2.1 (Debian's 1.13) no float8_e4m3fn: there they are float32 (values already
+#         rounded to the dtype; outputs are rounded by the harness)
 #   fd 6  the reference's source, read-only
 # The spec names each tensor's shape, offset and byte size. What the reference imports at its top
 # level is imported first; then the driver closes the door (an audit hook that names what was
@@ -197,11 +198,12 @@ def shape_text(shape):
 
 
 NUMPY_DTYPES = {"float32": "float32", "float16": "float16", "bfloat16": "float32",
-                "int8": "int8", "int32": "int32"}
+                "float8_e4m3fn": "float32", "int8": "int8", "int32": "int32"}
+IN_FLOAT32 = ("bfloat16", "float8_e4m3fn")  # held as float32 where the library has no such type
 
 
 def torch_dtype(name):
-    return getattr(torch, name)
+    return getattr(torch, name, torch.float32)
 
 
 def as_numpy(value, tensor):
@@ -211,12 +213,12 @@ def as_numpy(value, tensor):
         if value.dtype != torch_dtype(dtype):
             raise TypeError(f"run returned {name} as {str(value.dtype).replace('torch.', '')}; "
                             f"the definition says {dtype}")
-        return value.to(torch.float32).numpy() if dtype == "bfloat16" else value.numpy()
+        return value.to(torch.float32).numpy() if dtype in IN_FLOAT32 else value.numpy()
     if isinstance(value, numpy.ndarray) or numpy.isscalar(value):
         array = numpy.asarray(value)
         wanted = NUMPY_DTYPES[dtype]
         if array.dtype != numpy.dtype(wanted):
-            note = " (NumPy has no bfloat16: return float32)" if dtype == "bfloat16" else ""
+            note = f" (NumPy has no {dtype}: return float32)" if dtype in IN_FLOAT32 else ""
             raise TypeError(f"run returned {name} as {array.dtype}; the definition says {dtype}"
                             f"{note} (end with .astype(numpy.{wanted}))")
         return array
@@ -251,8 +253,10 @@ def call():
     inputs = {}
     for tensor in spec["inputs"]:
         count = tensor["bytes"] // 4
+        # A view of the shared memory, not a copy: a MoE's weights, 5.6 GB as float32, would be
+        # held twice. The harness rewrites the inputs before every call and never reads them back.
         array = numpy.frombuffer(memory, numpy.float32, count, tensor["offset"])
-        array = array.reshape(tensor["shape"]).copy()
+        array = array.reshape(tensor["shape"])
         inputs[tensor["name"]] = as_input(array, tensor["dtype"])
     started = time.perf_counter()
     try:

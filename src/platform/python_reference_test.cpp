@@ -55,7 +55,9 @@ class PythonReferenceTest : public ::testing::Test {
       x[i] = 0.5f * static_cast<float>(i);
       y[i] = 1.0f - static_cast<float>(i);
     }
-    reference_case.inputs = {x, y};
+    task::Task task =
+        task::parse_task_definition(kDefinition, directory_.path(), "definition.json");
+    reference_case.inputs = encode_inputs(task, {x, y});
     return reference_case;
   }
 
@@ -258,11 +260,12 @@ def run(x, h, idx):
   PythonReference python(task, task.workload("small"), options);
   ReferenceCase reference_case;
   reference_case.label = "case 1";
-  // Not rounded to bfloat16 here: the reference must see the values the kernel sees.
+  // Encoded in the inputs' dtypes, as the harness holds them: the reference sees the kernel's
+  // values.
   std::vector<float> x = {1.001f, -2.3f, 3.7f, 0.1f, 5.5f, -6.25f, 7.125f, 8.01f};
   std::vector<float> h = {0.5f, 1.5f, -2.0f, 3.0f, 0.25f, 100.0f, -0.125f, 7.0f};
   std::vector<float> idx = {7, 6, 5, 4, 3, 2, 1, 0};
-  reference_case.inputs = {x, h, idx};
+  reference_case.inputs = encode_inputs(task, {x, h, idx});
   python.answer(reference_case);
   ASSERT_EQ(reference_case.outputs.size(), 2u);
   for (size_t i = 0; i < 8; ++i) {
@@ -290,7 +293,7 @@ TEST(PythonReferenceDTypes, AWrongOutputDTypeIsNamed) {
   PythonReference python(task, task.workload("small"), options);
   ReferenceCase reference_case;
   reference_case.label = "case 1";
-  reference_case.inputs = {std::vector<float>(8, 1.0f)};
+  reference_case.inputs = encode_inputs(task, {std::vector<float>(8, 1.0f)});
   try {
     python.answer(reference_case);
     FAIL() << "a float64 output was taken for bfloat16";

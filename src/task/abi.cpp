@@ -36,6 +36,40 @@ inline _Float16 to_fp16(float value) { return static_cast<_Float16>(value); }
 }  // namespace accelopt
 )";
 
+// float8_e4m3fn (OCP E4M3FN): the byte, with conversions that match the harness's (task/dtype.h):
+// round to nearest even, NaN kept, everything else past ±448 saturated (the format has no
+// infinity). Kernels dequantize such tensors (times a scale) and rarely write them.
+constexpr const char* kFloat8Helpers = R"(namespace accelopt {
+struct fp8_e4m3 {
+  std::uint8_t bits;
+};
+static_assert(sizeof(fp8_e4m3) == 1);
+inline float to_float(fp8_e4m3 value) {
+  std::uint32_t sign = static_cast<std::uint32_t>(value.bits & 0x80u) << 24;
+  std::uint32_t rest = value.bits & 0x7Fu;
+  if (rest == 0x7Fu) return std::bit_cast<float>(sign | 0x7FC00000u);
+  if (rest < 0x08u) {
+    float subnormal = static_cast<float>(rest) * 0x1p-9f;
+    return std::bit_cast<float>(sign | std::bit_cast<std::uint32_t>(subnormal));
+  }
+  return std::bit_cast<float>(sign | ((rest + (120u << 3)) << 20));
+}
+inline fp8_e4m3 to_fp8_e4m3(float value) {
+  std::uint32_t u = std::bit_cast<std::uint32_t>(value);
+  auto sign = static_cast<std::uint8_t>((u >> 24) & 0x80u);
+  std::uint32_t magnitude = u & 0x7FFFFFFFu;
+  if (magnitude > 0x7F800000u) return {static_cast<std::uint8_t>(sign | 0x7Fu)};
+  if (magnitude >= 0x43E00000u) return {static_cast<std::uint8_t>(sign | 0x7Eu)};  // 448
+  if (magnitude < 0x3C800000u) {  // below 2^-6: units of 2^-9, rounded by the float add
+    float scaled = std::bit_cast<float>(magnitude) * 0x1p9f + 0x1p23f;
+    return {static_cast<std::uint8_t>(sign | (std::bit_cast<std::uint32_t>(scaled) - 0x4B000000u))};
+  }
+  magnitude += 0x7FFFFu + ((magnitude >> 20) & 1u);
+  return {static_cast<std::uint8_t>(sign | ((magnitude >> 20) - (120u << 3)))};
+}
+}  // namespace accelopt
+)";
+
 // What a CUDA kernel of a bfloat16 or float16 task sees: CUDA's own __nv_bfloat16 and __half, not
 // a struct of our own like the CPU's bf16. They hold the same IEEE bits the harness encodes
 // (task/dtype.h), convert implicitly to and from float (round to nearest even) in host and device
@@ -56,10 +90,19 @@ __host__ __device__ inline __half to_fp16(float value) { return __float2half_rn(
 }  // namespace accelopt
 )";
 
+// CUDA's own float8 type: its float constructor saturates (__NV_SATFINITE), as the harness does.
+constexpr const char* kCudaFloat8Helpers = R"(namespace accelopt {
+using fp8_e4m3 = __nv_fp8_e4m3;
+__host__ __device__ inline float to_float(__nv_fp8_e4m3 value) { return static_cast<float>(value); }
+__host__ __device__ inline __nv_fp8_e4m3 to_fp8_e4m3(float value) { return __nv_fp8_e4m3(value); }
+}  // namespace accelopt
+)";
+
 // The type a kernel's prototype names for `dtype`, in CUDA or in C++.
 std::string_view prototype_type(DType dtype, bool cuda) {
   if (cuda && dtype == DType::kBFloat16) return "__nv_bfloat16";
   if (cuda && dtype == DType::kFloat16) return "__half";
+  if (cuda && dtype == DType::kFloat8E4M3) return "__nv_fp8_e4m3";
   return dtype_c_type(dtype);
 }
 
@@ -92,6 +135,11 @@ std::string generate_kernel_header(const Task& task, const Workload& workload) {
   if (uses(task, DType::kFloat16)) {
     header += cuda ? "#include <cuda_fp16.h>\n\n" + std::string(kCudaFloat16Helpers)
                    : "\n" + std::string(kFloat16Helpers);
+  }
+  if (uses(task, DType::kFloat8E4M3)) {
+    bool has_bit = uses(task, DType::kBFloat16);
+    header += cuda ? "#include <cuda_fp8.h>\n\n" + std::string(kCudaFloat8Helpers)
+                   : (has_bit ? "\n" : "#include <bit>\n\n") + std::string(kFloat8Helpers);
   }
   header += "\n";
   for (const Axis& axis : task.axes) {

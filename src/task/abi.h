@@ -11,7 +11,8 @@
 // row-major array of the tensor's dtype: float, int32_t, int8_t; bfloat16 and float16 as
 // accelopt::bf16 and _Float16 in C++ (helpers in the header), as CUDA's __nv_bfloat16 and __half in
 // a task loaded for CUDA (kernel_extension ".cu"), with the same accelopt::bf16/fp16 names and
-// to_float/to_bf16/to_fp16 helpers, callable from host and device code.
+// to_float/to_bf16/to_fp16 helpers, callable from host and device code; float8_e4m3fn as
+// accelopt::fp8_e4m3 (a byte, with to_float and to_fp8_e4m3), CUDA's __nv_fp8_e4m3 there.
 #pragma once
 
 #include <string>

@@ -28,6 +28,7 @@ constexpr DTypeInfo kDTypes[] = {
     {DType::kInt8, "int8", 1, "int8_t", "|i1"},
     {DType::kInt32, "int32", 4, "int32_t", "<i4"},
     {DType::kFloat64, "float64", 8, "double", "<f8"},
+    {DType::kFloat8E4M3, "float8_e4m3fn", 1, "accelopt::fp8_e4m3", "|u1"},
 };
 
 const DTypeInfo& info(DType dtype) {
@@ -119,8 +120,42 @@ float fp16_bits_to_float(uint16_t bits) {
   return std::bit_cast<float>(sign | ((exponent + 112) << 23) | (mantissa << 13));
 }
 
+uint8_t float_to_fp8_e4m3_bits(float value) {
+  auto bits = std::bit_cast<uint32_t>(value);
+  auto sign = static_cast<uint8_t>((bits >> 24) & 0x80u);
+  if (std::isnan(value)) return sign | 0x7Fu;
+  float magnitude = std::fabs(value);
+  if (magnitude >= 448.0f) return sign | 0x7Eu;  // saturates: the format has no infinity
+  if (magnitude < 0x1p-6f) {
+    // Below the smallest normal: a multiple of 2^-9. Counted in units of 2^-9 and added to 2^23,
+    // whose float ulp is 1, the float's own rounding (to nearest even) leaves the nearest count
+    // in the low bits; 8 of them is the smallest normal's pattern.
+    float scaled = magnitude * 0x1p9f + 0x1p23f;
+    return static_cast<uint8_t>(sign | (std::bit_cast<uint32_t>(scaled) - 0x4B000000u));
+  }
+  // A normal: rebias the exponent (127 → 7) and round the 20 dropped mantissa bits to even. A
+  // carry into the exponent is the right answer; below 448 it never reaches the NaN pattern.
+  uint32_t kept = bits & 0x7FFFFFFFu;
+  kept += 0x7FFFFu + ((kept >> 20) & 1u);
+  return static_cast<uint8_t>(sign | ((kept >> 20) - (120u << 3)));
+}
+
+float fp8_e4m3_bits_to_float(uint8_t bits) {
+  uint32_t sign = static_cast<uint32_t>(bits & 0x80u) << 24;
+  uint32_t exponent = (bits >> 3) & 0xFu;
+  uint32_t mantissa = bits & 0x7u;
+  if (exponent == 0xF && mantissa == 0x7) return std::bit_cast<float>(sign | 0x7FC00000u);
+  if (exponent == 0) {  // zero or subnormal: mantissa · 2^-9
+    float magnitude = static_cast<float>(mantissa) * 0x1p-9f;
+    return sign != 0 ? -magnitude : magnitude;
+  }
+  return std::bit_cast<float>(sign | ((exponent + 120) << 23) | (mantissa << 20));
+}
+
 float round_to_dtype(DType dtype, double value) {
   switch (dtype) {
+    case DType::kFloat8E4M3:
+      return fp8_e4m3_bits_to_float(float_to_fp8_e4m3_bits(static_cast<float>(value)));
     case DType::kBFloat16:
       return bf16_bits_to_float(float_to_bf16_bits(static_cast<float>(value)));
     case DType::kFloat16:
@@ -219,6 +254,8 @@ void encode_values(DType dtype, const float* values, size_t count, void* into) {
       return encode_each<int8_t>(values, count, bytes, saturated<int8_t>);
     case DType::kInt32:
       return encode_each<int32_t>(values, count, bytes, saturated<int32_t>);
+    case DType::kFloat8E4M3:
+      return encode_each<uint8_t>(values, count, bytes, float_to_fp8_e4m3_bits);
   }
 }
 
@@ -241,11 +278,13 @@ void decode_values(DType dtype, const void* from, size_t count, float* into) {
     case DType::kInt32:
       return decode_each<int32_t>(bytes, count, into,
                                   [](int32_t value) { return static_cast<float>(value); });
+    case DType::kFloat8E4M3:
+      return decode_each<uint8_t>(bytes, count, into, fp8_e4m3_bits_to_float);
   }
 }
 
 bool is_narrow_float(DType dtype) {
-  return dtype == DType::kBFloat16 || dtype == DType::kFloat16;
+  return dtype == DType::kBFloat16 || dtype == DType::kFloat16 || dtype == DType::kFloat8E4M3;
 }
 
 void round_floats_to_dtype(DType dtype, float* values, size_t count) {
@@ -304,6 +343,7 @@ std::optional<uint32_t> unwritten_marker(DType dtype) {
     case DType::kFloat16:
       return 0x7D25u;  // signalling: quiet bit 0x0200 clear
     case DType::kFloat64:
+    case DType::kFloat8E4M3:  // one NaN pattern a sign, which a conversion of any NaN makes
       return std::nullopt;
     case DType::kInt8:
     case DType::kInt32:

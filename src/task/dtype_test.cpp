@@ -84,6 +84,87 @@ TEST(DType, Float16TiesSubnormalsAndLimits) {
   EXPECT_TRUE(std::isnan(fp16_bits_to_float(nan)));
 }
 
+// Every float8_e4m3fn pattern's value from the format's definition (bias 7, 3 mantissa bits,
+// subnormals at exponent 0, S.1111.111 the only NaN), independently of dtype.cpp's bit tricks.
+double fp8_value(int bits) {
+  int sign = bits & 0x80 ? -1 : 1, exponent = (bits >> 3) & 0xF, mantissa = bits & 7;
+  if (exponent == 0xF && mantissa == 7) return std::nan("");
+  if (exponent == 0) return sign * std::ldexp(mantissa, -9);
+  return sign * std::ldexp(8 + mantissa, exponent - 10);
+}
+
+// The nearest finite float8 to `value` by search: ties to the even pattern, past 448 saturated.
+uint8_t nearest_fp8(float value) {
+  if (std::isnan(value)) return std::signbit(value) ? 0xFF : 0x7F;
+  int best = 0;
+  double best_distance = std::numeric_limits<double>::infinity();
+  for (int bits = 0; bits < 256; ++bits) {
+    double candidate = fp8_value(bits);
+    if (std::isnan(candidate) || (candidate == 0 && std::signbit(candidate) != std::signbit(value)))
+      continue;
+    double distance = std::fabs(candidate - static_cast<double>(value));
+    if (distance < best_distance || (distance == best_distance && (bits & 1) == 0)) {
+      best = bits;
+      best_distance = distance;
+    }
+  }
+  return static_cast<uint8_t>(best);
+}
+
+TEST(DType, Float8DecodesEveryPatternAsTheFormatDefines) {
+  for (int bits = 0; bits < 256; ++bits) {
+    float decoded = fp8_e4m3_bits_to_float(static_cast<uint8_t>(bits));
+    double expected = fp8_value(bits);
+    if (std::isnan(expected)) {
+      EXPECT_TRUE(std::isnan(decoded)) << bits;
+      continue;
+    }
+    EXPECT_EQ(decoded, expected) << bits;
+    EXPECT_EQ(std::signbit(decoded), (bits & 0x80) != 0) << bits;
+    EXPECT_EQ(float_to_fp8_e4m3_bits(decoded), bits) << "round trip of " << bits;
+  }
+  EXPECT_EQ(fp8_e4m3_bits_to_float(0x7E), 448.0f);
+  EXPECT_EQ(fp8_e4m3_bits_to_float(0x01), 0x1p-9f);
+}
+
+TEST(DType, Float8RoundsToNearestEvenAndSaturates) {
+  // Midpoints between neighbours, and just either side of them, hit every tie rule.
+  std::vector<float> values;
+  for (int bits = 0; bits < 0x7E; ++bits) {
+    double low = fp8_value(bits), high = fp8_value(bits + 1);
+    auto middle = static_cast<float>((low + high) / 2);
+    for (float value : {middle, std::nextafter(middle, 0.0f), std::nextafter(middle, 1e9f)}) {
+      values.push_back(value);
+      values.push_back(-value);
+    }
+  }
+  std::mt19937 random(7);
+  std::uniform_int_distribution<uint32_t> patterns;
+  for (int i = 0; i < 200000; ++i) {
+    float value = std::bit_cast<float>(patterns(random));
+    if (std::fabs(value) < 1e4f || std::isnan(value)) values.push_back(value);
+  }
+  for (float value : values) {
+    ASSERT_EQ(float_to_fp8_e4m3_bits(value), nearest_fp8(value)) << value;
+  }
+  float inf = std::numeric_limits<float>::infinity();
+  EXPECT_EQ(float_to_fp8_e4m3_bits(464.0f), 0x7E);  // past the largest: saturated, never NaN
+  EXPECT_EQ(float_to_fp8_e4m3_bits(1e30f), 0x7E);
+  EXPECT_EQ(float_to_fp8_e4m3_bits(-inf), 0xFE);
+  EXPECT_EQ(float_to_fp8_e4m3_bits(std::numeric_limits<float>::quiet_NaN()), 0x7F);
+  EXPECT_EQ(round_to_dtype(DType::kFloat8E4M3, 1000.0), 448.0f);
+  EXPECT_EQ(round_to_dtype(DType::kFloat8E4M3, 0.3), 0.3125f);
+  // A whole tensor rounds as each value does.
+  std::vector<float> tensor(values.begin(), values.begin() + 5000);
+  std::vector<float> each = tensor;
+  for (float& value : each) value = round_to_dtype(DType::kFloat8E4M3, value);
+  round_floats_to_dtype(DType::kFloat8E4M3, tensor.data(), tensor.size());
+  for (size_t i = 0; i < tensor.size(); ++i) {
+    if (std::isnan(each[i])) continue;
+    ASSERT_EQ(tensor[i], each[i]) << i;
+  }
+}
+
 TEST(DType, IntegersRoundHalvesAwayAndSaturate) {
   EXPECT_EQ(round_to_dtype(DType::kInt8, 2.5), 3);
   EXPECT_EQ(round_to_dtype(DType::kInt8, -2.5), -3);

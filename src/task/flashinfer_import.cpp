@@ -49,8 +49,8 @@ std::string bytes_expression(const Json& inputs, const Json& outputs) {
 
 // The dtypes the harness runs (task/dtype.h); FlashInfer-Bench's others are refused by name.
 bool importable(const std::string& dtype) {
-  return dtype == "float32" || dtype == "bfloat16" || dtype == "float16" || dtype == "int8" ||
-         dtype == "int32";
+  return dtype == "float32" || dtype == "bfloat16" || dtype == "float16" ||
+         dtype == "float8_e4m3fn" || dtype == "int8" || dtype == "int32";
 }
 
 }  // namespace
@@ -92,9 +92,9 @@ ImportedTask import_flashinfer(const std::string& definition_json, const std::st
       if (!importable(dtype)) {
         std::string why =
             dtype.starts_with("float8") || dtype.starts_with("float4")
-                ? "FP8 and FP4 tensors are not run by the harness (no conversions or scales "
-                  "for them yet)"
-                : "the harness runs float32, bfloat16, float16, int8 and int32 tensors";
+                ? "of the FP8 and FP4 formats the harness runs only float8_e4m3fn so far"
+                : "the harness runs float32, bfloat16, float16, float8_e4m3fn, int8 and int32 "
+                  "tensors";
         throw UserError(fmt::format("{}: {}.{}.dtype: '{}'; {}", origin, kind, name, dtype, why));
       }
       Json kept = {

@@ -298,13 +298,14 @@ std::vector<TensorSpec> parse_tensors(const Validator& check, const Json& json,
     std::string dtype = check.string_field(body, "dtype", where, true);
     auto parsed = parse_dtype(dtype);
     if (!parsed) {
-      // FlashInfer-Bench's FP8 and FP4 names are known, just not run: say so rather than "unknown".
+      // FlashInfer-Bench's other FP8 and FP4 names are known, just not run: say so rather than
+      // "unknown".
       bool narrow_float = dtype.starts_with("float8") || dtype.starts_with("float4");
       check.fail(where + ".dtype",
-                 "unknown dtype '" + dtype + "' (known: float32, float16, bfloat16, int8, int32, " +
-                     "float64)" +
-                     (narrow_float ? "; FP8 and FP4 tensors are run by no platform yet, CPU or "
-                                     "CUDA (no conversions or scales for them)"
+                 "unknown dtype '" + dtype + "' (known: float32, float16, bfloat16, " +
+                     "float8_e4m3fn, int8, int32, float64)" +
+                     (narrow_float ? "; of the FP8 and FP4 formats only float8_e4m3fn is run so "
+                                     "far, CPU or CUDA"
                                    : ""));
     }
     tensor.dtype = *parsed;
@@ -505,6 +506,7 @@ Tolerance default_tolerance(DType dtype) {
   switch (dtype) {
     case DType::kBFloat16:
     case DType::kFloat16:
+    case DType::kFloat8E4M3:
       return {1e-2, 1e-2, 1e-2};
     case DType::kInt8:
     case DType::kInt32:

@@ -2,8 +2,16 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <limits>
+
 #include "common/error.h"
+#include "common/files.h"
 #include "task/abi.h"
+#include "task/dtype.h"
 
 namespace accelopt::task {
 namespace {
@@ -97,14 +105,73 @@ TEST(TaskDefinition, RefusesBadTolerancesInputSetsAndTooFewSeeds) {
 }
 
 // FlashInfer-Bench's FP8 tensors (its MoE definition) are named as such, on every platform.
-TEST(TaskDefinition, RefusesFloat8TensorsSayingNoPlatformRunsThem) {
+TEST(TaskDefinition, TakesFloat8E4M3AndRefusesTheOtherFP8FormatsSayingSo) {
+  std::string e4m3 = replace(kValid, R"("dtype": "float32", "shape": ["K", "N"])",
+                             R"("dtype": "float8_e4m3fn", "shape": ["K", "N"])");
+  EXPECT_EQ(parse_task_definition(e4m3, "/t", "t").inputs[1].dtype, DType::kFloat8E4M3);
   std::string message = message_of(replace(kValid, R"("dtype": "float32", "shape": ["K", "N"])",
-                                           R"("dtype": "float8_e4m3fn", "shape": ["K", "N"])"));
-  EXPECT_NE(message.find("inputs.rhs.dtype: unknown dtype 'float8_e4m3fn'"), std::string::npos)
+                                           R"("dtype": "float8_e5m2", "shape": ["K", "N"])"));
+  EXPECT_NE(message.find("inputs.rhs.dtype: unknown dtype 'float8_e5m2'"), std::string::npos)
       << message;
-  EXPECT_NE(message.find("FP8 and FP4 tensors are run by no platform yet, CPU or CUDA"),
+  EXPECT_NE(message.find("of the FP8 and FP4 formats only float8_e4m3fn is run so far"),
             std::string::npos)
       << message;
+}
+
+// The kernel header's float8 conversions are the harness's: a program built on the generated
+// header converts every pattern to float, and floats around every rounding boundary to float8,
+// and must agree with task/dtype.h bit for bit.
+TEST(KernelHeader, Float8ConversionsAreTheHarnesses) {
+  std::string e4m3 = replace(kValid, R"("dtype": "float32", "shape": ["K", "N"])",
+                             R"("dtype": "float8_e4m3fn", "shape": ["K", "N"])");
+  Task task = parse_task_definition(e4m3, "/t", "t");
+  std::string header = generate_kernel_header(task, task.default_workload());
+  EXPECT_NE(header.find("const accelopt::fp8_e4m3* __restrict rhs"), std::string::npos) << header;
+  std::vector<float> values;
+  for (int bits = 0; bits < 0x7F; ++bits) {
+    float low = fp8_e4m3_bits_to_float(static_cast<uint8_t>(bits));
+    float high = bits < 0x7E ? fp8_e4m3_bits_to_float(static_cast<uint8_t>(bits + 1)) : 1e6f;
+    float middle = (low + high) / 2;
+    for (float value : {low, middle, std::nextafter(middle, 0.0f), std::nextafter(middle, 2e6f)}) {
+      values.push_back(value);
+      values.push_back(-value);
+    }
+  }
+  values.push_back(std::numeric_limits<float>::infinity());
+  values.push_back(std::numeric_limits<float>::quiet_NaN());
+  TempDir directory("accelopt-fp8-header");
+  std::ofstream(directory.path() / "accelopt_task.h") << header;
+  std::ofstream program(directory.path() / "check.cpp");
+  program << "#include <cstdio>\n#include \"accelopt_task.h\"\nint main() {\n"
+          << "  for (int b = 0; b < 256; ++b) std::printf(\"%08x\\n\", "
+          << "std::bit_cast<std::uint32_t>(accelopt::to_float({static_cast<std::uint8_t>(b)})));\n"
+          << "  const std::uint32_t values[] = {";
+  for (float value : values) program << std::bit_cast<uint32_t>(value) << "u, ";
+  program << "};\n  for (std::uint32_t v : values) std::printf(\"%02x\\n\", "
+          << "accelopt::to_fp8_e4m3(std::bit_cast<float>(v)).bits);\n}\n";
+  program.close();
+  std::string build = "c++ -std=c++20 -O1 -o " + (directory.path() / "check").string() + " " +
+                      (directory.path() / "check.cpp").string() + " && " +
+                      (directory.path() / "check").string() + " > " +
+                      (directory.path() / "out.txt").string();
+  ASSERT_EQ(std::system(build.c_str()), 0) << build;
+  std::ifstream out(directory.path() / "out.txt");
+  for (int bits = 0; bits < 256; ++bits) {
+    std::string line;
+    ASSERT_TRUE(std::getline(out, line));
+    float expected = fp8_e4m3_bits_to_float(static_cast<uint8_t>(bits));
+    auto got = std::bit_cast<float>(static_cast<uint32_t>(std::stoul(line, nullptr, 16)));
+    if (std::isnan(expected)) {
+      EXPECT_TRUE(std::isnan(got)) << bits;
+    } else {
+      EXPECT_EQ(std::bit_cast<uint32_t>(got), std::bit_cast<uint32_t>(expected)) << bits;
+    }
+  }
+  for (float value : values) {
+    std::string line;
+    ASSERT_TRUE(std::getline(out, line));
+    EXPECT_EQ(std::stoul(line, nullptr, 16), float_to_fp8_e4m3_bits(value)) << value;
+  }
 }
 
 TEST(TaskDefinition, SaysExactlyWhatIsWrong) {

@@ -173,8 +173,12 @@ Verdict CommandPlatform::evaluate(const EvalRequest& request) {
     }
   } else {
     cases = reference_cases_(task, workload);
-    for (const ReferenceCase& reference_case : cases) {
-      message.cases.push_back({reference_case.seed, reference_case.inputs});
+    for (const ReferenceCase& reference_case : cases) {  // the protocol sends float32 values
+      RequestCase request_case{reference_case.seed, {}};
+      for (const task::TensorValues& input : reference_case.inputs) {
+        request_case.inputs.push_back(input.floats());
+      }
+      message.cases.push_back(std::move(request_case));
     }
   }
 

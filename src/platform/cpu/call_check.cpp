@@ -37,8 +37,11 @@ void load_inputs(SharedBuffers& buffers, const task::Task& task, const SlotLayou
                  const ReferenceCase& reference_case) {
   for (size_t i = 0; i < layout.inputs; ++i) {
     size_t index = layout.input(slot, i);
-    const std::vector<float>& values = reference_case.inputs[i];
-    task::encode_values(task.inputs[i].dtype, values.data(), values.size(), buffers.data(index));
+    const task::TensorValues& values = reference_case.inputs[i];
+    if (values.bytes.size() != buffers.size(index)) {
+      throw InternalError("load_inputs: input " + task.inputs[i].name + " has the wrong size");
+    }
+    std::memcpy(buffers.data(index), values.bytes.data(), values.bytes.size());
   }
 }
 
@@ -145,15 +148,8 @@ bool check_inputs(const task::Task& task, const SharedBuffers& buffers, const Sl
                   Verdict& verdict) {
   for (size_t i = 0; i < task.inputs.size(); ++i) {
     size_t index = layout.input(slot, i);
-    const std::vector<float>& values = reference_case.inputs[i];
-    const void* expected = values.data();
-    std::vector<unsigned char> loaded;  // the bytes in the input's dtype, where not float32
-    if (task.inputs[i].dtype != task::DType::kFloat32) {
-      loaded.resize(buffers.size(index));
-      task::encode_values(task.inputs[i].dtype, values.data(), values.size(), loaded.data());
-      expected = loaded.data();
-    }
-    if (std::memcmp(buffers.data(index), expected, buffers.size(index)) != 0) {
+    const task::TensorValues& values = reference_case.inputs[i];
+    if (std::memcmp(buffers.data(index), values.bytes.data(), buffers.size(index)) != 0) {
       verdict.status = Status::kIncorrectNumerical;
       verdict.message = fmt::format("{}: the kernel wrote into its {}; inputs are read-only", when,
                                     tensor_name(task, i));

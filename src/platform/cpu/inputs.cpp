@@ -210,8 +210,8 @@ void require_supported_dtypes(const task::Task& task) {
     for (const task::TensorSpec& spec : *list) {
       if (spec.dtype != task::DType::kFloat64) continue;
       throw UserError("task " + task.name + ": tensor '" + spec.name +
-                      "' is float64; the CPU harness runs float32, bfloat16, float16, int8 and "
-                      "int32 tensors");
+                      "' is float64; the CPU harness runs float32, bfloat16, float16, "
+                      "float8_e4m3fn, int8 and int32 tensors");
     }
   }
 }
@@ -272,12 +272,12 @@ std::vector<CaseSpec> chosen_cases(const std::vector<uint64_t>& seeds, const std
   return cases;
 }
 
-std::vector<std::vector<float>> generate_inputs(const task::Task& task,
+std::vector<task::TensorValues> generate_inputs(const task::Task& task,
                                                 const task::Workload& workload, uint64_t seed,
                                                 const task::InputSet* set,
                                                 const Variation& variation) {
   require_supported_dtypes(task);
-  std::vector<std::vector<float>> tensors(task.inputs.size());
+  std::vector<task::TensorValues> tensors(task.inputs.size());
   bool widened = false;
   for (size_t index : draw_order(task)) {
     const task::TensorSpec& spec = task.inputs[index];
@@ -285,11 +285,13 @@ std::vector<std::vector<float>> generate_inputs(const task::Task& task,
     size_t elements = static_cast<size_t>(task.element_count(spec, workload));
     task::InputDistribution own = task::for_workload(spec.distribution, workload);
     if (own.kind == task::Distribution::kOffsets) {  // the task's own, whole, in every case
-      const std::vector<float>* lower = nullptr;
+      std::vector<float> lower;
       for (size_t other = 0; other < task.inputs.size(); ++other) {
-        if (task.inputs[other].name == own.not_below) lower = &tensors[other];
+        if (task.inputs[other].name == own.not_below) lower = tensors[other].floats();
       }
-      tensors[index] = draw_offsets(own, elements, lower, random);
+      tensors[index] = task::TensorValues::encode(
+          spec.dtype,
+          draw_offsets(own, elements, own.not_below.empty() ? nullptr : &lower, random));
       continue;
     }
     const task::InputDistribution* named = nullptr;
@@ -312,17 +314,26 @@ std::vector<std::vector<float>> generate_inputs(const task::Task& task,
                                      : widen          ? varied(own, variation)
                                                       : own;
     double fraction = named != nullptr ? variation.fraction : 1.0;
-    std::vector<float> values(elements);
-    // Drawn in float64, then rounded to the tensor's type: what the kernel reads is exact. The
-    // 16-bit float types round from float, a whole tensor at once (round_floats_to_dtype).
+    // Drawn in float64, then rounded to the tensor's type: what the kernel reads is exact. A block
+    // at a time into the tensor's own bytes, so a tensor is never held as floats whole (1.4 G
+    // float8 weights would be 5.6 GB); the narrow float types round from float, many at once.
+    task::TensorValues& tensor = tensors[index];
+    tensor.dtype = spec.dtype;
+    tensor.bytes.resize(elements * task::dtype_size(spec.dtype));
     bool narrow_float = task::is_narrow_float(spec.dtype);
-    for (float& value : values) {
-      bool from_set = fraction >= 1 || random.uniform() < fraction;
-      double drawn = draw(from_set ? chosen : own, random);
-      value = narrow_float ? static_cast<float>(drawn) : task::round_to_dtype(spec.dtype, drawn);
+    constexpr size_t kBlock = 4096;
+    float block[kBlock];
+    for (size_t start = 0; start < elements; start += kBlock) {
+      size_t count = std::min(kBlock, elements - start);
+      for (size_t i = 0; i < count; ++i) {
+        bool from_set = fraction >= 1 || random.uniform() < fraction;
+        double drawn = draw(from_set ? chosen : own, random);
+        block[i] =
+            narrow_float ? static_cast<float>(drawn) : task::round_to_dtype(spec.dtype, drawn);
+      }
+      task::encode_values(spec.dtype, block, count,
+                          tensor.bytes.data() + start * task::dtype_size(spec.dtype));
     }
-    if (narrow_float) task::round_floats_to_dtype(spec.dtype, values.data(), values.size());
-    tensors[index] = std::move(values);
   }
   return tensors;
 }

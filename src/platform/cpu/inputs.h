@@ -12,11 +12,12 @@
 #include <vector>
 
 #include "task/task.h"
+#include "task/tensor_values.h"
 
 namespace accelopt::platform::cpu {
 
-// Throws UserError naming the first tensor of a dtype the CPU harness does not run (float64: it
-// holds tensors as float values, task/dtype.h).
+// Throws UserError naming the first tensor of a dtype the CPU harness does not run (float64: the
+// kernels' float values are exact, task/dtype.h, and a double is not).
 void require_supported_dtypes(const task::Task& task);
 
 // How a case's distributions differ from those its definition names, drawn in secret per case so
@@ -58,10 +59,10 @@ std::vector<CaseSpec> timing_cases(const task::Task& task, int count);
 // Cases for seeds a person chose (`accelopt bench reference --seed`): not secret.
 std::vector<CaseSpec> chosen_cases(const std::vector<uint64_t>& seeds, const std::string& set = "");
 
-// One float array per input, in definition order, drawn from `set`'s distributions where it names
-// an input and the task's elsewhere, each value rounded to its tensor's dtype (round_to_dtype).
-// Throws UserError for dtypes the CPU harness does not run.
-std::vector<std::vector<float>> generate_inputs(const task::Task& task,
+// Each input's elements in its dtype, in definition order, drawn from `set`'s distributions where
+// it names an input and the task's elsewhere, each value rounded to the tensor's dtype
+// (round_to_dtype). Throws UserError for dtypes the CPU harness does not run.
+std::vector<task::TensorValues> generate_inputs(const task::Task& task,
                                                 const task::Workload& workload, uint64_t seed,
                                                 const task::InputSet* set = nullptr,
                                                 const Variation& variation = {});

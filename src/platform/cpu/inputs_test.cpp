@@ -11,6 +11,19 @@
 namespace accelopt::platform::cpu {
 namespace {
 
+std::vector<std::vector<float>> floats_of(const std::vector<task::TensorValues>& tensors) {
+  std::vector<std::vector<float>> values;
+  for (const task::TensorValues& tensor : tensors) values.push_back(tensor.floats());
+  return values;
+}
+
+// generate_inputs, each tensor as float values.
+std::vector<std::vector<float>> drawn(const task::Task& task, const task::Workload& workload,
+                                      uint64_t seed, const task::InputSet* set = nullptr,
+                                      const Variation& variation = {}) {
+  return floats_of(generate_inputs(task, workload, seed, set, variation));
+}
+
 task::Task test_task(const std::string& x_dtype = "float32") {
   return task::parse_task_definition(R"json({
     "name": "t", "op_type": "test", "axes": {"N": {"type": "var"}},
@@ -28,9 +41,9 @@ task::Task test_task(const std::string& x_dtype = "float32") {
 TEST(Inputs, TheSameSeedGivesTheSameInputsAndAnotherSeedOthers) {
   task::Task task = test_task();
   const task::Workload& workload = task.default_workload();
-  auto first = generate_inputs(task, workload, 42);
-  EXPECT_EQ(first, generate_inputs(task, workload, 42));
-  EXPECT_NE(first, generate_inputs(task, workload, 43));
+  auto first = drawn(task, workload, 42);
+  EXPECT_EQ(first, drawn(task, workload, 42));
+  EXPECT_NE(first, drawn(task, workload, 43));
   ASSERT_EQ(first.size(), 2u);
   for (float y : first[1]) {
     EXPECT_GE(y, 2.0f);
@@ -41,11 +54,11 @@ TEST(Inputs, TheSameSeedGivesTheSameInputsAndAnotherSeedOthers) {
 TEST(Inputs, AnInputSetReplacesOnlyTheDistributionsItNames) {
   task::Task task = test_task();
   const task::Workload& workload = task.default_workload();
-  auto plain = generate_inputs(task, workload, 7);
-  auto zeros = generate_inputs(task, workload, 7, &task.input_set("zeros"));
+  auto plain = drawn(task, workload, 7);
+  auto zeros = drawn(task, workload, 7, &task.input_set("zeros"));
   for (float x : zeros[0]) EXPECT_EQ(x, 0.0f);
   EXPECT_EQ(zeros[1], plain[1]);
-  auto denormal = generate_inputs(task, workload, 7, &task.input_set("denormal"));
+  auto denormal = drawn(task, workload, 7, &task.input_set("denormal"));
   for (float y : denormal[1]) EXPECT_EQ(std::fpclassify(y), FP_SUBNORMAL) << y;
 }
 
@@ -83,7 +96,7 @@ TEST(Inputs, CasesOfAFamilyVaryTheirParametersInSecretAndStayInTheirRanges) {
 
   // A uniform keeps a sub-range of its own range; a mix draws the rest from the task's own.
   Variation narrow{.width = 0.5, .shift = 0.5, .fraction = 0.5};
-  auto mixed = generate_inputs(task, workload, 9, &task.input_set("denormal"), narrow);
+  auto mixed = drawn(task, workload, 9, &task.input_set("denormal"), narrow);
   int from_set = 0;
   for (float y : mixed[1]) {
     if (y < 1.0f) {
@@ -100,8 +113,8 @@ TEST(Inputs, CasesOfAFamilyVaryTheirParametersInSecretAndStayInTheirRanges) {
 
   // A wider normal has a larger spread.
   Variation wide{.spread = 3.0, .width = 1, .shift = 0, .fraction = 1};
-  auto plain = generate_inputs(task, workload, 11);
-  auto wider = generate_inputs(task, workload, 11, nullptr, wide);
+  auto plain = drawn(task, workload, 11);
+  auto wider = drawn(task, workload, 11, nullptr, wide);
   for (size_t i = 0; i < plain[0].size(); ++i) EXPECT_FLOAT_EQ(wider[0][i], 3 * plain[0][i]);
   EXPECT_EQ(wider[1], plain[1]);  // a uniform never leaves its range
 }
@@ -116,7 +129,7 @@ TEST(Inputs, NormalsHaveTheNormalsMomentsAndTails) {
     "workloads": {"w": {"axes": {"N": 1000000}}},
     "roofline": {"bytes": "8*N"}})json",
                                                 "/n", "n");
-  std::vector<float> x = generate_inputs(task, task.default_workload(), 5)[0];
+  std::vector<float> x = drawn(task, task.default_workload(), 5)[0];
   double sum = 0, squares = 0;
   size_t beyond_two = 0, beyond_tail = 0;
   for (float value : x) {
@@ -147,8 +160,8 @@ TEST(Inputs, RefusesFloat64Tensors) {
 TEST(Inputs, NarrowInputsAreDrawnInFloatAndRoundedToTheirType) {
   for (task::DType dtype : {task::DType::kBFloat16, task::DType::kFloat16}) {
     task::Task task = test_task(std::string(task::dtype_name(dtype)));
-    auto inputs = generate_inputs(task, task.default_workload(), 7);
-    auto wide = generate_inputs(test_task(), test_task().default_workload(), 7);
+    auto inputs = drawn(task, task.default_workload(), 7);
+    auto wide = drawn(test_task(), test_task().default_workload(), 7);
     size_t differ = 0;
     for (size_t i = 0; i < inputs[0].size(); ++i) {
       float value = inputs[0][i];
@@ -177,7 +190,7 @@ TEST(Inputs, IntegerInputsStayInTheirRangeAndCoverIt) {
   std::set<float> seen;
   for (uint64_t seed : {1, 2, 3}) {
     Variation varied{.spread = 3, .width = 0.5, .shift = 0.5, .fraction = 1};
-    auto inputs = generate_inputs(task, task.default_workload(), seed, nullptr, varied);
+    auto inputs = drawn(task, task.default_workload(), seed, nullptr, varied);
     for (float index : inputs[0]) {
       ASSERT_GE(index, 3);
       ASSERT_LT(index, 10);
@@ -189,8 +202,7 @@ TEST(Inputs, IntegerInputsStayInTheirRangeAndCoverIt) {
       ASSERT_LE(scale, 127);
       ASSERT_EQ(scale, std::floor(scale));
     }
-    auto from_set =
-        generate_inputs(task, task.default_workload(), seed, &task.input_set("odd"), varied);
+    auto from_set = drawn(task, task.default_workload(), seed, &task.input_set("odd"), varied);
     for (float index : from_set[0]) ASSERT_TRUE(index == 0 || index == 1) << index;
   }
   EXPECT_EQ(seen.size(), 7u) << "every index from 3 to 9";
@@ -268,7 +280,7 @@ TEST(Inputs, OffsetsAndIndicesAreValidInEveryCaseOfEveryWorkload) {
       // The correctness cases: the task's own (the last widened), each input set's (varied, mixed).
       for (const CaseSpec& spec : correctness_cases(task)) {
         const task::InputSet* set = spec.set.empty() ? nullptr : &task.input_set(spec.set);
-        auto inputs = generate_inputs(task, workload, spec.seed, set, spec.variation);
+        auto inputs = drawn(task, workload, spec.seed, set, spec.variation);
         expect_valid_page_table(inputs, workload, workload.name + " " + spec.label);
         if (spec.set == "few_pages" && spec.variation.fraction >= 1) {  // not mixed with the own
           for (float index : inputs[3]) EXPECT_EQ(index, 0.0f);
@@ -286,6 +298,32 @@ TEST(Inputs, OffsetsAndIndicesAreValidInEveryCaseOfEveryWorkload) {
   }
 }
 
+// A float8 input is held a byte an element, every value a float8 one: the normal's tail saturated
+// at ±448, never NaN; a timed turn's mix moves its values by float8 steps, not by nothing.
+TEST(Inputs, Float8InputsAreHeldAtTheirWidthAndSaturate) {
+  task::Task task = test_task("float8_e4m3fn");
+  task.inputs[0].distribution.std = 200;  // ±448 is 2.24 stds: a few percent saturate
+  std::vector<task::TensorValues> inputs = generate_inputs(task, task.default_workload(), 3);
+  ASSERT_EQ(inputs[0].dtype, task::DType::kFloat8E4M3);
+  EXPECT_EQ(inputs[0].bytes.size(), 1000u);
+  size_t saturated = 0;
+  for (float value : inputs[0].floats()) {
+    ASSERT_TRUE(std::isfinite(value));
+    ASSERT_LE(std::fabs(value), 448.0f);
+    ASSERT_EQ(task::round_to_dtype(task::DType::kFloat8E4M3, value), value);
+    saturated += std::fabs(value) == 448.0f;
+  }
+  EXPECT_GT(saturated, 0u);
+  ReferenceCase pooled;
+  pooled.inputs = inputs;
+  ReferenceCase mixed;
+  mix_inputs({pooled}, mix_centers(task), 5, mixed, mix_steps(task));
+  std::multiset<uint8_t> before(inputs[0].bytes.begin(), inputs[0].bytes.end());
+  std::multiset<uint8_t> after(mixed.inputs[0].bytes.begin(), mixed.inputs[0].bytes.end());
+  EXPECT_NE(before, after) << "mixed values are new float8 values";
+  for (float value : mixed.inputs[0].floats()) ASSERT_LE(std::fabs(value), 448.0f);
+}
+
 // A timed turn's inputs: the offsets tensors each copied whole, both from the same pool case (a
 // kv_indptr from one case and the qo_indptr from another would break kv steps >= qo steps).
 TEST(Inputs, MixedOffsetsAreOnePoolCasesWhole) {
@@ -299,7 +337,8 @@ TEST(Inputs, MixedOffsetsAreOnePoolCasesWhole) {
   for (uint64_t seed = 0; seed < 64; ++seed) {
     ReferenceCase mixed;
     mix_inputs(pool, mix_centers(task), seed, mixed, mix_steps(task), whole);
-    expect_valid_page_table(mixed.inputs, workload, "mixed with seed " + std::to_string(seed));
+    expect_valid_page_table(floats_of(mixed.inputs), workload,
+                            "mixed with seed " + std::to_string(seed));
     size_t from = pool.size();
     for (size_t c = 0; c < pool.size(); ++c) {
       if (pool[c].inputs[1] == mixed.inputs[1] && pool[c].inputs[2] == mixed.inputs[2]) from = c;
@@ -315,13 +354,15 @@ TEST(Inputs, MixedOffsetsAreOnePoolCasesWhole) {
 TEST(Inputs, MixedNarrowInputsDifferAfterRounding) {
   task::Task task = test_task("bfloat16");
   ReferenceCase pooled;
-  pooled.inputs = {std::vector<float>(4096, 1.5f), std::vector<float>(4096, 2.5f)};
+  pooled.inputs = {
+      task::TensorValues::encode(task::DType::kBFloat16, std::vector<float>(4096, 1.5f)),
+      task::TensorValues::encode(task::DType::kFloat32, std::vector<float>(4096, 2.5f))};
   MixCenters centers = {0.0, std::nullopt};
   auto changed = [&](const std::vector<double>& steps) {
     ReferenceCase mixed;
     mix_inputs({pooled}, centers, 99, mixed, steps);
     size_t count = 0;
-    for (float value : mixed.inputs[0]) {
+    for (float value : mixed.inputs[0].floats()) {
       count += task::round_to_dtype(task::DType::kBFloat16, value) != 1.5f;
     }
     EXPECT_EQ(mixed.inputs[1], pooled.inputs[1]) << "no center: copied";

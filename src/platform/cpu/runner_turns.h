@@ -93,8 +93,8 @@ using MixCenters = std::vector<std::optional<double>>;
 MixCenters mix_centers(const task::Task& task);
 
 // The unit of each input's shrink in mix_inputs: 2^-22 for float32, and one step of the narrow
-// formats (2^-8 bfloat16, 2^-11 float16), since a smaller move is lost when the value is rounded
-// to the tensor's dtype on its way to the kernel.
+// formats (2^-8 bfloat16, 2^-11 float16; 2^-5 float8_e4m3fn), since a smaller move is lost when
+// the value is rounded to the tensor's dtype.
 std::vector<double> mix_steps(const task::Task& task);
 
 // The inputs a timed turn copies whole from one pool case, never in blocks: offsets tensors

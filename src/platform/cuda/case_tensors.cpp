@@ -14,7 +14,7 @@ void require_cuda_dtypes(const task::Task& task) {
       if (tensor.dtype != task::DType::kFloat64) continue;
       throw UserError(fmt::format(
           "task {}: tensor '{}' is float64; the cuda platform runs float32, bfloat16, float16, "
-          "int8 and int32 tensors (the harness holds tensors as float values)",
+          "float8_e4m3fn, int8 and int32 tensors",
           task.name, tensor.name));
     }
   }
@@ -23,8 +23,11 @@ void require_cuda_dtypes(const task::Task& task) {
 void stage_case(SharedBuffers& buffers, const task::Task& task,
                 const ReferenceCase& reference_case) {
   for (size_t i = 0; i < task.inputs.size(); ++i) {
-    const std::vector<float>& values = reference_case.inputs[i];
-    task::encode_values(task.inputs[i].dtype, values.data(), values.size(), buffers.data(i));
+    const task::TensorValues& values = reference_case.inputs[i];
+    if (values.bytes.size() != buffers.size(i)) {
+      throw InternalError("stage_case: input " + task.inputs[i].name + " has the wrong size");
+    }
+    std::memcpy(buffers.data(i), values.bytes.data(), values.bytes.size());
   }
   for (size_t o = 0; o < task.outputs.size(); ++o) {
     size_t index = task.inputs.size() + o;
@@ -35,16 +38,9 @@ void stage_case(SharedBuffers& buffers, const task::Task& task,
 
 std::optional<size_t> changed_input(const SharedBuffers& buffers, const task::Task& task,
                                     const ReferenceCase& reference_case) {
-  std::vector<unsigned char> expected;
   for (size_t i = 0; i < task.inputs.size(); ++i) {
-    const std::vector<float>& values = reference_case.inputs[i];
-    const void* bytes = values.data();  // float32 compares where it is
-    if (task.inputs[i].dtype != task::DType::kFloat32) {
-      expected.resize(buffers.size(i));
-      task::encode_values(task.inputs[i].dtype, values.data(), values.size(), expected.data());
-      bytes = expected.data();
-    }
-    if (std::memcmp(buffers.data(i), bytes, buffers.size(i)) != 0) return i;
+    const task::TensorValues& values = reference_case.inputs[i];
+    if (std::memcmp(buffers.data(i), values.bytes.data(), buffers.size(i)) != 0) return i;
   }
   return std::nullopt;
 }

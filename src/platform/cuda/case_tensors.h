@@ -14,17 +14,16 @@
 
 namespace accelopt::platform::cuda {
 
-// Throws UserError naming the first tensor the CUDA platform cannot run: float64 (the harness holds
-// every tensor as float values). float32, bfloat16, float16, int8 and int32 run; a float8 tensor
-// never gets here (the task does not load).
+// Throws UserError naming the first tensor the CUDA platform cannot run: float64 (no kernel
+// type for it here). float32, bfloat16, float16, float8_e4m3fn, int8 and int32 run.
 void require_cuda_dtypes(const task::Task& task);
 
-// The case's inputs in place in their dtypes, every output cleared to NaN (integers to 0xA5
-// bytes), the fences re-armed. `buffers` holds the inputs then the outputs (buffer_sizes).
+// The case's inputs in place (they are held in their dtypes), every output cleared to NaN (integers
+// to 0xA5 bytes), the fences re-armed. `buffers` holds the inputs then the outputs (buffer_sizes).
 void stage_case(SharedBuffers& buffers, const task::Task& task,
                 const ReferenceCase& reference_case);
 
-// The first input whose bytes differ from the case's, encoded in its dtype (the kernel wrote it).
+// The first input whose bytes differ from the case's (the kernel wrote it).
 std::optional<size_t> changed_input(const SharedBuffers& buffers, const task::Task& task,
                                     const ReferenceCase& reference_case);
 

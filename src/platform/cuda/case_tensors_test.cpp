@@ -32,7 +32,7 @@ task::Task mixed_task() {
 
 ReferenceCase mixed_case() {
   ReferenceCase reference_case;
-  reference_case.inputs = {{1.5f, -2.0f, 0.25f}, {3, 0, 2}, {0.125f}};
+  reference_case.inputs = encode_inputs(mixed_task(), {{1.5f, -2.0f, 0.25f}, {3, 0, 2}, {0.125f}});
   reference_case.outputs = {{1, 2, 3}, {1, 1, 1}, {6}};
   return reference_case;
 }
@@ -112,7 +112,7 @@ TEST(CaseTensors, Float64IsRefusedByNameAndTheNarrowTypesAreNot) {
   } catch (const UserError& error) {
     EXPECT_NE(std::string(error.what())
                   .find("task mixed: tensor 'total' is float64; the cuda platform runs float32, "
-                        "bfloat16, float16, int8 and int32 tensors"),
+                        "bfloat16, float16, float8_e4m3fn, int8 and int32 tensors"),
               std::string::npos)
         << error.what();
   }
