@@ -51,10 +51,16 @@ std::string Peaks::narrow_matrix_dtype(const task::Task& task) const {
   std::string chosen;
   double fastest = fma_gflops;
   for (const task::TensorSpec& input : task.inputs) {
-    auto found = narrow_matrix_gflops.find(std::string(task::dtype_name(input.dtype)));
-    if (found != narrow_matrix_gflops.end() && found->second > fastest) {
-      chosen = found->first;
-      fastest = found->second;
+    // float8_e4m3fn values are exact in bfloat16: where the device has no float8 units of its own
+    // (this CPU), a kernel may widen them and use the bfloat16 ones.
+    std::vector<std::string> usable = {std::string(task::dtype_name(input.dtype))};
+    if (input.dtype == task::DType::kFloat8E4M3) usable.emplace_back("bfloat16");
+    for (const std::string& dtype : usable) {
+      auto found = narrow_matrix_gflops.find(dtype);
+      if (found != narrow_matrix_gflops.end() && found->second > fastest) {
+        chosen = found->first;
+        fastest = found->second;
+      }
     }
   }
   return chosen;

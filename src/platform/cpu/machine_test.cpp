@@ -152,6 +152,12 @@ TEST(Machine, BFloat16TasksMeetTheDotProductsCeiling) {
   // The probe's record carries it: a machine.json read back scores alike.
   peaks.bf16_dot_gflops = 230;
   EXPECT_EQ(MachinePeaks::from_json(peaks.to_json()).for_task(bf16).fma_gflops, 230);
+  // float8_e4m3fn widens exactly to bfloat16: a float8 task may use the dot products too.
+  task::Task fp8 = float32;
+  fp8.inputs[0].dtype = task::DType::kFloat8E4M3;
+  peaks.narrow_matrix_gflops["bfloat16"] = 230;
+  EXPECT_TRUE(peaks.matrix_ceiling_is_bf16_dot(fp8));
+  EXPECT_EQ(peaks.for_task(fp8).fma_gflops, 230);
 }
 
 TEST(Machine, CeilingSamplerTimesTheDotProductsForBFloat16) {
