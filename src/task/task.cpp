@@ -658,6 +658,13 @@ Task parse_task_definition(const std::string& json_text, const std::filesystem::
   task.inputs = parse_tensors(check, check.require(json, "inputs", ""), "inputs", axis_names, true);
   task.outputs =
       parse_tensors(check, check.require(json, "outputs", ""), "outputs", axis_names, false);
+  // The CPU runner calls entry points of up to 16 pointers (runner_main.cpp's call_entry).
+  constexpr size_t kMostTensors = 16;
+  if (task.inputs.size() + task.outputs.size() > kMostTensors) {
+    check.fail("inputs", std::to_string(task.inputs.size() + task.outputs.size()) +
+                             " tensors in all; an entry point takes at most " +
+                             std::to_string(kMostTensors));
+  }
   std::set<std::string> tensor_names;
   for (const auto* list : {&task.inputs, &task.outputs}) {
     for (const TensorSpec& tensor : *list) {

@@ -174,6 +174,24 @@ TEST(KernelHeader, Float8ConversionsAreTheHarnesses) {
   }
 }
 
+TEST(TaskDefinition, TakesAtMostSixteenTensors) {
+  auto definition = [](int inputs) {
+    std::string tensors;
+    for (int i = 0; i < inputs; ++i) {
+      tensors += (i ? ", " : "") + std::string("\"x") + std::to_string(i) +
+                 "\": {\"dtype\": \"float32\", \"shape\": [\"N\"]}";
+    }
+    return R"({"name": "t", "op_type": "test", "axes": {"N": {"type": "var"}}, "inputs": {)" +
+           tensors +
+           R"(}, "outputs": {"y": {"dtype": "float32", "shape": ["N"]}},
+              "workloads": {"w": {"axes": {"N": 4}}}, "roofline": {"bytes": "4*N"}})";
+  };
+  EXPECT_EQ(parse_task_definition(definition(15), "/t", "t").inputs.size(), 15u);
+  EXPECT_NE(message_of(definition(16)).find("17 tensors in all; an entry point takes at most 16"),
+            std::string::npos)
+      << message_of(definition(16));
+}
+
 TEST(TaskDefinition, SaysExactlyWhatIsWrong) {
   EXPECT_EQ(message_of(replace(kValid, R"("shape": ["M", "K"])", R"("shape": ["M", "Q"])")),
             "t/definition.json: inputs.lhs.shape: unknown axis 'Q'");

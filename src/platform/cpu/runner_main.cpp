@@ -370,40 +370,58 @@ Dropped drop_privileges() {
 
 using Pointer = void*;
 
+// The entry point called with its pointers: one function type per count, up to the 16 tensors
+// that loading a task allows (task.cpp).
 void call_entry(void* entry, const std::vector<Pointer>& a) {
+  using P = Pointer;
   switch (a.size()) {
     case 1:
-      return reinterpret_cast<void (*)(Pointer)>(entry)(a[0]);
+      return reinterpret_cast<void (*)(P)>(entry)(a[0]);
     case 2:
-      return reinterpret_cast<void (*)(Pointer, Pointer)>(entry)(a[0], a[1]);
+      return reinterpret_cast<void (*)(P, P)>(entry)(a[0], a[1]);
     case 3:
-      return reinterpret_cast<void (*)(Pointer, Pointer, Pointer)>(entry)(a[0], a[1], a[2]);
+      return reinterpret_cast<void (*)(P, P, P)>(entry)(a[0], a[1], a[2]);
     case 4:
-      return reinterpret_cast<void (*)(Pointer, Pointer, Pointer, Pointer)>(entry)(a[0], a[1], a[2],
-                                                                                   a[3]);
+      return reinterpret_cast<void (*)(P, P, P, P)>(entry)(a[0], a[1], a[2], a[3]);
     case 5:
-      return reinterpret_cast<void (*)(Pointer, Pointer, Pointer, Pointer, Pointer)>(entry)(
-          a[0], a[1], a[2], a[3], a[4]);
+      return reinterpret_cast<void (*)(P, P, P, P, P)>(entry)(a[0], a[1], a[2], a[3], a[4]);
     case 6:
-      return reinterpret_cast<void (*)(Pointer, Pointer, Pointer, Pointer, Pointer, Pointer)>(
-          entry)(a[0], a[1], a[2], a[3], a[4], a[5]);
+      return reinterpret_cast<void (*)(P, P, P, P, P, P)>(entry)(a[0], a[1], a[2], a[3], a[4],
+                                                                 a[5]);
     case 7:
-      return reinterpret_cast<void (*)(Pointer, Pointer, Pointer, Pointer, Pointer, Pointer,
-                                       Pointer)>(entry)(a[0], a[1], a[2], a[3], a[4], a[5], a[6]);
+      return reinterpret_cast<void (*)(P, P, P, P, P, P, P)>(entry)(a[0], a[1], a[2], a[3], a[4],
+                                                                    a[5], a[6]);
     case 8:
-      return reinterpret_cast<void (*)(Pointer, Pointer, Pointer, Pointer, Pointer, Pointer,
-                                       Pointer, Pointer)>(entry)(a[0], a[1], a[2], a[3], a[4], a[5],
-                                                                 a[6], a[7]);
+      return reinterpret_cast<void (*)(P, P, P, P, P, P, P, P)>(entry)(a[0], a[1], a[2], a[3], a[4],
+                                                                       a[5], a[6], a[7]);
     case 9:
-      return reinterpret_cast<void (*)(Pointer, Pointer, Pointer, Pointer, Pointer, Pointer,
-                                       Pointer, Pointer, Pointer)>(entry)(
+      return reinterpret_cast<void (*)(P, P, P, P, P, P, P, P, P)>(entry)(
           a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]);
     case 10:
-      return reinterpret_cast<void (*)(Pointer, Pointer, Pointer, Pointer, Pointer, Pointer,
-                                       Pointer, Pointer, Pointer, Pointer)>(entry)(
+      return reinterpret_cast<void (*)(P, P, P, P, P, P, P, P, P, P)>(entry)(
           a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9]);
+    case 11:
+      return reinterpret_cast<void (*)(P, P, P, P, P, P, P, P, P, P, P)>(entry)(
+          a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10]);
+    case 12:
+      return reinterpret_cast<void (*)(P, P, P, P, P, P, P, P, P, P, P, P)>(entry)(
+          a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11]);
+    case 13:
+      return reinterpret_cast<void (*)(P, P, P, P, P, P, P, P, P, P, P, P, P)>(entry)(
+          a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12]);
+    case 14:
+      return reinterpret_cast<void (*)(P, P, P, P, P, P, P, P, P, P, P, P, P, P)>(entry)(
+          a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13]);
+    case 15:
+      return reinterpret_cast<void (*)(P, P, P, P, P, P, P, P, P, P, P, P, P, P, P)>(entry)(
+          a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13],
+          a[14]);
+    case 16:
+      return reinterpret_cast<void (*)(P, P, P, P, P, P, P, P, P, P, P, P, P, P, P, P)>(entry)(
+          a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13],
+          a[14], a[15]);
     default:
-      fail("entry points with " + std::to_string(a.size()) + " arguments are not supported (1-10)");
+      fail("entry points with " + std::to_string(a.size()) + " arguments are not supported (1-16)");
   }
 }
 
