@@ -69,8 +69,8 @@ Json machine_variables(const MachineDescription& description, const task::Task& 
        "the vector ceiling, one FLOP per elementary operation (a transcendental such as exp "
        "counts as one), operations on constant scalars not counted. Bytes are the task's "
        "compulsory traffic: each input read once and each output written once, at each "
-       "tensor's width (4 bytes a float32 or int32 element, 2 a bfloat16 or float16, 1 an "
-       "int8). The counts are the task definition's formulas, whatever the kernel "
+       "tensor's width (4 bytes a float32 or int32 element, 2 a bfloat16 or float16, 1 a "
+       "float8_e4m3fn or int8). The counts are the task definition's formulas, whatever the kernel "
        "actually does."}};
   if (one_core && threads > 1) {
     ceilings["reach"] = fmt::format(
