@@ -64,28 +64,28 @@ void launch(dim3 grid, dim3 block, F body) {
   blockDim = block;
   unsigned threads = block.x * block.y * block.z;
   for (unsigned bz = 0; bz < grid.z; ++bz) {
-  for (unsigned by = 0; by < grid.y; ++by) {
-    for (unsigned bx = 0; bx < grid.x; ++bx) {
-      std::barrier<> barrier(threads);
-      block_barrier = &barrier;
-      warp_barriers.clear();
-      for (unsigned w = 0; w < (threads + 31) / 32; ++w) {
-        unsigned in_warp = std::min(32u, threads - 32 * w);
-        warp_barriers.push_back(std::make_unique<std::barrier<>>(in_warp));
-      }
-      std::vector<std::thread> pool;
-      for (unsigned ty = 0; ty < block.y; ++ty) {
-        for (unsigned tx = 0; tx < block.x; ++tx) {
-          pool.emplace_back([=] {
-            threadIdx = dim3(tx, ty);
-            blockIdx = dim3(bx, by, bz);
-            body();
-          });
+    for (unsigned by = 0; by < grid.y; ++by) {
+      for (unsigned bx = 0; bx < grid.x; ++bx) {
+        std::barrier<> barrier(threads);
+        block_barrier = &barrier;
+        warp_barriers.clear();
+        for (unsigned w = 0; w < (threads + 31) / 32; ++w) {
+          unsigned in_warp = std::min(32u, threads - 32 * w);
+          warp_barriers.push_back(std::make_unique<std::barrier<>>(in_warp));
         }
+        std::vector<std::thread> pool;
+        for (unsigned ty = 0; ty < block.y; ++ty) {
+          for (unsigned tx = 0; tx < block.x; ++tx) {
+            pool.emplace_back([=] {
+              threadIdx = dim3(tx, ty);
+              blockIdx = dim3(bx, by, bz);
+              body();
+            });
+          }
+        }
+        for (auto& t : pool) t.join();
       }
-      for (auto& t : pool) t.join();
     }
-  }
   }
 }
 
