@@ -168,15 +168,24 @@ int main(int argc, char** argv) {
   void* symbol = ::dlsym(handle, entry_point.c_str());
   if (symbol == nullptr) fail("the kernel does not define extern \"C\" " + entry_point);
 
-  // The entry point takes one device pointer per tensor; up to 8 tensors (the tasks have ≤ 6).
+  // The entry point takes one device pointer per tensor, up to 16 (as the CPU runner; the MoE has
+  // 11). It is called with 16, the unused ones null: the caller pops its arguments in the x86-64
+  // calling convention, so a function of fewer parameters never sees the rest.
+  constexpr size_t kMostTensors = 16;
+  if (offsets.size() > kMostTensors) {
+    fail("the entry point has " + std::to_string(offsets.size()) + " tensors; at most " +
+         std::to_string(kMostTensors) + " are passed");
+  }
   using Pointer = void*;
   std::vector<Pointer> pointers;
   for (size_t offset : offsets) pointers.push_back(device + offset);
-  pointers.resize(8, nullptr);
+  pointers.resize(kMostTensors, nullptr);
   auto call_kernel = [&] {
-    using Kernel = void (*)(Pointer, Pointer, Pointer, Pointer, Pointer, Pointer, Pointer, Pointer);
-    reinterpret_cast<Kernel>(symbol)(pointers[0], pointers[1], pointers[2], pointers[3],
-                                     pointers[4], pointers[5], pointers[6], pointers[7]);
+    using P = Pointer;
+    using Kernel = void (*)(P, P, P, P, P, P, P, P, P, P, P, P, P, P, P, P);
+    const std::vector<Pointer>& a = pointers;
+    reinterpret_cast<Kernel>(symbol)(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9],
+                                     a[10], a[11], a[12], a[13], a[14], a[15]);
   };
 
   // Trusted library code (cuBLAS side by side) loads more of itself on its first call; it makes
