@@ -9,15 +9,14 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 
 #include "bench_cpu_fixture.h"
 #include "common/error.h"
 #include "common/files.h"
 #include "platform/cpu/cpu_platform.h"
+#include "platform/evaluation_memory.h"
 #include "task/baseline_stub.h"
-#include "task/dtype.h"
 #include "task/task.h"
 
 namespace accelopt {
@@ -41,32 +40,6 @@ std::vector<std::string> tasks_with_baselines() {
   return names;
 }
 
-// MemAvailable from /proc/meminfo, in bytes (0 where it cannot be read).
-uint64_t available_memory_bytes() {
-  std::ifstream meminfo("/proc/meminfo");
-  std::string key;
-  uint64_t kib = 0;
-  std::string unit;
-  while (meminfo >> key >> kib >> unit) {
-    if (key == "MemAvailable:") return kib * 1024;
-  }
-  return 0;
-}
-
-// What an evaluation of `task` on `workload` holds at once, at most: its inputs at their width for
-// every correctness case and once more in the kernel's buffers (the timed turns' pool and slot
-// hold fewer), and the Python reference's float32 copy (4 bytes an element). 14.1 GB for the
-// MoE's 1.41 G float8 weights, whose evaluation measured 12.4 GB at most (max RSS).
-uint64_t evaluation_memory_bytes(const task::Task& task, const task::Workload& workload) {
-  uint64_t width_bytes = 0, elements = 0;
-  for (const task::TensorSpec& input : task.inputs) {
-    auto count = static_cast<uint64_t>(task.element_count(input, workload));
-    elements += count;
-    width_bytes += count * task::dtype_size(input.dtype);
-  }
-  return width_bytes * static_cast<uint64_t>(task.seeds + 1) + 4 * elements;
-}
-
 bool has_torch() {
   return std::system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") == 0;
 }
@@ -81,8 +54,8 @@ TEST_P(FlashInferTaskTest, BaselinePassesOnSmall) {
     GTEST_SKIP() << task.name
                  << "'s reference needs PyTorch: no python3-torch here (scripts/setup.sh --torch)";
   }
-  uint64_t needed = evaluation_memory_bytes(task, task.workload("small"));
-  if (uint64_t available = available_memory_bytes(); available < needed) {
+  uint64_t needed = platform::evaluation_memory_bytes(task, task.workload("small"));
+  if (uint64_t available = platform::available_memory_bytes(); available < needed) {
     GTEST_SKIP() << task.name << " on small needs about " << needed / 1000000000.0
                  << " GB; this machine has " << available / 1000000000.0 << " GB available";
   }

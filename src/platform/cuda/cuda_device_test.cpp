@@ -6,14 +6,13 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
 
 #include "common/error.h"
 #include "common/files.h"
 #include "platform/cuda/cuda_platform.h"
+#include "platform/evaluation_memory.h"
 #include "platform/registry.h"
-#include "task/dtype.h"
 
 namespace accelopt::platform::cuda {
 namespace {
@@ -75,30 +74,6 @@ std::optional<std::string> reference_unavailable(const task::Task& task) {
     return task.name + "'s reference needs PyTorch (scripts/setup.sh --torch)";
   }
   return std::nullopt;
-}
-
-// MemAvailable from /proc/meminfo, in bytes (0 where it cannot be read).
-uint64_t available_memory_bytes() {
-  std::ifstream meminfo("/proc/meminfo");
-  std::string key, unit;
-  uint64_t kib = 0;
-  while (meminfo >> key >> kib >> unit) {
-    if (key == "MemAvailable:") return kib * 1024;
-  }
-  return 0;
-}
-
-// What the harness holds at once for `task` on `workload`, at most, as bench_flashinfer_test
-// counts it: the inputs at their width for every seed and once more in the kernel's buffers, and
-// the Python reference's float32 copy. The MoE's 1.41 G float8 weights make 14.1 GB.
-uint64_t evaluation_memory_bytes(const task::Task& task, const task::Workload& workload) {
-  uint64_t width_bytes = 0, elements = 0;
-  for (const task::TensorSpec& input : task.inputs) {
-    auto count = static_cast<uint64_t>(task.element_count(input, workload));
-    elements += count;
-    width_bytes += count * task::dtype_size(input.dtype);
-  }
-  return width_bytes * static_cast<uint64_t>(task.seeds + 1) + 4 * elements;
 }
 
 // Why this machine lacks the memory to evaluate `task` on small, or nullopt.
