@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
+#include <random>
 #include <set>
 
 #include "common/error.h"
@@ -322,6 +324,45 @@ TEST(Inputs, Float8InputsAreHeldAtTheirWidthAndSaturate) {
   std::multiset<uint8_t> after(mixed.inputs[0].bytes.begin(), mixed.inputs[0].bytes.end());
   EXPECT_NE(before, after) << "mixed values are new float8 values";
   for (float value : mixed.inputs[0].floats()) ASSERT_LE(std::fabs(value), 448.0f);
+}
+
+// float8 inputs come from a table of the 256 values' probabilities, not from drawing and rounding:
+// the frequencies must be those of rounding float64 draws (std::normal_distribution's here), value
+// by value, the saturated ends and the signed zeros included.
+TEST(Inputs, Float8DrawsHaveTheRoundedDistributionsFrequencies) {
+  const size_t n = 1'000'000;
+  for (const char* distribution :
+       {R"({"kind": "normal", "mean": 20, "std": 150})", R"({"kind": "abs_normal", "std": 0.01})",
+        R"({"kind": "uniform", "low": -3, "high": 500})"}) {
+    task::Task task = task::parse_task_definition(
+        std::string(R"json({"name": "t", "op_type": "test", "axes": {"N": {"type": "var"}},
+          "inputs": {"x": {"dtype": "float8_e4m3fn", "shape": ["N"], "distribution": )json") +
+            distribution + R"json(}},
+          "outputs": {"y": {"dtype": "float32", "shape": ["N"]}},
+          "workloads": {"w": {"axes": {"N": 1000000}}}, "roofline": {"bytes": "5*N"}})json",
+        "/t", "t");
+    const task::InputDistribution& d = task.inputs[0].distribution;
+    std::map<uint8_t, double> expected, drawn;
+    std::mt19937_64 engine(11);
+    std::normal_distribution<double> normal(d.mean, d.std);
+    std::uniform_real_distribution<double> uniform(d.low, d.high);
+    for (size_t i = 0; i < n; ++i) {
+      double value = d.kind == task::Distribution::kUniform ? uniform(engine) : normal(engine);
+      if (d.kind == task::Distribution::kAbsNormal) value = std::fabs(value);
+      ++expected[task::float_to_fp8_e4m3_bits(static_cast<float>(value))];
+    }
+    std::vector<task::TensorValues> inputs = generate_inputs(task, task.default_workload(), 5);
+    for (uint8_t byte : inputs[0].bytes) ++drawn[byte];
+    for (int bits = 0; bits < 256; ++bits) {
+      auto byte = static_cast<uint8_t>(bits);
+      double want = expected[byte], got = drawn[byte];
+      // Two binomial counts of n: their difference within 6 standard deviations (and 3 counts).
+      double spread = std::sqrt(want + got) + 3;
+      EXPECT_LE(std::fabs(want - got), 6 * spread)
+          << distribution << ": value " << task::fp8_e4m3_bits_to_float(byte) << " (bits " << bits
+          << ") rounded " << want << " times, drawn " << got;
+    }
+  }
 }
 
 // A timed turn's inputs: the offsets tensors each copied whole, both from the same pool case (a
