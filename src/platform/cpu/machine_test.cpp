@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "common/files.h"
 
 namespace accelopt::platform::cpu {
@@ -162,16 +165,25 @@ TEST(Machine, BFloat16TasksMeetTheDotProductsCeiling) {
 
 TEST(Machine, CeilingSamplerTimesTheDotProductsForBFloat16) {
   if (!__builtin_cpu_supports("avx512bf16")) GTEST_SKIP() << "this CPU has no AVX-512 BF16";
-  CeilingSampler fma("fma", 8 << 20, timing_cpu());
-  CeilingSampler dot("fma", 8 << 20, timing_cpu(), 0.004, true);
-  for (int sample = 0; sample < 5; ++sample) {
-    fma.sample();
-    dot.sample();
-  }
-  EXPECT_EQ(dot.result().bound, "fma");
   // vdpbf16ps does twice an FMA's multiply-adds per lane (64 FLOPs against 32 for 16 lanes): its
-  // rate is well above the FMA's (2x on an idle core; the bound is loose for a shared one).
-  EXPECT_GT(dot.result().value, 1.3 * fma.result().value);
+  // rate is well above the FMA's (2x on an idle core), were its FLOPs counted as an FMA's it would
+  // be the same. Samples of 4 ms on a shared machine can be cut short by a neighbour (CI saw
+  // 0.5x twice while it compiled): up to five tries of fresh samplers, one above 1.3x suffices.
+  std::vector<std::string> tries;
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    CeilingSampler fma("fma", 8 << 20, timing_cpu());
+    CeilingSampler dot("fma", 8 << 20, timing_cpu(), 0.004, true);
+    for (int sample = 0; sample < 5; ++sample) {
+      fma.sample();
+      dot.sample();
+    }
+    EXPECT_EQ(dot.result().bound, "fma");
+    double ratio = dot.result().value / fma.result().value;
+    if (ratio > 1.3) return;
+    tries.push_back(std::to_string(ratio));
+  }
+  ADD_FAILURE() << "the dot products never beat the FMAs by 1.3x; ratios: "
+                << testing::PrintToString(tries);
 }
 
 // The ceiling timed between turns reads what the probe reads, within a shared machine's noise:
