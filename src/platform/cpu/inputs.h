@@ -61,7 +61,8 @@ std::vector<CaseSpec> chosen_cases(const std::vector<uint64_t>& seeds, const std
 
 // Each input's elements in its dtype, in definition order, drawn from `set`'s distributions where
 // it names an input and the task's elsewhere, each value rounded to the tensor's dtype
-// (round_to_dtype). Throws UserError for dtypes the CPU harness does not run.
+// (round_to_dtype; float8 values drawn directly with the distribution that rounding gives).
+// Throws UserError for dtypes the CPU harness does not run.
 std::vector<task::TensorValues> generate_inputs(const task::Task& task,
                                                 const task::Workload& workload, uint64_t seed,
                                                 const task::InputSet* set = nullptr,
