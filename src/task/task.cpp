@@ -10,6 +10,7 @@
 #include "common/error.h"
 #include "common/files.h"
 #include "task/baseline_stub.h"
+#include "task/entry_point_limit.h"
 #include "task/expression.h"
 
 namespace accelopt::task {
@@ -658,8 +659,6 @@ Task parse_task_definition(const std::string& json_text, const std::filesystem::
   task.inputs = parse_tensors(check, check.require(json, "inputs", ""), "inputs", axis_names, true);
   task.outputs =
       parse_tensors(check, check.require(json, "outputs", ""), "outputs", axis_names, false);
-  // The CPU runner calls entry points of up to 16 pointers (runner_main.cpp's call_entry).
-  constexpr size_t kMostTensors = 16;
   if (task.inputs.size() + task.outputs.size() > kMostTensors) {
     check.fail("inputs", std::to_string(task.inputs.size() + task.outputs.size()) +
                              " tensors in all; an entry point takes at most " +

@@ -41,6 +41,7 @@
 #endif
 
 #include "platform/cpu/runner_protocol.h"
+#include "task/entry_point_limit.h"
 
 namespace {
 
@@ -370,8 +371,10 @@ Dropped drop_privileges() {
 
 using Pointer = void*;
 
-// The entry point called with its pointers: one function type per count, up to the 16 tensors
-// that loading a task allows (task.cpp).
+// The entry point called with its pointers: one function type per count, up to
+// accelopt::task::kMostTensors (16; loading a task refuses more).
+static_assert(accelopt::task::kMostTensors == 16, "call_entry has a case for each count up to 16");
+
 void call_entry(void* entry, const std::vector<Pointer>& a) {
   using P = Pointer;
   switch (a.size()) {
@@ -421,7 +424,8 @@ void call_entry(void* entry, const std::vector<Pointer>& a) {
           a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13],
           a[14], a[15]);
     default:
-      fail("entry points with " + std::to_string(a.size()) + " arguments are not supported (1-16)");
+      fail("entry points with " + std::to_string(a.size()) + " arguments are not supported (1-" +
+           std::to_string(accelopt::task::kMostTensors) + ")");
   }
 }
 

@@ -29,6 +29,7 @@
 #endif
 
 #include "platform/cuda/runner_protocol.h"
+#include "task/entry_point_limit.h"
 
 namespace {
 
@@ -171,7 +172,7 @@ int main(int argc, char** argv) {
   // The entry point takes one device pointer per tensor, up to 16 (as the CPU runner; the MoE has
   // 11). It is called with 16, the unused ones null: the caller pops its arguments in the x86-64
   // calling convention, so a function of fewer parameters never sees the rest.
-  constexpr size_t kMostTensors = 16;
+  using accelopt::task::kMostTensors;
   if (offsets.size() > kMostTensors) {
     fail("the entry point has " + std::to_string(offsets.size()) + " tensors; at most " +
          std::to_string(kMostTensors) + " are passed");
