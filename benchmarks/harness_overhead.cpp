@@ -3,7 +3,10 @@
 // timed kernel turns; what remains is overhead (reference, process starts, checks, input rotation).
 // The first evaluation of each kernel compiles cold; later ones hit the compile cache.
 //
-//   build/benchmarks/harness_overhead [repetitions]
+//   build/benchmarks/harness_overhead [repetitions] [budget seconds (5)]
+//
+// An evaluation ends when its interval is narrow enough or its budget spent, whichever comes first:
+// the default budget (20 s) lets a steady kernel stop early, a small one cuts the turns short.
 #include <fmt/format.h>
 #include <stdlib.h>
 
@@ -19,6 +22,7 @@
 int main(int argc, char** argv) {
   using namespace accelopt;
   int repetitions = argc > 1 ? std::max(2, std::atoi(argv[1])) : 4;
+  double budget = argc > 2 ? std::max(0.5, std::atof(argv[2])) : 5;
   TempDir cache("accelopt-overhead-cache");
   ::setenv("ACCELOPT_CACHE_DIR", cache.path().c_str(), 1);  // a cold compile and reference cache
   std::filesystem::path root = ACCELOPT_SOURCE_DIR;
@@ -33,6 +37,7 @@ int main(int argc, char** argv) {
   platform::cpu::CpuPlatformOptions options;
   options.compiler.cpus = platform::cpu::compile_cpus();
   platform::cpu::CpuPlatform cpu(options, platform::cpu::load_or_probe_machine(false, &std::cerr));
+  std::cout << fmt::format("timing budget {} s\n", budget);
   std::cout << fmt::format("{:<22} {:<8} {:>4} {:>9} {:>9} {:>9} {:>10} {:>9} {:>8}\n", "task",
                            "workload", "run", "wall s", "compile s", "kernel s", "overhead s",
                            "overhead", "ratio");
@@ -44,7 +49,7 @@ int main(int argc, char** argv) {
       request.task = &task;
       request.workload = c.workload;
       request.source = read_file(task.baseline_path());
-      request.timing.budget_seconds = 5;
+      request.timing.budget_seconds = budget;
       kernel::Verdict verdict = cpu.evaluate(request);
       double kernel = verdict.timing ? verdict.timing->kernel_seconds : 0;
       double compile = verdict.compile_cached ? 0 : verdict.compile_seconds;

@@ -189,6 +189,7 @@ PairedTiming time_paired(PairedTurns& turns, const TimingOptions& options,
       taker.calibrate(Side::kAnchor, options.min_turn_seconds, longest_turn);
   if (!anchor_calibration) return failed();
   int calls = common_calls_per_turn(*candidate_calibration, *anchor_calibration, longest_turn);
+  turns.begin_timed_turns();
 
   Timing timing;
   timing.anchor = anchor_name;

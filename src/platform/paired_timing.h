@@ -72,6 +72,9 @@ class PairedTurns {
   virtual std::vector<int> timed_cores() const { return {}; }
   // The most calls one turn may have (the CPU's turns give every call slots of its own).
   virtual int most_calls_per_turn() const { return std::numeric_limits<int>::max(); }
+  // Calibration is over: the turns from here on (warm-up, then pairs) come in pairs with the same
+  // calls, a side's n-th such turn beside the other side's n-th.
+  virtual void begin_timed_turns() {}
 };
 
 struct PairedTiming {

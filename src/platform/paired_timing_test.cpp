@@ -17,6 +17,8 @@ class FakeTurns : public PairedTurns {
   FakeTurns(double candidate_seconds, double anchor_seconds)
       : candidate_seconds_(candidate_seconds), anchor_seconds_(anchor_seconds) {}
 
+  void begin_timed_turns() override { timed_from.push_back(static_cast<int>(sides.size())); }
+
   TurnResult run_turn(Side side, int calls) override {
     sides.push_back(side);
     calls_made.push_back(calls);
@@ -42,6 +44,7 @@ class FakeTurns : public PairedTurns {
 
   std::vector<Side> sides;
   std::vector<int> calls_made;
+  std::vector<int> timed_from;  // the turns run before each begin_timed_turns
   int fail_at_candidate_turn = -1;
   double untimed_seconds = 0;
   // The anchor's first `anchor_slow_turns` turns take `slow_factor` times as long (a busy moment).
@@ -65,6 +68,25 @@ TimingOptions quick_options() {
   options.budget_seconds = 5;
   options.quiet_wait_seconds = 0;
   return options;
+}
+
+// Calibration turns come first, each side on its own; begin_timed_turns is said once, and every
+// turn after it has the one count both sides run, the warm-up's and the pairs'.
+TEST(PairedTiming, TimedTurnsBeginOnceAfterCalibrationWithOneCount) {
+  FakeTurns turns(0.001, 0.003);
+  TimingOptions options = quick_options();
+  options.max_pairs = 12;
+  PairedTiming paired = time_paired(turns, options, "baseline");
+  ASSERT_TRUE(paired.timing);
+  ASSERT_EQ(turns.timed_from.size(), 1u);
+  size_t first_timed = static_cast<size_t>(turns.timed_from[0]);
+  ASSERT_LT(first_timed, turns.sides.size());
+  EXPECT_GE(first_timed, 4u) << "each side calibrates in at least two turns";
+  size_t timed = turns.sides.size() - first_timed;
+  EXPECT_EQ(timed, static_cast<size_t>(2 * (options.warmup_turns + paired.timing->pairs)));
+  for (size_t i = first_timed; i < turns.sides.size(); ++i) {
+    EXPECT_EQ(turns.calls_made[i], paired.timing->candidate_calls_per_turn) << "turn " << i;
+  }
 }
 
 // A turn of 1 ms calls with 30 ms of work around it lasts at least those 30 ms; with more work than

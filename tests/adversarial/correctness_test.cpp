@@ -7,11 +7,14 @@
 //   // time: yes                 evaluate with timing (timed turns and the physics check)
 //   // speedup at most: 1.5      a kernel that may pass but must gain nothing from its trick
 //   // workload: cpu             the workload to evaluate on (default: small)
+//   // reference checks: none    no timed turn is checked against the reference: what is caught
+//                                is caught by the accounting and the witness (runner_turns.h)
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <regex>
 
+#include "common/error.h"
 #include "common/files.h"
 #include "platform/core_sets.h"
 #include "platform/cpu/cpu_platform.h"
@@ -60,7 +63,16 @@ TEST_P(CorrectnessTest, IsRefusedWithTheRightStatus) {
   request.timing.budget_seconds = 3;
   request.timing.min_pairs = 5;
   request.timing.target_half_width = 0.2;
-  kernel::Verdict verdict = platform_->evaluate(request);
+  std::unique_ptr<platform::cpu::CpuPlatform> unchecked;
+  if (field(source, "reference checks") == "none") {
+    platform::cpu::CpuPlatformOptions options;
+    options.compiler.cpus = platform::cpu::compile_cpus();
+    options.call_timeout = std::chrono::milliseconds(5000);
+    options.check_shares = platform::cpu::CheckShares{0, 0};
+    unchecked = std::make_unique<platform::cpu::CpuPlatform>(
+        options, platform::cpu::load_or_probe_machine(false, nullptr));
+  }
+  kernel::Verdict verdict = (unchecked ? *unchecked : *platform_).evaluate(request);
 
   EXPECT_EQ(kernel::status_name(verdict.status), status)
       << "message: " << verdict.message << "\nlog: " << verdict.log;
@@ -71,6 +83,35 @@ TEST_P(CorrectnessTest, IsRefusedWithTheRightStatus) {
   std::string message = field(source, "message");
   EXPECT_NE((verdict.message + "\n" + verdict.log).find(message), std::string::npos)
       << "message: " << verdict.message << "\nlog: " << verdict.log;
+}
+
+// The witness blames whichever side is wrong: here the anchor, a kernel stale in one call of eight,
+// against the baseline as candidate. With no turn checked against the reference, only the witness
+// can see it; the reference then says which side erred, and a wrong anchor is no yardstick.
+TEST(Witness, BlamesAWrongAnchorNotTheCandidate) {
+  task::Task task = task::load_task(kSource / "bench/cpu/silu");
+  platform::cpu::CpuPlatformOptions options;
+  options.compiler.cpus = platform::cpu::compile_cpus();
+  options.check_shares = platform::cpu::CheckShares{0, 0};
+  platform::cpu::CpuPlatform cpu(options, platform::cpu::load_or_probe_machine(false, nullptr));
+  platform::EvalRequest request;
+  request.task = &task;
+  request.workload = "small";
+  request.source = read_file(task.baseline_path());
+  request.anchor_source = read_file(kKernels / "stale_answer_in_one_call_of_eight.cpp");
+  request.anchor_name = "stale_answer_in_one_call_of_eight.cpp";
+  request.timing.budget_seconds = 3;
+  request.timing.min_pairs = 5;
+  try {
+    kernel::Verdict verdict = cpu.evaluate(request);
+    FAIL() << "the wrong anchor went unseen: " << kernel::status_name(verdict.status) << " "
+           << verdict.message;
+  } catch (const UserError& error) {
+    EXPECT_NE(std::string(error.what()).find("the anchor kernel (stale_answer"), std::string::npos)
+        << error.what();
+    EXPECT_NE(std::string(error.what()).find("gave wrong results while timing"), std::string::npos)
+        << error.what();
+  }
 }
 
 std::vector<std::string> kernel_files() {

@@ -26,6 +26,16 @@ std::string buffer_name(const task::Task& task, const SlotLayout& layout, size_t
   return tensor_name(task, index % per_slot);
 }
 
+std::string input_written(const task::Task& task, const SlotLayout& layout, size_t buffer) {
+  size_t per_slot = layout.inputs + layout.outputs;
+  std::string whose = per_slot > 0 && buffer >= per_slot
+                          ? fmt::format(" (slot {}'s, another call's)", buffer / per_slot)
+                          : "";
+  std::string name =
+      per_slot > 0 ? tensor_name(task, buffer % per_slot) : "buffer " + std::to_string(buffer);
+  return "the kernel wrote into its " + name + whose + "; inputs are read-only";
+}
+
 SlotLayout single_slot(const task::Task& task) {
   SlotLayout layout;
   layout.inputs = task.inputs.size();

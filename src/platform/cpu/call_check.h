@@ -54,5 +54,8 @@ bool check_inputs(const task::Task& task, const SharedBuffers& buffers, const Sl
                   Verdict& verdict);
 // The name of buffer `index` of `layout` by its tensor ("input 'x'"): slots are the harness's.
 std::string buffer_name(const task::Task& task, const SlotLayout& layout, size_t index);
+// What a call that wrote into its read-only input `buffer` (CallOutcome::kWroteInput) did, in
+// words: "the kernel wrote into its input 'y'; inputs are read-only".
+std::string input_written(const task::Task& task, const SlotLayout& layout, size_t buffer);
 
 }  // namespace accelopt::platform::cpu

@@ -52,6 +52,7 @@ class CeilingBetweenTurns : public PairedTurns {
   }
   std::vector<int> timed_cores() const override { return turns_.timed_cores(); }
   int most_calls_per_turn() const override { return turns_.most_calls_per_turn(); }
+  void begin_timed_turns() override { turns_.begin_timed_turns(); }
 
  private:
   PairedTurns& turns_;
@@ -61,6 +62,14 @@ class CeilingBetweenTurns : public PairedTurns {
 Status outcome_status(CallOutcome outcome) {
   return outcome == CallOutcome::kTimedOut ? Status::kTimeout : Status::kRuntimeError;
 }
+
+// The cases of the timed turns' pool: one more than the slots a turn fills, up to 4.
+size_t timing_pool_size(const SlotLayout& layout) {
+  return static_cast<size_t>(std::min(layout.slots, 3) + 1);
+}
+
+// The most bytes of pool drawn beside the correctness cases rather than after them.
+constexpr uint64_t kPoolAlongsideBytes = 1ull << 30;
 
 }  // namespace
 
@@ -281,6 +290,16 @@ Verdict CpuPlatform::evaluate(const EvalRequest& asked) {
   });
   std::optional<CompileResult> compiled = compile_candidate(request, header, verdict);
   if (!compiled) return started.finish(verdict.status, "");
+  std::vector<size_t> sizes = buffer_sizes(task, workload);
+  SlotLayout layout = timing_layout(task, sizes);
+  // The timed turns' pool is drawn here while the reference answers the correctness cases,
+  // unless its cases are large enough to matter beside theirs (the MoE's are 1.4 GB each).
+  std::vector<ReferenceCase> pool;
+  uint64_t set_bytes = 0;
+  for (size_t i = 0; i < task.inputs.size(); ++i) set_bytes += sizes[i];
+  if (request.measure_time && set_bytes * timing_pool_size(layout) <= kPoolAlongsideBytes) {
+    pool = timing_pool(task, workload, layout);
+  }
   std::vector<ReferenceCase> cases = reference.answers(request.abandon);
   double reference_seconds = 0;
   for (const ReferenceCase& reference_case : cases) {
@@ -289,8 +308,6 @@ Verdict CpuPlatform::evaluate(const EvalRequest& asked) {
   Milliseconds call_timeout = std::max(
       options_.call_timeout, Milliseconds(static_cast<int64_t>(reference_seconds * 10 * 1000)));
 
-  std::vector<size_t> sizes = buffer_sizes(task, workload);
-  SlotLayout layout = timing_layout(task, sizes);
   SharedBuffers buffers(slot_sizes(sizes, layout));
   RunnerOptions candidate_options =
       runner_options(task, compiled->library, request.abandon, request.cores);
@@ -311,8 +328,9 @@ Verdict CpuPlatform::evaluate(const EvalRequest& asked) {
   }
 
   std::optional<CeilingAlongside> alongside;
-  if (std::optional<TurnFailure> failure = time_against_anchor(
-          request, header, cases, layout, {candidate, buffers}, call_timeout, verdict, alongside)) {
+  if (std::optional<TurnFailure> failure =
+          time_against_anchor(request, header, cases, std::move(pool), layout, {candidate, buffers},
+                              call_timeout, verdict, alongside)) {
     return started.finish(failure->status, failure->message);
   }
   // Where the turns ran, and whether no other evaluation could time there meanwhile.
@@ -385,7 +403,17 @@ bool CpuPlatform::check_correctness(const task::Task& task, const std::vector<Re
     const std::string& when = reference_case.label;
     bool correct = call.outcome == CallOutcome::kDone &&
                    check_call(task, buffers, candidate, reference_case, when, verdict);
-    if (call.outcome != CallOutcome::kDone) {
+    if (call.outcome == CallOutcome::kWroteInput) {
+      // A write past an output's end runs through its fence before it reaches an input.
+      verdict.status = Status::kIncorrectNumerical;
+      verdict.message = when + ": " + input_written(task, single_slot(task), call.input_written);
+      if (auto damaged = buffers.damaged_canary()) {
+        verdict.status = Status::kIncorrectShape;
+        verdict.message =
+            fmt::format("{}: the kernel wrote outside {} (past its end or before its start)", when,
+                        buffer_name(task, single_slot(task), *damaged));
+      }
+    } else if (call.outcome != CallOutcome::kDone) {
       verdict.status = outcome_status(call.outcome);
       verdict.message = when + ": " + call.message;
     }
@@ -408,14 +436,28 @@ SlotLayout CpuPlatform::timing_layout(const task::Task& task,
   return layout;
 }
 
+std::vector<ReferenceCase> CpuPlatform::timing_pool(const task::Task& task,
+                                                    const task::Workload& workload,
+                                                    const SlotLayout& layout) {
+  std::vector<ReferenceCase> pool;
+  for (const CaseSpec& spec : timing_cases(task, static_cast<int>(timing_pool_size(layout)))) {
+    ReferenceCase pool_case;
+    pool_case.label = spec.label;
+    pool_case.inputs = generate_inputs(task, workload, spec.seed);
+    pool.push_back(std::move(pool_case));
+  }
+  return pool;
+}
+
 std::optional<TurnFailure> CpuPlatform::time_against_anchor(
     const EvalRequest& request, const std::string& header, const std::vector<ReferenceCase>& cases,
-    const SlotLayout& layout, TimedKernel candidate, Milliseconds call_timeout, Verdict& verdict,
-    std::optional<CeilingAlongside>& alongside) {
+    std::vector<ReferenceCase> pool, const SlotLayout& layout, TimedKernel candidate,
+    Milliseconds call_timeout, Verdict& verdict, std::optional<CeilingAlongside>& alongside) {
   const task::Task& task = *request.task;
   // The anchor: the task's baseline unless the caller names another kernel (a parent, say).
+  std::string baseline_source = read_file(task.baseline_path());
   std::string anchor_source =
-      request.anchor_source.empty() ? read_file(task.baseline_path()) : request.anchor_source;
+      request.anchor_source.empty() ? baseline_source : request.anchor_source;
   CompileResult anchor_compiled =
       compiler_.compile(anchor_source, header, task.compile_flags, SourceTrust::kAgentKernel,
                         compile_cores(request.cores));
@@ -438,12 +480,7 @@ std::optional<TurnFailure> CpuPlatform::time_against_anchor(
   std::unique_ptr<ReferenceRunner> reference =
       start_reference(task, workload, request.abandon, request.cores);
   TurnReference turn_reference;
-  for (const CaseSpec& spec : timing_cases(task, std::min(layout.slots, 3) + 1)) {
-    ReferenceCase pool_case;
-    pool_case.label = spec.label;
-    pool_case.inputs = generate_inputs(task, workload, spec.seed);
-    turn_reference.pool.push_back(std::move(pool_case));
-  }
+  turn_reference.pool = pool.empty() ? timing_pool(task, workload, layout) : std::move(pool);
   turn_reference.outputs = [&](ReferenceCase& reference_case) {
     reference->answer(reference_case);
   };
@@ -452,9 +489,14 @@ std::optional<TurnFailure> CpuPlatform::time_against_anchor(
         std::max(turn_reference.seconds_per_case, reference_case.reference_seconds);
   }
   std::vector<int> timed = request.cores.empty() ? runner_cpus(task.threads) : request.cores;
+  // The baseline's answers witness the candidate's; a kernel an agent wrote (a parent, or the
+  // candidate itself) could share its faults, so against one the reference checks as much as
+  // before.
+  bool witness_trusted = anchor_source == baseline_source;
   RunnerTurns turns(task, std::move(turn_reference), layout, candidate, {anchor, candidate.buffers},
-                    request.anchor_name, call_timeout, timed);
+                    request.anchor_name, call_timeout, timed, witness_trusted);
   if (options_.reload_skip_bytes) turns.set_reload_skip_bytes(*options_.reload_skip_bytes);
+  if (options_.check_shares) turns.set_check_shares(*options_.check_shares);
   TimingOn timing(*this, timed);
   // The ceiling that binds the task, sampled after every anchor turn on the same core (one-core
   // tasks: the probe's ceilings are one core's).

@@ -32,10 +32,13 @@ struct CpuPlatformOptions {
   // (always at least one slot).
   int slots = 1024;
   uint64_t slot_bytes = 256ull << 20;
-  // The second side of a timed turn finds the first side's inputs in place (checked unchanged)
-  // when the turn's outputs are at least this many bytes (runner_turns.h); nullopt: twice the
+  // The second side of a timed turn finds the first side's inputs in place (read-only to both)
+  // when the turn's outputs are at least this many bytes (runner_turns.h); nullopt: the
   // last-level cache.
   std::optional<uint64_t> reload_skip_bytes;
+  // Tests: how many timed turns are checked against the reference (runner_turns.h's CheckShares);
+  // nullopt: by who the anchor is.
+  std::optional<CheckShares> check_shares;
 };
 
 class ReferenceRunner;
@@ -87,13 +90,16 @@ class CpuPlatform : public Platform {
                          std::chrono::milliseconds call_timeout, Verdict& verdict);
   // The slots timed turns use for this task and workload, within the options' limits.
   SlotLayout timing_layout(const task::Task& task, const std::vector<size_t>& sizes) const;
-  std::optional<TurnFailure> time_against_anchor(const EvalRequest& request,
-                                                 const std::string& header,
-                                                 const std::vector<ReferenceCase>& cases,
-                                                 const SlotLayout& layout, TimedKernel candidate,
-                                                 std::chrono::milliseconds call_timeout,
-                                                 Verdict& verdict,
-                                                 std::optional<CeilingAlongside>& alongside);
+  // The cases timed turns mix their inputs from (inputs only), drawn from fresh secret seeds.
+  static std::vector<ReferenceCase> timing_pool(const task::Task& task,
+                                                const task::Workload& workload,
+                                                const SlotLayout& layout);
+  // `pool`: timing_pool's cases, or empty to draw them here.
+  std::optional<TurnFailure> time_against_anchor(
+      const EvalRequest& request, const std::string& header,
+      const std::vector<ReferenceCase>& cases, std::vector<ReferenceCase> pool,
+      const SlotLayout& layout, TimedKernel candidate, std::chrono::milliseconds call_timeout,
+      Verdict& verdict, std::optional<CeilingAlongside>& alongside);
 
   CpuPlatformOptions options_;
   MachinePeaks peaks_;

@@ -233,7 +233,8 @@ std::vector<SourceRule> make_rules() {
            {"system calls",
             "none beyond memory and threads: files, sockets, processes, signals, timers and "
             "anything else kill the kernel (seccomp)"},
-           {"inputs", "read-only: compared byte for byte after every checked call"},
+           {"inputs",
+            "read-only: mapped read-only, so a write into one faults and fails the kernel"},
            {"outputs",
             "hold NaN when the kernel is called; every element must be written; writes past a "
             "buffer's ends are caught by fences"},

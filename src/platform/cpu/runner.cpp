@@ -134,6 +134,9 @@ std::string Runner::describe_end() {
   if (status.exited && status.exit_code == kRunnerForbiddenSyscall) {
     return "the kernel made a forbidden system call";
   }
+  if (status.exited && status.exit_code == kRunnerWroteInput) {
+    return "the kernel wrote into an input; inputs are read-only";
+  }
   if (status.exited) {
     return "the runner " + status.describe() + " during the call (did the kernel call exit()?)";
   }
@@ -252,6 +255,14 @@ CallResult Runner::run_calls(const std::string& command, int count,
     result.message = "sandbox violation: the kernel made a forbidden system call (" +
                      syscall_name(std::stoi(line->substr(8))) +
                      "); kernels may not open files, sockets or processes";
+    return result;
+  }
+  if (line && line->rfind("INPUT ", 0) == 0) {
+    process_.wait_end(std::chrono::seconds(5));
+    result.outcome = CallOutcome::kWroteInput;
+    result.input_written = std::stoull(line->substr(6));
+    result.message =
+        "the kernel wrote into buffer " + line->substr(6) + ", an input; inputs are read-only";
     return result;
   }
   result.outcome = CallOutcome::kEnded;

@@ -32,7 +32,8 @@ struct RunnerOptions {
   const std::atomic<bool>* abandon = nullptr;
 };
 
-enum class CallOutcome : uint8_t { kDone, kTimedOut, kEnded, kForbiddenSyscall };
+// kWroteInput: the kernel wrote into an input, which a runner given slots maps read-only.
+enum class CallOutcome : uint8_t { kDone, kTimedOut, kEnded, kForbiddenSyscall, kWroteInput };
 
 struct CallResult {
   CallOutcome outcome = CallOutcome::kDone;
@@ -48,7 +49,8 @@ struct CallResult {
   // Seconds this (the harness's) thread was runnable but waiting for a core over the call: after a
   // DONE the runner waits, blocked, until the harness reads it, which is not the kernel's blocking.
   double harness_waiting_seconds = 0;
-  std::string message;  // for anything but kDone: what happened, in words
+  std::string message;       // for anything but kDone: what happened, in words
+  size_t input_written = 0;  // kWroteInput: the buffer's index in the shared memory
 };
 
 class Runner {

@@ -51,6 +51,7 @@ using accelopt::platform::kReplyFd;
 using accelopt::platform::kSharedMemoryFd;
 using accelopt::platform::cpu::kRunnerForbiddenSyscall;
 using accelopt::platform::cpu::kRunnerSetupFailure;
+using accelopt::platform::cpu::kRunnerWroteInput;
 using accelopt::platform::cpu::SlotLayout;
 
 void reply(const std::string& line) {
@@ -81,20 +82,85 @@ bool read_line(std::string& line) {
   }
 }
 
-void on_forbidden_syscall(int, siginfo_t* info, void*) {
-  char message[48] = "SYSCALL ";
-  char digits[16];
+// Writes "<prefix><number>\n" to the reply pipe with nothing but write(2): for signal handlers.
+void reply_number(const char* prefix, uint64_t number) {
+  char message[64];
+  size_t position = 0;
+  while (*prefix != '\0' && position < 40) message[position++] = *prefix++;
+  char digits[24];
   int length = 0;
-  unsigned number = static_cast<unsigned>(info->si_syscall);
   do {
     digits[length++] = static_cast<char>('0' + number % 10);
     number /= 10;
-  } while (number != 0 && length < 15);
-  size_t position = std::strlen(message);
+  } while (number != 0 && length < 20);
   while (length > 0) message[position++] = digits[--length];
   message[position++] = '\n';
   [[maybe_unused]] ssize_t ignored = ::write(kReplyFd, message, position);
+}
+
+void on_forbidden_syscall(int, siginfo_t* info, void*) {
+  reply_number("SYSCALL ", static_cast<unsigned>(info->si_syscall));
   ::_exit(kRunnerForbiddenSyscall);
+}
+
+// The pages of each timed slot's inputs, mapped read-only: [begin, end) and the buffer's index.
+struct ReadOnlyRange {
+  uintptr_t begin = 0, end = 0;
+  size_t buffer = 0;
+};
+// Read by the SIGSEGV handler alone; written once, before the kernel loads.
+const std::vector<ReadOnlyRange>* read_only_ranges = nullptr;
+
+// A fault inside a read-only input is a write into it: said as "INPUT <buffer>". Any other fault
+// (SA_RESETHAND) faults again on return and ends the runner as before. The kernel may install its
+// own handler; then it simply dies of the fault, still not having changed an input.
+void on_segmentation_fault(int, siginfo_t* info, void*) {
+  auto address = reinterpret_cast<uintptr_t>(info->si_addr);
+  if (read_only_ranges == nullptr) return;
+  for (const ReadOnlyRange& range : *read_only_ranges) {
+    if (address >= range.begin && address < range.end) {
+      reply_number("INPUT ", range.buffer);
+      ::_exit(kRunnerWroteInput);
+    }
+  }
+}
+
+// Maps every input of every slot read-only, from a read-only descriptor of the shared memory: a
+// mapping made so can never be made writable again (mprotect answers EACCES; the writable
+// descriptor is closed before the kernel loads and no file can be opened after), so no kernel can
+// change what the other side of a timed turn calls on, or its own inputs between the harness's
+// checks. Each buffer's pages reach to the fence page SharedBuffers puts after it.
+std::vector<ReadOnlyRange> map_inputs_read_only(char* shared, size_t shared_bytes,
+                                                const std::vector<size_t>& offsets,
+                                                const SlotLayout& slots) {
+  constexpr size_t kPage = 4096;
+  std::string path = "/proc/self/fd/" + std::to_string(kSharedMemoryFd);
+  int read_only = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (read_only < 0) {
+    fail("cannot reopen the shared memory read-only: " + std::string(std::strerror(errno)));
+  }
+  std::vector<ReadOnlyRange> ranges;
+  for (int slot = 0; slot < slots.slots; ++slot) {
+    for (size_t t = 0; t < slots.inputs; ++t) {
+      size_t index = slots.input(slot, t);
+      if (index >= offsets.size()) fail("the slot layout names more buffers than were given");
+      size_t begin = offsets[index];
+      size_t next = index + 1 < offsets.size() ? offsets[index + 1] : shared_bytes;
+      if (begin % kPage != 0 || next < begin + kPage) fail("a buffer not laid out in whole pages");
+      size_t end = next - kPage;   // the full fence page stays writable, and checked
+      if (end == begin) continue;  // an empty tensor
+      void* at =
+          ::mmap(shared + begin, end - begin, PROT_READ, MAP_SHARED | MAP_FIXED | MAP_POPULATE,
+                 read_only, static_cast<off_t>(begin));
+      if (at == MAP_FAILED) {
+        fail(std::string("mmap of an input read-only: ") + std::strerror(errno));
+      }
+      ranges.push_back({reinterpret_cast<uintptr_t>(shared + begin),
+                        reinterpret_cast<uintptr_t>(shared + end), index});
+    }
+  }
+  ::close(read_only);
+  return ranges;
 }
 
 #ifdef ACCELOPT_HAVE_SECCOMP
@@ -488,6 +554,12 @@ int main(int argc, char** argv) {
     if (offset >= static_cast<size_t>(shared_stat.st_size)) fail("argument offset out of range");
     arguments.push_back(shared + offset);
   }
+  std::vector<ReadOnlyRange> input_pages;
+  if (slots_given) {
+    input_pages =
+        map_inputs_read_only(shared, static_cast<size_t>(shared_stat.st_size), offsets, slots);
+    read_only_ranges = &input_pages;
+  }
   ::close(kSharedMemoryFd);
   if (!slots_given) slots.outputs = arguments.size();  // one slot: every buffer is an argument
   std::vector<std::vector<Pointer>> turn_arguments = slot_arguments(arguments, slots);
@@ -503,6 +575,11 @@ int main(int argc, char** argv) {
   action.sa_flags = SA_SIGINFO;
   sigemptyset(&action.sa_mask);
   ::sigaction(SIGSYS, &action, nullptr);
+  struct sigaction fault {};
+  fault.sa_sigaction = on_segmentation_fault;
+  fault.sa_flags = SA_SIGINFO | SA_RESETHAND;
+  sigemptyset(&fault.sa_mask);
+  ::sigaction(SIGSEGV, &fault, nullptr);
 
   // The task's thread limit (the harness sets OMP_NUM_THREADS to it): one thread means no clone
   // after loading. The harness counts the threads from outside (/proc/<pid>/status) after every

@@ -10,6 +10,8 @@
 //   harness → runner   "TURN <n>"    a timed turn: n calls, call i on slot i (see SlotLayout)
 //   runner → harness   "DONE"        the n calls returned
 //   runner → harness   "SYSCALL <name>"  the kernel made a forbidden system call; the runner exits
+//   runner → harness   "INPUT <buffer>"  the kernel wrote into an input, which a runner given
+//                                        --slots maps read-only; the runner exits
 //   harness → runner   "QUIT"
 //
 // The stopwatch is the harness's: it times CALL to DONE from outside. Argument pointers are given
@@ -18,9 +20,11 @@
 // Nothing the verdict depends on crosses this wire or lives in the runner: a kernel shares the
 // runner's process and may take it over (read the command pipe, answer DONE itself, read any of its
 // memory). So a TURN names only its count; each of its calls writes an output slot of its own, and
-// the harness, after stopping the runner, checks that every slot was written and compares a sample
-// of the calls, drawn then and kept in the harness, with the reference (runner_turns.h). A false
-// DONE, a skipped call or a wrong one shows in the slots, whoever answered.
+// the harness, after stopping the runner, checks that every slot was written and compares every
+// call with the other side's run of the turn, and a sample of them with the reference, at places
+// and calls drawn then and kept in the harness (runner_turns.h). A false DONE, a skipped call or a
+// wrong one shows in the slots, whoever answered. Inputs are mapped read-only, so what the harness
+// wrote is what every call read.
 #pragma once
 
 #include <cstddef>
@@ -32,6 +36,7 @@ namespace accelopt::platform::cpu {
 
 inline constexpr int kRunnerSetupFailure = 90;
 inline constexpr int kRunnerForbiddenSyscall = 91;
+inline constexpr int kRunnerWroteInput = 92;
 
 // Timed turns give every call a slot of its own: copies of every tensor, inputs and outputs. The
 // --offset arguments list slot 0 (the entry point's arguments in order: inputs, then outputs; what

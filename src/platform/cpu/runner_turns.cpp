@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <tuple>
 
 #include "common/error.h"
@@ -104,11 +105,11 @@ std::vector<bool> whole_inputs(const task::Task& task) {
 }
 
 void mix_inputs(const std::vector<ReferenceCase>& pool, const MixCenters& centers, uint64_t seed,
-                ReferenceCase& into, const std::vector<double>& steps,
+                const std::vector<std::span<unsigned char>>& into, const std::vector<double>& steps,
                 const std::vector<bool>& whole) {
   if (pool.empty()) throw InternalError("mix_inputs: no cases to mix");
   size_t tensors = pool.front().inputs.size();
-  into.inputs.resize(tensors);
+  if (into.size() != tensors) throw InternalError("mix_inputs: a destination per input wanted");
   uint64_t state = seed;
   // Every whole tensor from one pool case: an offsets tensor and the one bounding its steps agree
   // only within the case that drew them.
@@ -121,13 +122,14 @@ void mix_inputs(const std::vector<ReferenceCase>& pool, const MixCenters& center
     const task::DType dtype = pool.front().inputs[t].dtype;
     const size_t width = task::dtype_size(dtype);
     size_t n = pool.front().inputs[t].count();
-    task::TensorValues& out = into.inputs[t];
+    unsigned char* out = into[t].data();
+    if (into[t].size() != n * width) {
+      throw InternalError("mix_inputs: input " + std::to_string(t) + " has the wrong size");
+    }
     if (t < whole.size() && whole[t]) {
-      out = whole_from->inputs[t];
+      std::copy(whole_from->inputs[t].bytes.begin(), whole_from->inputs[t].bytes.end(), out);
       continue;
     }
-    out.dtype = dtype;
-    out.bytes.resize(n * width);
     if (n == 0) continue;
     std::optional<double> center = t < centers.size() ? centers[t] : std::optional<double>(0.0);
     double step = t < steps.size() ? steps[t] : 0x1p-22;
@@ -158,7 +160,7 @@ void mix_inputs(const std::vector<ReferenceCase>& pool, const MixCenters& center
       for (auto [at, count, to] :
            {std::tuple{from, first, start}, std::tuple{size_t{0}, length - first, start + first}}) {
         const unsigned char* in = source.bytes.data() + at * width;
-        unsigned char* into_block = out.bytes.data() + to * width;
+        unsigned char* into_block = out + to * width;
         if (!center) {
           std::copy_n(in, count * width, into_block);
           continue;
@@ -171,6 +173,15 @@ void mix_inputs(const std::vector<ReferenceCase>& pool, const MixCenters& center
         // In float, then rounded to the dtype: 1 - d·step is exact in float for every step used.
         auto c = static_cast<float>(*center);
         auto factor = static_cast<float>(shrink);
+        if (dtype == task::DType::kFloat32) {  // no conversion: one pass from pool to slot
+          for (size_t i = 0; i < count; ++i) {
+            float value = 0;
+            std::memcpy(&value, in + i * sizeof(float), sizeof(float));
+            value = c + (value - c) * factor;
+            std::memcpy(into_block + i * sizeof(float), &value, sizeof(float));
+          }
+          continue;
+        }
         task::decode_values(dtype, in, count, scratch);
         for (size_t i = 0; i < count; ++i) scratch[i] = c + (scratch[i] - c) * factor;
         task::encode_values(dtype, scratch, count, into_block);
@@ -179,9 +190,24 @@ void mix_inputs(const std::vector<ReferenceCase>& pool, const MixCenters& center
   }
 }
 
+void mix_inputs(const std::vector<ReferenceCase>& pool, const MixCenters& centers, uint64_t seed,
+                ReferenceCase& into, const std::vector<double>& steps,
+                const std::vector<bool>& whole) {
+  if (pool.empty()) throw InternalError("mix_inputs: no cases to mix");
+  into.inputs.resize(pool.front().inputs.size());
+  std::vector<std::span<unsigned char>> spans;
+  for (size_t t = 0; t < into.inputs.size(); ++t) {
+    into.inputs[t].dtype = pool.front().inputs[t].dtype;
+    into.inputs[t].bytes.resize(pool.front().inputs[t].bytes.size());
+    spans.emplace_back(into.inputs[t].bytes);
+  }
+  mix_inputs(pool, centers, seed, spans, steps, whole);
+}
+
 RunnerTurns::RunnerTurns(const task::Task& task, TurnReference reference, SlotLayout layout,
                          TimedKernel candidate, TimedKernel anchor, std::string anchor_name,
-                         std::chrono::milliseconds call_timeout, std::vector<int> cores)
+                         std::chrono::milliseconds call_timeout, std::vector<int> cores,
+                         bool witness_trusted)
     : task_(task),
       reference_(std::move(reference)),
       layout_(layout),
@@ -189,14 +215,23 @@ RunnerTurns::RunnerTurns(const task::Task& task, TurnReference reference, SlotLa
       anchor_(anchor),
       anchor_name_(std::move(anchor_name)),
       call_timeout_(call_timeout),
-      cores_(std::move(cores)) {
+      cores_(std::move(cores)),
+      shares_(witness_trusted ? kWitnessedCheckShares : kCheckShares) {
   candidate_.runner.pause();
   anchor_.runner.pause();
   centers_ = mix_centers(task_);
   steps_ = mix_steps(task_);
   whole_ = whole_inputs(task_);
-  cases_.resize(static_cast<size_t>(layout_.slots));
-  reload_skip_bytes_ = 2 * last_level_cache_bytes();
+  reload_skip_bytes_ = last_level_cache_bytes();
+}
+
+void RunnerTurns::begin_timed_turns() {
+  // The sides calibrated in as many turns as each needed: from here a side's n-th turn is the
+  // other's n-th, on the same inputs, so that each can witness the other's.
+  calibrating_ = false;
+  candidate_turns_ = anchor_turns_ = std::max(candidate_turns_, anchor_turns_);
+  plans_.clear();
+  loaded_.reset();
 }
 
 RunnerTurns::TurnPlan& RunnerTurns::plan(int turn, int calls) {
@@ -204,37 +239,44 @@ RunnerTurns::TurnPlan& RunnerTurns::plan(int turn, int calls) {
   if (found != plans_.end()) return found->second;
   TurnPlan& plan = plans_[turn];
   plan.inputs_seed = secret_seed();
-  // Checks may take about a quarter of a pair's time in turns; where they cost less (small
-  // workloads), every turn is checked. A check's cost is what the last one took, whole (copies and
-  // comparison included: on adamw's CPU workload they cost more than its reference), or before any,
-  // the reference's time on the correctness cases.
+  // Checks may take a share of a pair's time in turns; where they cost less (small workloads),
+  // every turn is checked. A check's cost is what the last one took, whole (copies and comparison
+  // included: on adamw's CPU workload they cost more than its reference), or before any, the
+  // reference's time on the correctness cases. Calibration turns are checked as often (their work
+  // around a turn sets how long turns are), against the last turn of either side; the first, cold
+  // one, whose time calibration does not use, is not.
+  std::optional<double> yardstick = calibrating_ ? last_turn_seconds_ : anchor_turn_seconds_;
+  if (calibrating_ && !yardstick) {
+    plan.checked = false;
+    return plan;
+  }
   double cost = check_seconds_ ? *check_seconds_
                                : reference_.seconds_per_case * std::min(kSampledCalls, calls);
   double share = 1;
-  if (anchor_turn_seconds_ && cost > 0) {
-    share = kCheckShareOfAnchorTurn * *anchor_turn_seconds_ / cost;
-  }
-  plan.checked = secret_chance(std::clamp(share, kLeastCheckedShare, 1.0));
+  if (yardstick && cost > 0) share = shares_.of_anchor_turn * *yardstick / cost;
+  plan.checked = secret_chance(std::clamp(share, shares_.least, 1.0));
   return plan;
 }
 
 void RunnerTurns::load_turn(SharedBuffers& buffers, const TurnPlan& plan, int turn, int calls) {
-  // The other side ran this very turn on these buffers, and its check found every input as
-  // written: they need not be written again. Only where the outputs written next fill the cache
-  // twice over, so that each side starts its turn with the same lines cached (outputs only).
+  // The other side ran this very turn on these buffers, whose inputs no runner can write (mapped
+  // read-only): they need not be written again. Only where the outputs written next fill the
+  // last-level cache, so that each side starts its turn with the same lines cached (outputs only).
   bool in_place = loaded_ && loaded_->turn == turn && loaded_->calls == calls &&
                   &candidate_.buffers == &anchor_.buffers && reload_skip_bytes_ > 0 &&
                   output_bytes(calls) >= reload_skip_bytes_;
-  loaded_.reset();  // set again once this turn's check has found them unchanged
+  loaded_.reset();  // set again once this turn has been accounted for
   if (!in_place) {
+    // Mixed straight into the slots: no copy is kept, the slot is the record (see answered_slot).
     for (int slot = 0; slot < calls; ++slot) {
-      ReferenceCase& slot_case = cases_[static_cast<size_t>(slot)];
+      std::vector<std::span<unsigned char>> into;
+      for (size_t i = 0; i < layout_.inputs; ++i) {
+        size_t index = layout_.input(slot, i);
+        into.emplace_back(static_cast<unsigned char*>(buffers.data(index)), buffers.size(index));
+      }
       mix_inputs(reference_.pool, centers_,
-                 plan.inputs_seed + static_cast<uint64_t>(slot) * 0x632BE59BD9B4E019ull, slot_case,
+                 plan.inputs_seed + static_cast<uint64_t>(slot) * 0x632BE59BD9B4E019ull, into,
                  steps_, whole_);
-      slot_case.outputs.clear();
-      slot_case.label = "fresh inputs";
-      load_inputs(buffers, task_, layout_, slot, slot_case);
     }
   }
   for (int slot = 0; slot < calls; ++slot) mark_unwritten(buffers, task_, layout_, slot);
@@ -251,8 +293,120 @@ uint64_t RunnerTurns::output_bytes(int calls) const {
   return bytes;
 }
 
+ReferenceCase RunnerTurns::answered_slot(TurnPlan& plan, int slot) {
+  ReferenceCase reference_case;
+  reference_case.label = "fresh inputs";
+  auto& expected = plan.reference[slot];
+  if (!expected.empty()) {  // the other side's check asked first: only the answers are needed
+    reference_case.outputs = expected;
+    return reference_case;
+  }
+  const SharedBuffers& buffers = candidate_.buffers;  // both sides call on these (or equal ones)
+  for (size_t i = 0; i < layout_.inputs; ++i) {
+    size_t index = layout_.input(slot, i);
+    const auto* bytes = static_cast<const unsigned char*>(buffers.data(index));
+    reference_case.inputs.push_back({task_.inputs[i].dtype, {bytes, bytes + buffers.size(index)}});
+  }
+  reference_.outputs(reference_case);
+  expected = reference_case.outputs;
+  return reference_case;
+}
+
+namespace {
+
+// `slot`'s outputs at `places` (per output), as floats.
+std::vector<std::vector<float>> values_at(const task::Task& task, const SharedBuffers& buffers,
+                                          const SlotLayout& layout, int slot,
+                                          const std::vector<std::vector<size_t>>& places) {
+  std::vector<std::vector<float>> values(task.outputs.size());
+  for (size_t o = 0; o < task.outputs.size(); ++o) {
+    task::DType dtype = task.outputs[o].dtype;
+    size_t width = task::dtype_size(dtype);
+    const auto* bytes = static_cast<const unsigned char*>(buffers.data(layout.output(slot, o)));
+    for (size_t place : places[o]) {
+      float value = 0;
+      task::decode_values(dtype, bytes + place * width, 1, &value);
+      values[o].push_back(value);
+    }
+  }
+  return values;
+}
+
+task::Tolerance widened(task::Tolerance tolerance, double factor) {
+  return {tolerance.rel_l2 * factor, tolerance.atol * factor, tolerance.rtol * factor};
+}
+
+}  // namespace
+
+bool RunnerTurns::witness(const TimedKernel& kernel, TurnPlan& plan, int calls, int turn,
+                          Verdict& verdict, Blame& blame) {
+  if (plan.witness_values.empty()) {
+    // The first side: places drawn now, after its turn, in this process.
+    uint64_t state = secret_seed();
+    plan.witness_places.resize(task_.outputs.size());
+    for (size_t o = 0; o < task_.outputs.size(); ++o) {
+      size_t count =
+          kernel.buffers.size(layout_.output(0, o)) / task::dtype_size(task_.outputs[o].dtype);
+      std::vector<size_t>& places = plan.witness_places[o];
+      for (size_t k = 0; k < std::min(count, kWitnessElements); ++k) {
+        places.push_back(count <= kWitnessElements ? k : next_draw(state) % count);
+      }
+    }
+    for (int slot = 0; slot < calls; ++slot) {
+      plan.witness_values.push_back(
+          values_at(task_, kernel.buffers, layout_, slot, plan.witness_places));
+    }
+    return true;
+  }
+  ++turns_witnessed_;
+  int compared = std::min(calls, static_cast<int>(plan.witness_values.size()));
+  for (int slot = 0; slot < compared; ++slot) {
+    std::vector<std::vector<float>> mine =
+        values_at(task_, kernel.buffers, layout_, slot, plan.witness_places);
+    const std::vector<std::vector<float>>& theirs = plan.witness_values[static_cast<size_t>(slot)];
+    bool agree = true;
+    for (size_t o = 0; o < task_.outputs.size() && agree; ++o) {
+      task::Tolerance allowance =
+          widened(task_.tolerance(task_.outputs[o].name), kWitnessAllowance);
+      agree = check_output(task_.outputs[o].name, mine[o].data(), theirs[o].data(), mine[o].size(),
+                           allowance)
+                  .ok;
+    }
+    if (agree) continue;
+    // They differ: the reference says who is wrong, this side on the whole call, the other on
+    // the places its values were kept for.
+    std::string call =
+        fmt::format("call {} of {} in timed turn {} (fresh inputs)", slot + 1, calls, turn);
+    ReferenceCase reference_case = answered_slot(plan, slot);
+    if (!check_outputs_of_slot(task_, kernel.buffers, layout_, slot, reference_case, call,
+                               verdict)) {
+      blame = Blame::kThisSide;
+      return false;
+    }
+    for (size_t o = 0; o < task_.outputs.size(); ++o) {
+      std::vector<float> expected;
+      for (size_t place : plan.witness_places[o]) {
+        expected.push_back(reference_case.outputs[o][place]);
+      }
+      OutputCheck check = check_output(task_.outputs[o].name, theirs[o].data(), expected.data(),
+                                       expected.size(), task_.tolerance(task_.outputs[o].name));
+      if (!check.ok) {
+        verdict = Verdict{};
+        record_output_check(
+            check,
+            call + ", at " + std::to_string(expected.size()) + " places drawn after the turn",
+            verdict);
+        blame = Blame::kOtherSide;
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
 bool RunnerTurns::check_turn(const TimedKernel& kernel, TurnPlan& plan, int calls, int turn,
-                             Verdict& verdict) {
+                             Verdict& verdict, Blame& blame) {
+  blame = Blame::kThisSide;
   std::string when = fmt::format("timed turn {}", turn);
   size_t buffers = static_cast<size_t>(calls) * (layout_.inputs + layout_.outputs);
   if (auto damaged = kernel.buffers.damaged_canary(0, buffers)) {
@@ -269,12 +423,8 @@ bool RunnerTurns::check_turn(const TimedKernel& kernel, TurnPlan& plan, int call
         when, threads - 1, task_.threads);
     return false;
   }
-  for (int slot = 0; slot < calls; ++slot) {
-    if (!check_inputs(task_, kernel.buffers, layout_, slot, cases_[static_cast<size_t>(slot)], when,
-                      verdict)) {
-      return false;
-    }
-  }
+  // Inputs need no check: the runners map them read-only (runner_main.cpp), and a write into
+  // one ends the turn (CallOutcome::kWroteInput).
   // Every call accounted for: each wrote its own slot, whoever said DONE.
   for (int slot = 0; slot < calls; ++slot) {
     std::string unwritten = unwritten_element(task_, kernel.buffers, layout_, slot);
@@ -286,6 +436,7 @@ bool RunnerTurns::check_turn(const TimedKernel& kernel, TurnPlan& plan, int call
         slot + 1, calls, when, unwritten);
     return false;
   }
+  if (!calibrating_ && !witness(kernel, plan, calls, turn, verdict, blame)) return false;
   if (!plan.checked) return true;
   if (plan.reference.empty()) ++turns_checked_;
   // The sample, drawn now, in this process: which calls were checked was decided after they ran.
@@ -299,14 +450,7 @@ bool RunnerTurns::check_turn(const TimedKernel& kernel, TurnPlan& plan, int call
   auto started = std::chrono::steady_clock::now();
   for (int i = 0; i < sampled; ++i) {
     int slot = slots[static_cast<size_t>(i)];
-    ReferenceCase& reference_case = cases_[static_cast<size_t>(slot)];
-    auto& expected = plan.reference[slot];
-    if (expected.empty()) {
-      reference_.outputs(reference_case);
-      expected = reference_case.outputs;
-    } else {
-      reference_case.outputs = expected;
-    }
+    ReferenceCase reference_case = answered_slot(plan, slot);
     std::string call = fmt::format("call {} of {} in {} (fresh inputs)", slot + 1, calls, when);
     if (!check_outputs_of_slot(task_, kernel.buffers, layout_, slot, reference_case, call,
                                verdict)) {
@@ -337,6 +481,7 @@ TurnResult RunnerTurns::run_turn(Side side, int calls) {
   std::optional<CpuTicks> ticks_after = read_cpu_ticks(cores_);
   kernel.runner.pause();
   per_call = call.seconds / std::max(calls, 1);
+  last_turn_seconds_ = call.seconds;
   if (!is_candidate) anchor_turn_seconds_ = call.seconds;
   TurnResult result;
   result.seconds = call.seconds;
@@ -360,21 +505,40 @@ TurnResult RunnerTurns::run_turn(Side side, int calls) {
       throw UserError("the anchor kernel (" + anchor_name_ +
                       ") failed while timing: " + call.message);
     }
+    if (call.outcome == CallOutcome::kWroteInput) {
+      // A write past an output's end runs through its fence before it reaches an input.
+      size_t buffers = static_cast<size_t>(calls) * (layout_.inputs + layout_.outputs);
+      std::optional<size_t> damaged = kernel.buffers.damaged_canary(0, buffers);
+      result.failure =
+          damaged ? TurnFailure{Status::kIncorrectShape,
+                                fmt::format("timed turn {}: the kernel wrote outside {} (past its "
+                                            "end or before its start)",
+                                            turn, buffer_name(task_, layout_, *damaged))}
+                  : TurnFailure{Status::kIncorrectNumerical,
+                                fmt::format("timed turn {}: {}", turn,
+                                            input_written(task_, layout_, call.input_written))};
+      return result;
+    }
     result.failure = TurnFailure{outcome_status(call.outcome), "while timing: " + call.message};
     return result;
   }
   // Both sides are checked after their turns: the same work between turns on both, and an
   // anchor that gives wrong answers is no yardstick.
   Verdict verdict;
-  bool correct = check_turn(kernel, turn_plan, calls, turn, verdict);
+  Blame blame = Blame::kThisSide;
+  bool correct = check_turn(kernel, turn_plan, calls, turn, verdict, blame);
   loaded_.reset();
   if (correct) loaded_ = LoadedTurn{turn, calls};
-  if (++turn_plan.sides_done == 2) {
-    if (turn_plan.checked && correct) check_seconds_ = turn_plan.check_seconds;  // both sides'
-    plans_.erase(turn);
+  if (++turn_plan.sides_done == 2 || calibrating_) {
+    // Both sides' checks; a calibration turn has no twin on the other side, so twice its own.
+    if (turn_plan.checked && correct) {
+      check_seconds_ = turn_plan.check_seconds * (turn_plan.sides_done == 2 ? 1 : 2);
+    }
+    if (turn_plan.sides_done == 2) plans_.erase(turn);
   }
   if (correct) return result;
-  if (!is_candidate) {
+  bool candidate_wrong = is_candidate == (blame == Blame::kThisSide);
+  if (!candidate_wrong) {
     throw UserError("the anchor kernel (" + anchor_name_ +
                     ") gave wrong results while timing: " + verdict.message);
   }

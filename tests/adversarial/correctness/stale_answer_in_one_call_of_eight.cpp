@@ -1,12 +1,14 @@
 // Writes every output (no call is left unwritten), but in one call of eight it copies the answer
 // of the call before instead of computing: what a kernel that takes over its process can still
-// try. Only the harness's sample of 4 calls a turn, drawn after the turn, can see it: a turn
-// passes with probability (7/8)^4 = 0.59, and an evaluation of 12 or more checked turns with
-// under 0.2 %. It gains at most 1/8 of its time.
+// try. The reference's sample of 4 calls a checked turn would pass such a turn with probability
+// (7/8)^4 = 0.59; here no turn is checked against the reference at all, and the witness (the
+// baseline's answers on the same inputs, compared at places drawn after the turn) sees the stale
+// call in the first turn that has one. It gains at most 1/8 of its time.
 // task: bench/cpu/silu
 // expect: INCORRECT_NUMERICAL
 // message: (fresh inputs)
 // time: yes
+// reference checks: none
 #include <cmath>
 #include <cstdint>
 #include <cstring>
