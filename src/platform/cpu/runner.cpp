@@ -8,10 +8,13 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <sstream>
+#include <string_view>
 
 #ifdef ACCELOPT_HAVE_SECCOMP
 #include <seccomp.h>
@@ -33,6 +36,18 @@ std::string syscall_name(int number) {
   }
 #endif
   return "#" + std::to_string(number);
+}
+
+// The number a reply carries after `prefix` ("SYSCALL 41", "INPUT 3"); nullopt unless it is all
+// digits: a kernel can write anything on the reply pipe, and garbage is no number.
+std::optional<uint64_t> number_after(const std::string& line, std::string_view prefix) {
+  if (line.rfind(prefix, 0) != 0) return std::nullopt;
+  uint64_t number = 0;
+  const char* first = line.data() + prefix.size();
+  const char* last = line.data() + line.size();
+  auto [end, error] = std::from_chars(first, last, number);
+  if (error != std::errc() || end != last || first == last) return std::nullopt;
+  return number;
 }
 
 }  // namespace
@@ -92,8 +107,8 @@ std::optional<std::string> Runner::start() {
     return describe_end();
   }
   if (line->rfind("FAIL ", 0) == 0) return line->substr(5);
-  if (line->rfind("SYSCALL ", 0) == 0) {
-    return "the kernel made a forbidden system call (" + syscall_name(std::stoi(line->substr(8))) +
+  if (auto number = number_after(*line, "SYSCALL ")) {
+    return "the kernel made a forbidden system call (" + syscall_name(static_cast<int>(*number)) +
            ") while loading";
   }
   if (line->rfind("READY", 0) != 0) return "the runner said '" + *line + "' instead of READY";
@@ -104,7 +119,8 @@ std::optional<std::string> Runner::start() {
     if (equals == std::string::npos) continue;
     std::string key = word.substr(0, equals), value = word.substr(equals + 1);
     if (key == "uid") {
-      sandbox_[key] = std::stoi(value);
+      std::optional<uint64_t> uid = number_after(value, "");
+      sandbox_[key] = uid ? static_cast<int64_t>(*uid) : int64_t{-1};
     } else {
       sandbox_[key] = value == "1";
     }
@@ -249,20 +265,20 @@ CallResult Runner::run_calls(const std::string& command, int count,
                      " ms (" + std::to_string(count) + " call(s)) and was killed";
     return result;
   }
-  if (line && line->rfind("SYSCALL ", 0) == 0) {
+  if (std::optional<uint64_t> number = line ? number_after(*line, "SYSCALL ") : std::nullopt) {
     process_.wait_end(std::chrono::seconds(5));
     result.outcome = CallOutcome::kForbiddenSyscall;
     result.message = "sandbox violation: the kernel made a forbidden system call (" +
-                     syscall_name(std::stoi(line->substr(8))) +
+                     syscall_name(static_cast<int>(*number)) +
                      "); kernels may not open files, sockets or processes";
     return result;
   }
-  if (line && line->rfind("INPUT ", 0) == 0) {
+  if (std::optional<uint64_t> buffer = line ? number_after(*line, "INPUT ") : std::nullopt) {
     process_.wait_end(std::chrono::seconds(5));
     result.outcome = CallOutcome::kWroteInput;
-    result.input_written = std::stoull(line->substr(6));
-    result.message =
-        "the kernel wrote into buffer " + line->substr(6) + ", an input; inputs are read-only";
+    result.input_written = *buffer;
+    result.message = "the kernel wrote into buffer " + std::to_string(*buffer) +
+                     ", an input; inputs are read-only";
     return result;
   }
   result.outcome = CallOutcome::kEnded;
