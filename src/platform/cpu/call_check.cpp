@@ -26,14 +26,28 @@ std::string buffer_name(const task::Task& task, const SlotLayout& layout, size_t
   return tensor_name(task, index % per_slot);
 }
 
-std::string input_written(const task::Task& task, const SlotLayout& layout, size_t buffer) {
+std::string wrote_outside(const task::Task& task, const SlotLayout& layout, size_t damaged,
+                          const std::string& when) {
+  return fmt::format("{}: the kernel wrote outside {} (past its end or before its start)", when,
+                     buffer_name(task, layout, damaged));
+}
+
+void record_input_write(const task::Task& task, const SharedBuffers& buffers,
+                        const SlotLayout& layout, size_t buffer, size_t first, size_t count,
+                        const std::string& when, Verdict& verdict) {
+  if (auto damaged = buffers.damaged_canary(first, count)) {
+    verdict.status = Status::kIncorrectShape;
+    verdict.message = wrote_outside(task, layout, *damaged, when);
+    return;
+  }
   size_t per_slot = layout.inputs + layout.outputs;
   std::string whose = per_slot > 0 && buffer >= per_slot
                           ? fmt::format(" (slot {}'s, another call's)", buffer / per_slot)
                           : "";
   std::string name =
       per_slot > 0 ? tensor_name(task, buffer % per_slot) : "buffer " + std::to_string(buffer);
-  return "the kernel wrote into its " + name + whose + "; inputs are read-only";
+  verdict.status = Status::kIncorrectNumerical;
+  verdict.message = when + ": the kernel wrote into its " + name + whose + "; inputs are read-only";
 }
 
 SlotLayout single_slot(const task::Task& task) {
@@ -174,9 +188,7 @@ bool check_call(const task::Task& task, const SharedBuffers& buffers, const Runn
   SlotLayout layout = single_slot(task);
   if (auto damaged = buffers.damaged_canary()) {
     verdict.status = Status::kIncorrectShape;
-    verdict.message =
-        fmt::format("{}: the kernel wrote outside {} (past its end or before its start)", when,
-                    buffer_name(task, layout, *damaged));
+    verdict.message = wrote_outside(task, layout, *damaged, when);
     return false;
   }
   if (!check_inputs(task, buffers, layout, 0, reference_case, when, verdict)) return false;

@@ -54,8 +54,15 @@ bool check_inputs(const task::Task& task, const SharedBuffers& buffers, const Sl
                   Verdict& verdict);
 // The name of buffer `index` of `layout` by its tensor ("input 'x'"): slots are the harness's.
 std::string buffer_name(const task::Task& task, const SlotLayout& layout, size_t index);
-// What a call that wrote into its read-only input `buffer` (CallOutcome::kWroteInput) did, in
-// words: "the kernel wrote into its input 'y'; inputs are read-only".
-std::string input_written(const task::Task& task, const SlotLayout& layout, size_t buffer);
+// "<when>: the kernel wrote outside <buffer `damaged`'s name> (past its end or before its start)".
+std::string wrote_outside(const task::Task& task, const SlotLayout& layout, size_t damaged,
+                          const std::string& when);
+// Fills `verdict` for a call that ended writing into its read-only input `buffer`
+// (CallOutcome::kWroteInput): INCORRECT_SHAPE where one of buffers first .. first + count - 1 has
+// its fence damaged (a write past an output's end runs through the fence before it reaches an
+// input), INCORRECT_NUMERICAL naming the input otherwise.
+void record_input_write(const task::Task& task, const SharedBuffers& buffers,
+                        const SlotLayout& layout, size_t buffer, size_t first, size_t count,
+                        const std::string& when, Verdict& verdict);
 
 }  // namespace accelopt::platform::cpu

@@ -404,15 +404,8 @@ bool CpuPlatform::check_correctness(const task::Task& task, const std::vector<Re
     bool correct = call.outcome == CallOutcome::kDone &&
                    check_call(task, buffers, candidate, reference_case, when, verdict);
     if (call.outcome == CallOutcome::kWroteInput) {
-      // A write past an output's end runs through its fence before it reaches an input.
-      verdict.status = Status::kIncorrectNumerical;
-      verdict.message = when + ": " + input_written(task, single_slot(task), call.input_written);
-      if (auto damaged = buffers.damaged_canary()) {
-        verdict.status = Status::kIncorrectShape;
-        verdict.message =
-            fmt::format("{}: the kernel wrote outside {} (past its end or before its start)", when,
-                        buffer_name(task, single_slot(task), *damaged));
-      }
+      record_input_write(task, buffers, single_slot(task), call.input_written, 0, SIZE_MAX, when,
+                         verdict);
     } else if (call.outcome != CallOutcome::kDone) {
       verdict.status = outcome_status(call.outcome);
       verdict.message = when + ": " + call.message;

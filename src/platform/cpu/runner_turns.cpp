@@ -411,9 +411,7 @@ bool RunnerTurns::check_turn(const TimedKernel& kernel, TurnPlan& plan, int call
   size_t buffers = static_cast<size_t>(calls) * (layout_.inputs + layout_.outputs);
   if (auto damaged = kernel.buffers.damaged_canary(0, buffers)) {
     verdict.status = Status::kIncorrectShape;
-    verdict.message =
-        fmt::format("{}: the kernel wrote outside {} (past its end or before its start)", when,
-                    buffer_name(task_, layout_, *damaged));
+    verdict.message = wrote_outside(task_, layout_, *damaged, when);
     return false;
   }
   if (int threads = kernel.runner.thread_count(); threads > task_.threads) {
@@ -506,17 +504,11 @@ TurnResult RunnerTurns::run_turn(Side side, int calls) {
                       ") failed while timing: " + call.message);
     }
     if (call.outcome == CallOutcome::kWroteInput) {
-      // A write past an output's end runs through its fence before it reaches an input.
-      size_t buffers = static_cast<size_t>(calls) * (layout_.inputs + layout_.outputs);
-      std::optional<size_t> damaged = kernel.buffers.damaged_canary(0, buffers);
-      result.failure =
-          damaged ? TurnFailure{Status::kIncorrectShape,
-                                fmt::format("timed turn {}: the kernel wrote outside {} (past its "
-                                            "end or before its start)",
-                                            turn, buffer_name(task_, layout_, *damaged))}
-                  : TurnFailure{Status::kIncorrectNumerical,
-                                fmt::format("timed turn {}: {}", turn,
-                                            input_written(task_, layout_, call.input_written))};
+      Verdict verdict;
+      record_input_write(task_, kernel.buffers, layout_, call.input_written, 0,
+                         static_cast<size_t>(calls) * (layout_.inputs + layout_.outputs),
+                         fmt::format("timed turn {}", turn), verdict);
+      result.failure = TurnFailure{verdict.status, verdict.message};
       return result;
     }
     result.failure = TurnFailure{outcome_status(call.outcome), "while timing: " + call.message};
