@@ -41,9 +41,8 @@ void record_input_write(const task::Task& task, const SharedBuffers& buffers,
     return;
   }
   size_t per_slot = layout.inputs + layout.outputs;
-  std::string whose = per_slot > 0 && buffer >= per_slot
-                          ? fmt::format(" (slot {}'s, another call's)", buffer / per_slot)
-                          : "";
+  std::string whose =
+      per_slot > 0 && buffer >= per_slot ? fmt::format(" (in slot {})", buffer / per_slot) : "";
   std::string name =
       per_slot > 0 ? tensor_name(task, buffer % per_slot) : "buffer " + std::to_string(buffer);
   verdict.status = Status::kIncorrectNumerical;
