@@ -11,6 +11,7 @@
 //                                is caught by the accounting and the witness (runner_turns.h)
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <regex>
 
@@ -212,6 +213,44 @@ TEST(CoreClaims, AnEvaluationTimesOnACoreNoOtherEvaluationHolds) {
 INSTANTIATE_TEST_SUITE_P(Tasks, NarrowTypesSanity,
                          testing::Values("rmsnorm_bf16", "gather_rows_int32", "bf16_store",
                                          "axpy_fp16"));
+
+// Correctness cases are kept from one evaluation to the next (platform/cpu/case_cache.h), and each
+// evaluation draws one of them afresh, the one kept longest; a task edited since meets none.
+TEST(KeptCases, EachCheckRenewsOneCaseAndAnEditedTaskMeetsNone) {
+  task::Task task = task::load_task(kSource / "bench/cpu/silu");
+  const task::Workload& small = task.workload("small");
+  platform::cpu::CpuPlatform cpu({}, platform::cpu::load_or_probe_machine(false, nullptr));
+  auto seeds = [&](const task::Task& which) {
+    std::vector<uint64_t> drawn;
+    for (const platform::ReferenceCase& reference_case : cpu.reference_cases(which, small)) {
+      drawn.push_back(reference_case.seed);
+    }
+    return drawn;
+  };
+  std::vector<uint64_t> first = seeds(task);
+  ASSERT_EQ(first.size(), 7u);  // 5 of the task's own, one per input set
+  std::vector<uint64_t> previous = first;
+  for (size_t renewed = 0; renewed < first.size() + 1; ++renewed) {
+    std::vector<uint64_t> next = seeds(task);
+    ASSERT_EQ(next.size(), first.size());
+    for (size_t i = 0; i < next.size(); ++i) {
+      EXPECT_EQ(next[i] != previous[i], i == renewed % first.size()) << "case " << i;
+    }
+    previous = next;
+  }
+
+  task::Task edited = task;
+  edited.definition["description"] = "edited";
+  for (uint64_t seed : seeds(edited)) {
+    EXPECT_EQ(std::count(previous.begin(), previous.end(), seed), 0);
+  }
+  platform::cpu::CpuPlatformOptions none;
+  none.case_cache_bytes = 0;
+  platform::cpu::CpuPlatform uncached(none, platform::cpu::load_or_probe_machine(false, nullptr));
+  std::vector<platform::ReferenceCase> once = uncached.reference_cases(task, small);
+  std::vector<platform::ReferenceCase> again = uncached.reference_cases(task, small);
+  for (size_t i = 0; i < once.size(); ++i) EXPECT_NE(once[i].seed, again[i].seed);
+}
 
 }  // namespace
 }  // namespace accelopt

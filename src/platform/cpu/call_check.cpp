@@ -78,28 +78,11 @@ void clear_outputs(SharedBuffers& buffers, const task::Task& task, const SlotLay
 
 namespace {
 
-// Fills or finds `marker`, a Word, in `count` elements at `data` (page-aligned buffers): typed
-// loops, not a memcpy or memcmp call per element.
+// Fills `count` elements at `data` (page-aligned buffers) with `marker`, a Word: a typed loop,
+// not a memcpy call per element.
 template <typename Word>
 void fill_words(void* data, size_t count, uint32_t marker) {
   std::fill_n(static_cast<Word*>(data), count, static_cast<Word>(marker));
-}
-
-template <typename Word>
-std::optional<size_t> find_word(const void* data, size_t count, uint32_t marker) {
-  const auto* words = static_cast<const Word*>(data);
-  const auto word = static_cast<Word>(marker);
-  constexpr size_t kBlock = 4096;  // a branch-free scan per block, then the exact place
-  for (size_t start = 0; start < count; start += kBlock) {
-    size_t end = std::min(count, start + kBlock);
-    bool any = false;
-    for (size_t i = start; i < end; ++i) any |= words[i] == word;
-    if (!any) continue;
-    for (size_t i = start; i < end; ++i) {
-      if (words[i] == word) return i;
-    }
-  }
-  return std::nullopt;
 }
 
 void fill_marker(void* data, size_t count, size_t width, uint32_t marker) {
@@ -114,14 +97,22 @@ void fill_marker(void* data, size_t count, size_t width, uint32_t marker) {
   throw InternalError("an unwritten marker " + std::to_string(width) + " bytes wide");
 }
 
-std::optional<size_t> find_marker(const void* data, size_t count, size_t width, uint32_t marker) {
+// The element at `at` as an unsigned integer of its `width`: copies of a fixed size, which compile
+// to loads (one memcpy call per element of a variable size cost more than the sampled check).
+uint32_t element_bits(const unsigned char* at, size_t width) {
   switch (width) {
-    case 4:
-      return find_word<uint32_t>(data, count, marker);
-    case 2:
-      return find_word<uint16_t>(data, count, marker);
+    case 4: {
+      uint32_t bits = 0;
+      std::memcpy(&bits, at, 4);
+      return bits;
+    }
+    case 2: {
+      uint16_t bits = 0;
+      std::memcpy(&bits, at, 2);
+      return bits;
+    }
     case 1:
-      return find_word<uint8_t>(data, count, marker);
+      return *at;
   }
   throw InternalError("an unwritten marker " + std::to_string(width) + " bytes wide");
 }
@@ -143,16 +134,17 @@ void mark_unwritten(SharedBuffers& buffers, const task::Task& task, const SlotLa
 }
 
 std::string unwritten_element(const task::Task& task, const SharedBuffers& buffers,
-                              const SlotLayout& layout, int slot) {
+                              const SlotLayout& layout, int slot,
+                              const std::vector<std::vector<size_t>>& places) {
   for (size_t o = 0; o < layout.outputs; ++o) {
-    size_t index = layout.output(slot, o);
     task::DType dtype = task.outputs[o].dtype;
     std::optional<uint32_t> marker = task::unwritten_marker(dtype);
     if (!marker) continue;
     size_t width = task::dtype_size(dtype);
-    if (auto found =
-            find_marker(buffers.data(index), buffers.size(index) / width, width, *marker)) {
-      return fmt::format("{} element {}", tensor_name(task, layout.inputs + o), *found);
+    const auto* bytes = static_cast<const unsigned char*>(buffers.data(layout.output(slot, o)));
+    for (size_t place : places[o]) {
+      if (element_bits(bytes + place * width, width) == *marker)
+        return fmt::format("{} element {}", tensor_name(task, layout.inputs + o), place);
     }
   }
   return "";

@@ -30,10 +30,13 @@ void clear_outputs(SharedBuffers& buffers, const task::Task& task, const SlotLay
 // bytes and left to the reference check.
 void mark_unwritten(SharedBuffers& buffers, const task::Task& task, const SlotLayout& layout,
                     int slot);
-// The first element of `slot`'s outputs still marked, as "output 'out' element 17"; empty when
-// every element was written.
+// The first of `places` (per output) in `slot`'s outputs that still holds its marker, as
+// "output 'out' element 17"; empty when all were written. Places drawn after the call, where the
+// kernel cannot know them, find a call skipped for certain and a share q of its elements left
+// unwritten with 1 - (1 - q)^places.
 std::string unwritten_element(const task::Task& task, const SharedBuffers& buffers,
-                              const SlotLayout& layout, int slot);
+                              const SlotLayout& layout, int slot,
+                              const std::vector<std::vector<size_t>>& places);
 
 // The layout of one slot for `task`: its inputs, then its outputs.
 SlotLayout single_slot(const task::Task& task);

@@ -10,6 +10,7 @@
 
 #include "common/error.h"
 #include "common/files.h"
+#include "common/hash.h"
 #include "platform/core_sets.h"
 #include "platform/cpu/inputs.h"
 #include "platform/cpu/profile.h"
@@ -71,6 +72,15 @@ size_t timing_pool_size(const SlotLayout& layout) {
 // The most bytes of pool drawn beside the correctness cases rather than after them.
 constexpr uint64_t kPoolAlongsideBytes = 1ull << 30;
 
+// What the cases of `task`'s `workload` depend on: the definition (shapes, distributions, sets,
+// seeds), the reference and the kernel's header, so an edited task never meets cases kept for
+// what it was.
+std::string case_key(const task::Task& task, const task::Workload& workload) {
+  return sha256_hex(task.directory.string() + '\n' + task.definition.dump() + '\n' + workload.name +
+                    '\n' + read_file(task.reference_path()) + '\n' +
+                    task::generate_kernel_header(task, workload));
+}
+
 }  // namespace
 
 // The cores of one evaluation's timing, marked busy while it lasts so that compiles keep off them.
@@ -111,7 +121,8 @@ CpuPlatform::CpuPlatform(CpuPlatformOptions options, MachinePeaks peaks)
     : options_(std::move(options)),
       peaks_(std::move(peaks)),
       compiler_(options_.compiler),
-      runner_program_(find_runner_program()) {
+      runner_program_(find_runner_program()),
+      kept_cases_(options_.case_cache_bytes) {
   // The harness allocates and frees tensors of tens of megabytes per case and per check; glibc
   // maps each such block afresh and unmaps it when freed, so every one paid a page fault per
   // page (a fifth of an evaluation on a CPU workload, `perf record`). Kept in the heap instead,
@@ -123,9 +134,36 @@ CpuPlatform::CpuPlatform(CpuPlatformOptions options, MachinePeaks peaks)
 std::vector<ReferenceCase> CpuPlatform::reference_cases(const task::Task& task,
                                                         const task::Workload& workload,
                                                         std::vector<uint64_t> seeds) {
-  bool public_seeds = !seeds.empty();
-  return run_reference(task, workload, public_seeds ? chosen_cases(seeds) : correctness_cases(task),
-                       nullptr, {}, public_seeds);
+  if (!seeds.empty()) return run_reference(task, workload, chosen_cases(seeds), nullptr, {}, true);
+  std::vector<ReferenceCase> cases;
+  for (const SharedCase& kept : correctness_answers(task, workload, nullptr, {})) {
+    cases.push_back(*kept);
+  }
+  return cases;
+}
+
+std::vector<SharedCase> CpuPlatform::correctness_answers(const task::Task& task,
+                                                         const task::Workload& workload,
+                                                         const std::atomic<bool>* stop,
+                                                         const std::vector<int>& cores) {
+  std::string key = case_key(task, workload);
+  std::vector<CaseSpec> specs = correctness_cases(task);
+  if (std::optional<CaseCache::Kept> kept = kept_cases_.cases(key);
+      kept && kept->cases.size() == specs.size()) {
+    // The renewed case keeps its place, and so its kind (a seed of the task's own, or a set's).
+    std::vector<ReferenceCase> fresh =
+        run_reference(task, workload, {specs[kept->renew]}, stop, cores);
+    auto renewed = std::make_shared<const ReferenceCase>(std::move(fresh.front()));
+    kept->cases[kept->renew] = renewed;
+    kept_cases_.renewed(key, kept->renew, std::move(renewed));
+    return kept->cases;
+  }
+  std::vector<SharedCase> cases;
+  for (ReferenceCase& answered : run_reference(task, workload, specs, stop, cores)) {
+    cases.push_back(std::make_shared<const ReferenceCase>(std::move(answered)));
+  }
+  kept_cases_.keep_cases(key, cases);
+  return cases;
 }
 
 // The reference's runner and the buffers it calls on, for as long as answers are wanted: the
@@ -236,7 +274,7 @@ namespace {
 // the evaluation.
 class ReferenceAlongside {
  public:
-  using Answer = std::function<std::vector<ReferenceCase>(const std::atomic<bool>* stop)>;
+  using Answer = std::function<std::vector<SharedCase>(const std::atomic<bool>* stop)>;
   explicit ReferenceAlongside(Answer answer)
       : answers_(std::async(std::launch::async, std::move(answer), &stop_)) {}
   ReferenceAlongside(const ReferenceAlongside&) = delete;
@@ -247,7 +285,7 @@ class ReferenceAlongside {
   }
 
   // Waits for them; `abandon` (the request's) stops the reference as it would have before.
-  std::vector<ReferenceCase> answers(const std::atomic<bool>* abandon) {
+  std::vector<SharedCase> answers(const std::atomic<bool>* abandon) {
     while (answers_.wait_for(std::chrono::milliseconds(50)) != std::future_status::ready) {
       if (abandon && *abandon) stop_ = true;
     }
@@ -256,7 +294,7 @@ class ReferenceAlongside {
 
  private:
   std::atomic<bool> stop_{false};  // before answers_: the thread reads it from its start
-  std::future<std::vector<ReferenceCase>> answers_;
+  std::future<std::vector<SharedCase>> answers_;
 };
 
 }  // namespace
@@ -282,11 +320,12 @@ Verdict CpuPlatform::evaluate(const EvalRequest& asked) {
     return started.finish(Status::kRejectedSource, *rejection);
   }
   std::string header = task::generate_kernel_header(task, workload);
-  // Fresh secret seeds for every evaluation: see inputs.h. The cases and the reference's answers
-  // need nothing from the candidate, so they are made while it compiles (the compiler runs on the
-  // cores no timing holds, the reference on the evaluation's own).
+  // Secret seeds, at least one case drawn afresh for every evaluation: see inputs.h and
+  // case_cache.h. The cases and the reference's answers need nothing from the candidate, so they
+  // are made while it compiles (the compiler runs on the cores no timing holds, the reference on
+  // the evaluation's own).
   ReferenceAlongside reference([&](const std::atomic<bool>* stop) {
-    return run_reference(task, workload, correctness_cases(task), stop, request.cores);
+    return correctness_answers(task, workload, stop, request.cores);
   });
   std::optional<CompileResult> compiled = compile_candidate(request, header, verdict);
   if (!compiled) return started.finish(verdict.status, "");
@@ -294,16 +333,16 @@ Verdict CpuPlatform::evaluate(const EvalRequest& asked) {
   SlotLayout layout = timing_layout(task, sizes);
   // The timed turns' pool is drawn here while the reference answers the correctness cases,
   // unless its cases are large enough to matter beside theirs (the MoE's are 1.4 GB each).
-  std::vector<ReferenceCase> pool;
+  SharedPool pool;
   uint64_t set_bytes = 0;
   for (size_t i = 0; i < task.inputs.size(); ++i) set_bytes += sizes[i];
   if (request.measure_time && set_bytes * timing_pool_size(layout) <= kPoolAlongsideBytes) {
     pool = timing_pool(task, workload, layout);
   }
-  std::vector<ReferenceCase> cases = reference.answers(request.abandon);
+  std::vector<SharedCase> cases = reference.answers(request.abandon);
   double reference_seconds = 0;
-  for (const ReferenceCase& reference_case : cases) {
-    reference_seconds = std::max(reference_seconds, reference_case.reference_seconds);
+  for (const SharedCase& reference_case : cases) {
+    reference_seconds = std::max(reference_seconds, reference_case->reference_seconds);
   }
   Milliseconds call_timeout = std::max(
       options_.call_timeout, Milliseconds(static_cast<int64_t>(reference_seconds * 10 * 1000)));
@@ -320,17 +359,14 @@ Verdict CpuPlatform::evaluate(const EvalRequest& asked) {
   }
   if (!request.measure_time)
     return started.finish(Status::kPassed, "correct on every case (not timed)");
-  // Timing needs only how long the reference took: the cases' tensors go back to the heap, where
-  // the timed turns' pool and checks reuse them.
-  for (ReferenceCase& reference_case : cases) {
-    reference_case.inputs = {};
-    reference_case.outputs = {};
-  }
+  // Timing needs only how long the reference took: cases no longer kept (case_cache.h) go back
+  // to the heap, where the timed turns' pool and checks reuse them.
+  cases.clear();
 
   std::optional<CeilingAlongside> alongside;
   if (std::optional<TurnFailure> failure =
-          time_against_anchor(request, header, cases, std::move(pool), layout, {candidate, buffers},
-                              call_timeout, verdict, alongside)) {
+          time_against_anchor(request, header, reference_seconds, std::move(pool), layout,
+                              {candidate, buffers}, call_timeout, verdict, alongside)) {
     return started.finish(failure->status, failure->message);
   }
   // Where the turns ran, and whether no other evaluation could time there meanwhile.
@@ -394,10 +430,11 @@ bool CpuPlatform::load_candidate(const task::Task& task, Runner& candidate, Verd
   return true;
 }
 
-bool CpuPlatform::check_correctness(const task::Task& task, const std::vector<ReferenceCase>& cases,
+bool CpuPlatform::check_correctness(const task::Task& task, const std::vector<SharedCase>& cases,
                                     SharedBuffers& buffers, Runner& candidate,
                                     Milliseconds call_timeout, Verdict& verdict) {
-  for (const ReferenceCase& reference_case : cases) {
+  for (const SharedCase& kept : cases) {
+    const ReferenceCase& reference_case = *kept;
     load_case(buffers, task, reference_case);
     CallResult call = candidate.call(1, call_timeout);
     const std::string& when = reference_case.label;
@@ -429,9 +466,10 @@ SlotLayout CpuPlatform::timing_layout(const task::Task& task,
   return layout;
 }
 
-std::vector<ReferenceCase> CpuPlatform::timing_pool(const task::Task& task,
-                                                    const task::Workload& workload,
-                                                    const SlotLayout& layout) {
+SharedPool CpuPlatform::timing_pool(const task::Task& task, const task::Workload& workload,
+                                    const SlotLayout& layout) {
+  std::string key = case_key(task, workload);
+  if (SharedPool kept = kept_cases_.pool(key)) return kept;
   std::vector<ReferenceCase> pool;
   for (const CaseSpec& spec : timing_cases(task, static_cast<int>(timing_pool_size(layout)))) {
     ReferenceCase pool_case;
@@ -439,13 +477,15 @@ std::vector<ReferenceCase> CpuPlatform::timing_pool(const task::Task& task,
     pool_case.inputs = generate_inputs(task, workload, spec.seed);
     pool.push_back(std::move(pool_case));
   }
-  return pool;
+  auto drawn = std::make_shared<const std::vector<ReferenceCase>>(std::move(pool));
+  kept_cases_.keep_pool(key, drawn);
+  return drawn;
 }
 
 std::optional<TurnFailure> CpuPlatform::time_against_anchor(
-    const EvalRequest& request, const std::string& header, const std::vector<ReferenceCase>& cases,
-    std::vector<ReferenceCase> pool, const SlotLayout& layout, TimedKernel candidate,
-    Milliseconds call_timeout, Verdict& verdict, std::optional<CeilingAlongside>& alongside) {
+    const EvalRequest& request, const std::string& header, double reference_seconds,
+    SharedPool pool, const SlotLayout& layout, TimedKernel candidate, Milliseconds call_timeout,
+    Verdict& verdict, std::optional<CeilingAlongside>& alongside) {
   const task::Task& task = *request.task;
   // The anchor: the task's baseline unless the caller names another kernel (a parent, say).
   std::string baseline_source = read_file(task.baseline_path());
@@ -473,14 +513,11 @@ std::optional<TurnFailure> CpuPlatform::time_against_anchor(
   std::unique_ptr<ReferenceRunner> reference =
       start_reference(task, workload, request.abandon, request.cores);
   TurnReference turn_reference;
-  turn_reference.pool = pool.empty() ? timing_pool(task, workload, layout) : std::move(pool);
+  turn_reference.pool = pool ? std::move(pool) : timing_pool(task, workload, layout);
   turn_reference.outputs = [&](ReferenceCase& reference_case) {
     reference->answer(reference_case);
   };
-  for (const ReferenceCase& reference_case : cases) {
-    turn_reference.seconds_per_case =
-        std::max(turn_reference.seconds_per_case, reference_case.reference_seconds);
-  }
+  turn_reference.seconds_per_case = reference_seconds;
   std::vector<int> timed = request.cores.empty() ? runner_cpus(task.threads) : request.cores;
   // The baseline's answers witness the candidate's; a kernel an agent wrote (a parent, or the
   // candidate itself) could share its faults, so against one the reference checks as much as

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "platform/cpu/call_check.h"
+#include "platform/cpu/case_cache.h"
 #include "platform/cpu/compiler.h"
 #include "platform/cpu/inputs.h"
 #include "platform/cpu/machine.h"
@@ -36,6 +37,9 @@ struct CpuPlatformOptions {
   // when the turn's outputs are at least this many bytes (runner_turns.h); nullopt: the
   // last-level cache.
   std::optional<uint64_t> reload_skip_bytes;
+  // Correctness cases and timing pools kept for the next evaluation of the same task and
+  // workload (case_cache.h), in bytes; 0 keeps none (every evaluation draws all its cases).
+  uint64_t case_cache_bytes = 4ull << 30;
   // Tests: how many timed turns are checked against the reference (runner_turns.h's CheckShares);
   // nullopt: by who the anchor is.
   std::optional<CheckShares> check_shares;
@@ -85,26 +89,36 @@ class CpuPlatform : public Platform {
   // on, else `cores`.
   std::vector<int> compile_cores(const std::vector<int>& cores) const;
   bool load_candidate(const task::Task& task, Runner& candidate, Verdict& verdict);
-  bool check_correctness(const task::Task& task, const std::vector<ReferenceCase>& cases,
+  // The correctness cases and the reference's answers: those kept from an earlier evaluation of
+  // this task and workload with one drawn afresh, or all drawn now (case_cache.h).
+  std::vector<SharedCase> correctness_answers(const task::Task& task,
+                                              const task::Workload& workload,
+                                              const std::atomic<bool>* stop,
+                                              const std::vector<int>& cores);
+  bool check_correctness(const task::Task& task, const std::vector<SharedCase>& cases,
                          SharedBuffers& buffers, Runner& candidate,
                          std::chrono::milliseconds call_timeout, Verdict& verdict);
   // The slots timed turns use for this task and workload, within the options' limits.
   SlotLayout timing_layout(const task::Task& task, const std::vector<size_t>& sizes) const;
-  // The cases timed turns mix their inputs from (inputs only), drawn from fresh secret seeds.
-  static std::vector<ReferenceCase> timing_pool(const task::Task& task,
-                                                const task::Workload& workload,
-                                                const SlotLayout& layout);
-  // `pool`: timing_pool's cases, or empty to draw them here.
-  std::optional<TurnFailure> time_against_anchor(
-      const EvalRequest& request, const std::string& header,
-      const std::vector<ReferenceCase>& cases, std::vector<ReferenceCase> pool,
-      const SlotLayout& layout, TimedKernel candidate, std::chrono::milliseconds call_timeout,
-      Verdict& verdict, std::optional<CeilingAlongside>& alongside);
+  // The cases timed turns mix their inputs from (inputs only), drawn from fresh secret seeds, or
+  // kept from an earlier evaluation.
+  SharedPool timing_pool(const task::Task& task, const task::Workload& workload,
+                         const SlotLayout& layout);
+  // `pool`: timing_pool's cases, or null to draw them here. `reference_seconds`: the most the
+  // reference took on a correctness case.
+  std::optional<TurnFailure> time_against_anchor(const EvalRequest& request,
+                                                 const std::string& header,
+                                                 double reference_seconds, SharedPool pool,
+                                                 const SlotLayout& layout, TimedKernel candidate,
+                                                 std::chrono::milliseconds call_timeout,
+                                                 Verdict& verdict,
+                                                 std::optional<CeilingAlongside>& alongside);
 
   CpuPlatformOptions options_;
   MachinePeaks peaks_;
   Compiler compiler_;
   std::filesystem::path runner_program_;
+  CaseCache kept_cases_;
 
   mutable std::mutex timing_mutex_;  // guards timing_now_
   std::multiset<int> timing_now_;    // the cores of the evaluations being timed now

@@ -3,8 +3,9 @@
 // unspecified ones.
 //
 // The generator is public, so the seeds must not be: a kernel that knew them could compute the
-// answers at load and skip the work. Every evaluation draws fresh seeds from the operating system's
-// random source in the harness, and only the inputs they make ever reach a kernel's process.
+// answers at load and skip the work. Seeds are drawn from the operating system's random source in
+// the harness (at least one case afresh for every evaluation: case_cache.h), and only the inputs
+// they make ever reach a kernel's process.
 #pragma once
 
 #include <cstdint>

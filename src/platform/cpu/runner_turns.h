@@ -17,13 +17,13 @@
 //     written straight into the slot, and outputs of kUnwritten. The runners map every input
 //     read-only (runner_main.cpp): no kernel can change what it or the other side calls on, and a
 //     write into an input ends the turn;
-//   - after it, every slot's outputs must be written (no element left kUnwritten: a call skipped,
-//     or a DONE answered early, shows); every call is compared with the other side's run of the
-//     same turn on the same inputs, at kWitnessElements places of each output drawn from
-//     getrandom(2) after the first side's turn (the witness; a difference goes to the reference,
-//     which says which side is wrong); and on a turn the plan checks, kSampledCalls calls drawn
-//     then are compared with the reference on their inputs, whole. Samples and places exist only
-//     in the harness, after the turn; the runner never holds a seed or a schedule.
+//   - after it, kWitnessElements places of each output, drawn from getrandom(2) after the first
+//     side's turn, must be written in every slot (none left kUnwritten: a call skipped, or a DONE
+//     answered early, shows at every place); every call is compared with the other side's run of
+//     the same turn on the same inputs at those places (the witness; a difference goes to the
+//     reference, which says which side is wrong); and on a turn the plan checks, kSampledCalls
+//     calls drawn then are compared with the reference on their inputs, whole. Samples and places
+//     exist only in the harness, after the turn; the runner never holds a seed or a schedule.
 // A kernel that computes wrong or stale answers in a call fails the witness in that turn where the
 // witness is the task's baseline (the default anchor), unless its error stays within
 // kWitnessAllowance times the tolerance; against any other anchor, which could share its faults,
@@ -57,6 +57,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -153,7 +154,7 @@ struct TimedKernel {
 // What timed turns are checked against: fresh cases to mix inputs from (inputs only), the
 // reference that answers them, and its seconds per case (how dear a check is).
 struct TurnReference {
-  std::vector<ReferenceCase> pool;
+  std::shared_ptr<const std::vector<ReferenceCase>> pool;  // never null
   ReferenceOutputs outputs;
   double seconds_per_case = 0;
 };
@@ -213,6 +214,9 @@ class RunnerTurns : public PairedTurns {
   // against the reference; false with `verdict` filled and `blame` saying whose fault it was.
   bool check_turn(const TimedKernel& kernel, TurnPlan& plan, int calls, int turn, Verdict& verdict,
                   Blame& blame);
+  // kWitnessElements places in each output (all of a smaller one), drawn from getrandom(2): after
+  // a turn, so that no kernel can know them.
+  std::vector<std::vector<size_t>> secret_places(const SharedBuffers& buffers) const;
   // The first side's values at the witness places, or the second's compared with them.
   bool witness(const TimedKernel& kernel, TurnPlan& plan, int calls, int turn, Verdict& verdict,
                Blame& blame);
