@@ -222,8 +222,8 @@ TEST(KeptCases, EachCheckRenewsOneCaseAndAnEditedTaskMeetsNone) {
   platform::cpu::CpuPlatform cpu({}, platform::cpu::load_or_probe_machine(false, nullptr));
   auto seeds = [&](const task::Task& which) {
     std::vector<uint64_t> drawn;
-    for (const platform::ReferenceCase& reference_case : cpu.reference_cases(which, small)) {
-      drawn.push_back(reference_case.seed);
+    for (const platform::cpu::SharedCase& kept : cpu.correctness_answers(which, small)) {
+      drawn.push_back(kept->seed);
     }
     return drawn;
   };
@@ -247,9 +247,9 @@ TEST(KeptCases, EachCheckRenewsOneCaseAndAnEditedTaskMeetsNone) {
   platform::cpu::CpuPlatformOptions none;
   none.case_cache_bytes = 0;
   platform::cpu::CpuPlatform uncached(none, platform::cpu::load_or_probe_machine(false, nullptr));
-  std::vector<platform::ReferenceCase> once = uncached.reference_cases(task, small);
-  std::vector<platform::ReferenceCase> again = uncached.reference_cases(task, small);
-  for (size_t i = 0; i < once.size(); ++i) EXPECT_NE(once[i].seed, again[i].seed);
+  std::vector<platform::cpu::SharedCase> once = uncached.correctness_answers(task, small);
+  std::vector<platform::cpu::SharedCase> again = uncached.correctness_answers(task, small);
+  for (size_t i = 0; i < once.size(); ++i) EXPECT_NE(once[i]->seed, again[i]->seed);
 }
 
 }  // namespace

@@ -134,12 +134,9 @@ CpuPlatform::CpuPlatform(CpuPlatformOptions options, MachinePeaks peaks)
 std::vector<ReferenceCase> CpuPlatform::reference_cases(const task::Task& task,
                                                         const task::Workload& workload,
                                                         std::vector<uint64_t> seeds) {
-  if (!seeds.empty()) return run_reference(task, workload, chosen_cases(seeds), nullptr, {}, true);
-  std::vector<ReferenceCase> cases;
-  for (const SharedCase& kept : correctness_answers(task, workload, nullptr, {})) {
-    cases.push_back(*kept);
-  }
-  return cases;
+  bool public_seeds = !seeds.empty();
+  return run_reference(task, workload, public_seeds ? chosen_cases(seeds) : correctness_cases(task),
+                       nullptr, {}, public_seeds);
 }
 
 std::vector<SharedCase> CpuPlatform::correctness_answers(const task::Task& task,

@@ -72,7 +72,15 @@ class CpuPlatform : public Platform {
                                                    const task::Workload& workload,
                                                    const std::atomic<bool>* abandon,
                                                    const std::vector<int>& cores = {});
-  // run_reference for seeds a person chose (empty: a fresh correctness check's cases).
+  // The cases an evaluation here checks correctness on, with the reference's answers: those kept
+  // from an earlier evaluation of this task and workload with one drawn afresh, or all drawn now
+  // (case_cache.h). `stop`: as `abandon`.
+  std::vector<SharedCase> correctness_answers(const task::Task& task,
+                                              const task::Workload& workload,
+                                              const std::atomic<bool>* stop = nullptr,
+                                              const std::vector<int>& cores = {});
+  // run_reference for seeds a person chose (empty: a fresh correctness check's cases, none kept:
+  // what the CUDA and evaluator platforms check against).
   std::vector<ReferenceCase> reference_cases(const task::Task& task, const task::Workload& workload,
                                              std::vector<uint64_t> seeds = {});
 
@@ -89,12 +97,6 @@ class CpuPlatform : public Platform {
   // on, else `cores`.
   std::vector<int> compile_cores(const std::vector<int>& cores) const;
   bool load_candidate(const task::Task& task, Runner& candidate, Verdict& verdict);
-  // The correctness cases and the reference's answers: those kept from an earlier evaluation of
-  // this task and workload with one drawn afresh, or all drawn now (case_cache.h).
-  std::vector<SharedCase> correctness_answers(const task::Task& task,
-                                              const task::Workload& workload,
-                                              const std::atomic<bool>* stop,
-                                              const std::vector<int>& cores);
   bool check_correctness(const task::Task& task, const std::vector<SharedCase>& cases,
                          SharedBuffers& buffers, Runner& candidate,
                          std::chrono::milliseconds call_timeout, Verdict& verdict);
