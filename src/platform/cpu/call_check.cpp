@@ -143,8 +143,9 @@ std::string unwritten_element(const task::Task& task, const SharedBuffers& buffe
     size_t width = task::dtype_size(dtype);
     const auto* bytes = static_cast<const unsigned char*>(buffers.data(layout.output(slot, o)));
     for (size_t place : places[o]) {
-      if (element_bits(bytes + place * width, width) == *marker)
+      if (element_bits(bytes + place * width, width) == *marker) {
         return fmt::format("{} element {}", tensor_name(task, layout.inputs + o), place);
+      }
     }
   }
   return "";

@@ -2,13 +2,13 @@
 // process, the cases renewed one at a time.
 //
 // Every evaluation used to draw and answer its correctness cases anew: on silu's CPU workload seven
-// cases of 15 million values, the float64 reference 0.35 s a case, 3.5-4.8 s of a 12 s evaluation
-// with its timing pool. The seeds stay secret in this process, and nothing a kernel learns outlives
-// its evaluation (its runner is a process of its own, which cannot open a file once the kernel is
-// loaded), so a case answered for one evaluation checks the next as well as a new one would. Each
-// evaluation that finds cases kept still draws and answers one afresh, the one kept longest, so a
-// case checks at most as many evaluations as there are cases, and a run's candidates keep meeting
-// inputs no earlier one saw. A pool is inputs only, mixed afresh for every timed turn
+// cases of 15 million values, the float64 reference 0.35 s a case, 3.4 to 4.8 s of a 12 s
+// evaluation with its timing pool. The seeds stay secret in this process, and nothing a kernel
+// learns outlives its evaluation (its runner is a process of its own, which cannot open a file once
+// the kernel is loaded), so a case answered for one evaluation checks the next as well as a new one
+// would. Each evaluation that finds cases kept still draws and answers one afresh, the one kept
+// longest, so a case checks at most as many evaluations as there are cases, and a run's candidates
+// keep meeting inputs no earlier one saw. A pool is inputs only, mixed afresh for every timed turn
 // (runner_turns.h), and is kept as drawn.
 #pragma once
 
