@@ -33,7 +33,7 @@ TEST(CaseCache, RenewsTheCaseKeptLongestEachTime) {
 }
 
 TEST(CaseCache, DropsWhatWasUsedLongestAgoAndNeverKeepsWhatCannotFit) {
-  CaseCache cache(3 * 2 * 4 * 100);  // three cases of 100 floats in and 100 out
+  CaseCache cache(uint64_t{3} * 2 * 4 * 100);  // three cases of 100 floats in and 100 out
   cache.keep_cases("a", {made_case(1, 100)});
   cache.keep_cases("b", {made_case(2, 100)});
   ASSERT_TRUE(cache.cases("a"));  // "a" used last: "b" goes first
