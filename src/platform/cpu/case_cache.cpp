@@ -4,6 +4,9 @@
 
 namespace accelopt::platform::cpu {
 
+namespace {
+
+// The bytes a case holds: its inputs and its answers.
 uint64_t case_bytes(const ReferenceCase& reference_case) {
   uint64_t bytes = 0;
   for (const task::TensorValues& input : reference_case.inputs) bytes += input.bytes.size();
@@ -12,6 +15,8 @@ uint64_t case_bytes(const ReferenceCase& reference_case) {
   }
   return bytes;
 }
+
+}  // namespace
 
 uint64_t CaseCache::entry_bytes(const Entry& entry) {
   uint64_t bytes = 0;

@@ -27,9 +27,6 @@ namespace accelopt::platform::cpu {
 using SharedCase = std::shared_ptr<const ReferenceCase>;
 using SharedPool = std::shared_ptr<const std::vector<ReferenceCase>>;
 
-// The bytes a case holds: its inputs and its answers.
-uint64_t case_bytes(const ReferenceCase& reference_case);
-
 class CaseCache {
  public:
   // Keeps at most `capacity_bytes` (0: nothing), the entries used longest ago dropped first.
