@@ -25,7 +25,8 @@ struct ReferenceCase {
   std::string label;  // names the case in messages
   std::vector<task::TensorValues> inputs;
   std::vector<std::vector<float>> outputs;
-  double reference_seconds = 0;
+  double reference_seconds = 0;  // the reference's call
+  double answer_seconds = 0;     // the whole answer: its buffers loaded, the call, outputs read
 };
 
 // `values`, one float array per input in definition order, each encoded in its input's dtype

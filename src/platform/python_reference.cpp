@@ -315,6 +315,11 @@ Json PythonReference::sandbox() const {
 int PythonReference::cache_hits() const {
   return state_->cache_hits;
 }
+void PythonReference::abandon_when(const std::atomic<bool>* flag) {
+  state_->options.abandon = flag;
+  if (state_->process) state_->process->abandon_when(flag);
+}
+
 int PythonReference::calls() const {
   return state_->calls;
 }

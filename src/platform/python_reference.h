@@ -59,6 +59,8 @@ class PythonReference {
   // How many answers came from the cache, and how many run() calls were made.
   int cache_hits() const;
   int calls() const;
+  // From now on `flag` stops a call, in place of the options' abandon; not during an answer.
+  void abandon_when(const std::atomic<bool>* flag);
 
  private:
   struct State;

@@ -58,6 +58,10 @@ std::pair<size_t, size_t> SharedBuffers::fence(size_t i) const {
   return {begin, end};
 }
 
+void SharedBuffers::clear() {
+  std::memset(base_, 0, total_);
+}
+
 void SharedBuffers::fill_canaries(size_t first, size_t count) {
   size_t last = std::min(offsets_.size(), first + std::min(count, offsets_.size()));
   for (size_t i = first; i <= last; ++i) {

@@ -22,6 +22,10 @@ class SharedBuffers {
 
   int fd() const { return fd_; }
   size_t count() const { return offsets_.size(); }
+  const std::vector<size_t>& sizes() const { return sizes_; }  // as constructed
+  size_t total_bytes() const { return total_; }                // fences included
+  // Every byte zeroed, fences too: a set lent to another evaluation holds nothing of the last.
+  void clear();
   size_t offset(size_t index) const { return offsets_[index]; }
   size_t size(size_t index) const { return sizes_[index]; }
   void* data(size_t index) const { return base_ + offsets_[index]; }

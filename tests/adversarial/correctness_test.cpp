@@ -9,6 +9,7 @@
 //   // workload: cpu             the workload to evaluate on (default: small)
 //   // reference checks: none    no timed turn is checked against the reference: what is caught
 //                                is caught by the accounting and the witness (runner_turns.h)
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -250,6 +251,43 @@ TEST(KeptCases, EachCheckRenewsOneCaseAndAnEditedTaskMeetsNone) {
   std::vector<platform::cpu::SharedCase> once = uncached.correctness_answers(task, small);
   std::vector<platform::cpu::SharedCase> again = uncached.correctness_answers(task, small);
   for (size_t i = 0; i < once.size(); ++i) EXPECT_NE(once[i]->seed, again[i]->seed);
+}
+
+// A set of buffers is lent from one evaluation to the next (platform/cpu/buffer_shelf.h), zeroed
+// first: a note one kernel leaves where no check looks (another slot's output, which a
+// correctness check never uses) is gone when the next kernel looks. Within one evaluation it is
+// there, which shows the note is real.
+TEST(KeptBuffers, NothingOneEvaluationLeavesReachesTheNext) {
+  task::Task task = task::load_task(kSource / "bench/cpu/silu");
+  // silu small: one slot is two 8 KB tensors, each followed by a fence page (shared_buffers.h).
+  auto kernel = [](bool leave, bool look) {
+    return fmt::format(R"(#include <cmath>
+#include "accelopt_task.h"
+extern "C" void kernel(const float* __restrict x, float* __restrict out) {{
+  float* note = out + 5 * 6144;  // slot 5's output
+  const bool found = {} && note[0] == 12345.0f;
+  if ({}) note[0] = 12345.0f;
+  for (int i = 0; i < M * N; ++i) out[i] = found ? 0.0f : x[i] / (1.0f + std::exp(-x[i]));
+}}
+)",
+                       look ? "true" : "false", leave ? "true" : "false");
+  };
+  auto checked = [&](platform::cpu::CpuPlatform& cpu, const std::string& source) {
+    platform::EvalRequest request;
+    request.task = &task;
+    request.workload = "small";
+    request.source = source;
+    request.measure_time = false;
+    return cpu.evaluate(request);
+  };
+  platform::cpu::CpuPlatform cpu({}, platform::cpu::load_or_probe_machine(false, nullptr));
+  kernel::Verdict both = checked(cpu, kernel(true, true));
+  EXPECT_EQ(both.status, kernel::Status::kIncorrectNumerical) << both.message;
+
+  kernel::Verdict leaves = checked(cpu, kernel(true, false));
+  ASSERT_TRUE(leaves.passed()) << leaves.message << "\n" << leaves.log;
+  kernel::Verdict looks = checked(cpu, kernel(false, true));
+  EXPECT_TRUE(looks.passed()) << looks.message;
 }
 
 }  // namespace

@@ -4,9 +4,12 @@
 #include <malloc.h>
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstring>
 #include <functional>
 #include <future>
+#include <mutex>
+#include <thread>
 
 #include "common/error.h"
 #include "common/files.h"
@@ -122,7 +125,8 @@ CpuPlatform::CpuPlatform(CpuPlatformOptions options, MachinePeaks peaks)
       peaks_(std::move(peaks)),
       compiler_(options_.compiler),
       runner_program_(find_runner_program()),
-      kept_cases_(options_.case_cache_bytes) {
+      kept_cases_(options_.case_cache_bytes),
+      buffer_shelf_(options_.buffer_shelf_bytes) {
   // The harness allocates and frees tensors of tens of megabytes per case and per check; glibc
   // maps each such block afresh and unmaps it when freed, so every one paid a page fault per
   // page (a fifth of an evaluation on a CPU workload, `perf record`). Kept in the heap instead,
@@ -137,30 +141,6 @@ std::vector<ReferenceCase> CpuPlatform::reference_cases(const task::Task& task,
   bool public_seeds = !seeds.empty();
   return run_reference(task, workload, public_seeds ? chosen_cases(seeds) : correctness_cases(task),
                        nullptr, {}, public_seeds);
-}
-
-std::vector<SharedCase> CpuPlatform::correctness_answers(const task::Task& task,
-                                                         const task::Workload& workload,
-                                                         const std::atomic<bool>* stop,
-                                                         const std::vector<int>& cores) {
-  std::string key = case_key(task, workload);
-  std::vector<CaseSpec> specs = correctness_cases(task);
-  if (std::optional<CaseCache::Kept> kept = kept_cases_.cases(key);
-      kept && kept->cases.size() == specs.size()) {
-    // The renewed case keeps its place, and so its kind (a seed of the task's own, or a set's).
-    std::vector<ReferenceCase> fresh =
-        run_reference(task, workload, {specs[kept->renew]}, stop, cores);
-    auto renewed = std::make_shared<const ReferenceCase>(std::move(fresh.front()));
-    kept->cases[kept->renew] = renewed;
-    kept_cases_.renewed(key, kept->renew, std::move(renewed));
-    return kept->cases;
-  }
-  std::vector<SharedCase> cases;
-  for (ReferenceCase& answered : run_reference(task, workload, specs, stop, cores)) {
-    cases.push_back(std::make_shared<const ReferenceCase>(std::move(answered)));
-  }
-  kept_cases_.keep_cases(key, cases);
-  return cases;
 }
 
 // The reference's runner and the buffers it calls on, for as long as answers are wanted: the
@@ -178,26 +158,80 @@ class ReferenceRunner {
   ReferenceRunner(const task::Task& task, std::unique_ptr<PythonReference> python)
       : task_(task), buffers_({}), python_(std::move(python)) {}
 
-  // Fills `reference_case`'s outputs (and reference_seconds) from its inputs. `public_seed`: the
-  // case's seed was chosen by a person, so a Python reference's answer may be kept.
+  // Fills `reference_case`'s outputs (and reference_seconds, answer_seconds) from its inputs.
+  // `public_seed`: the case's seed was chosen by a person, so a Python reference's answer may be
+  // kept.
   void answer(ReferenceCase& reference_case, bool public_seed = false) {
-    if (python_) return python_->answer(reference_case, public_seed);
-    load_case(buffers_, task_, reference_case);
-    CallResult call = runner_->call(1, timeout_);
-    if (call.outcome != CallOutcome::kDone) {
-      throw UserError("the reference of task " + task_.name + " failed on " + reference_case.label +
-                      ": " + call.message + "\n" + runner_->output());
+    auto started = std::chrono::steady_clock::now();
+    if (python_) {
+      python_->answer(reference_case, public_seed);
+    } else {
+      load_case(buffers_, task_, reference_case);
+      call_and_read(reference_case);
     }
-    reference_case.reference_seconds = call.seconds;
-    reference_case.outputs.clear();
-    for (size_t o = 0; o < task_.outputs.size(); ++o) {
-      size_t index = task_.inputs.size() + o;
-      reference_case.outputs.push_back(
-          task::decode_values(task_.outputs[o].dtype, buffers_.data(index), buffers_.size(index)));
+    reference_case.answer_seconds = seconds_since(started);
+  }
+
+  // The same for inputs that lie elsewhere (a timed slot's), written straight into the reference's
+  // buffers; `answer`'s outputs are overwritten in place, so a case reused for answer after answer
+  // allocates nothing (fresh pages cost more than the copy on these machines, docs/harness.md).
+  void answer(const std::vector<std::span<const unsigned char>>& inputs, ReferenceCase& answer) {
+    auto started = std::chrono::steady_clock::now();
+    if (python_) {
+      answer.inputs.resize(inputs.size());
+      for (size_t i = 0; i < inputs.size(); ++i) {
+        answer.inputs[i].dtype = task_.inputs[i].dtype;
+        answer.inputs[i].bytes.assign(inputs[i].begin(), inputs[i].end());
+      }
+      python_->answer(answer);
+    } else {
+      SlotLayout layout = single_slot(task_);
+      for (size_t i = 0; i < inputs.size(); ++i) {
+        if (inputs[i].size() != buffers_.size(layout.input(0, i))) {
+          throw InternalError("the reference's input " + task_.inputs[i].name +
+                              " has the wrong size");
+        }
+        std::memcpy(buffers_.data(layout.input(0, i)), inputs[i].data(), inputs[i].size());
+      }
+      clear_outputs(buffers_, task_, layout, 0);
+      buffers_.fill_canaries();
+      call_and_read(answer);
+    }
+    answer.answer_seconds = seconds_since(started);
+  }
+
+  // From now on `flag` (the request's) stops the reference, not the flag it started with.
+  void abandon_when(const std::atomic<bool>* flag) {
+    if (python_) {
+      python_->abandon_when(flag);
+    } else {
+      runner_->abandon_when(flag);
     }
   }
 
  private:
+  static double seconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+
+  // Calls the reference on the inputs in its buffers; its outputs into `answer`'s, in place.
+  void call_and_read(ReferenceCase& answer) {
+    CallResult call = runner_->call(1, timeout_);
+    if (call.outcome != CallOutcome::kDone) {
+      throw UserError("the reference of task " + task_.name + " failed on " + answer.label + ": " +
+                      call.message + "\n" + runner_->output());
+    }
+    answer.reference_seconds = call.seconds;
+    answer.outputs.resize(task_.outputs.size());
+    for (size_t o = 0; o < task_.outputs.size(); ++o) {
+      size_t index = task_.inputs.size() + o;
+      task::DType dtype = task_.outputs[o].dtype;
+      answer.outputs[o].resize(buffers_.size(index) / task::dtype_size(dtype));
+      task::decode_values(dtype, buffers_.data(index), answer.outputs[o].size(),
+                          answer.outputs[o].data());
+    }
+  }
+
   const task::Task& task_;
   SharedBuffers buffers_;
   std::optional<Runner> runner_;
@@ -230,10 +264,13 @@ std::unique_ptr<ReferenceRunner> CpuPlatform::start_reference(const task::Task& 
                                            options_.reference_timeout);
 }
 
-std::vector<ReferenceCase> CpuPlatform::run_reference(
-    const task::Task& task, const task::Workload& workload, const std::vector<CaseSpec>& specs,
-    const std::atomic<bool>* abandon, const std::vector<int>& cores, bool public_seeds) {
-  std::unique_ptr<ReferenceRunner> reference = start_reference(task, workload, abandon, cores);
+namespace {
+
+// The reference's answers for `specs`, each case's inputs drawn here from its seed.
+std::vector<ReferenceCase> answer_cases(ReferenceRunner& reference, const task::Task& task,
+                                        const task::Workload& workload,
+                                        const std::vector<CaseSpec>& specs,
+                                        bool public_seeds = false) {
   std::vector<ReferenceCase> cases;
   for (const CaseSpec& spec : specs) {
     ReferenceCase reference_case;
@@ -242,9 +279,44 @@ std::vector<ReferenceCase> CpuPlatform::run_reference(
     reference_case.label = spec.label;
     const task::InputSet* set = spec.set.empty() ? nullptr : &task.input_set(spec.set);
     reference_case.inputs = generate_inputs(task, workload, spec.seed, set, spec.variation);
-    reference->answer(reference_case, public_seeds);
+    reference.answer(reference_case, public_seeds);
     cases.push_back(std::move(reference_case));
   }
+  return cases;
+}
+
+}  // namespace
+
+std::vector<ReferenceCase> CpuPlatform::run_reference(
+    const task::Task& task, const task::Workload& workload, const std::vector<CaseSpec>& specs,
+    const std::atomic<bool>* abandon, const std::vector<int>& cores, bool public_seeds) {
+  std::unique_ptr<ReferenceRunner> reference = start_reference(task, workload, abandon, cores);
+  return answer_cases(*reference, task, workload, specs, public_seeds);
+}
+
+std::vector<SharedCase> CpuPlatform::correctness_answers(
+    const task::Task& task, const task::Workload& workload, const std::atomic<bool>* stop,
+    const std::vector<int>& cores, std::unique_ptr<ReferenceRunner>* answered_by) {
+  std::string key = case_key(task, workload);
+  std::vector<CaseSpec> specs = correctness_cases(task);
+  std::unique_ptr<ReferenceRunner> reference = start_reference(task, workload, stop, cores);
+  std::optional<CaseCache::Kept> kept = kept_cases_.cases(key);
+  if (kept && kept->cases.size() == specs.size()) {
+    // The renewed case keeps its place, and so its kind (a seed of the task's own, or a set's).
+    std::vector<ReferenceCase> fresh =
+        answer_cases(*reference, task, workload, {specs[kept->renew]});
+    auto renewed = std::make_shared<const ReferenceCase>(std::move(fresh.front()));
+    kept->cases[kept->renew] = renewed;
+    kept_cases_.renewed(key, kept->renew, std::move(renewed));
+    if (answered_by) *answered_by = std::move(reference);
+    return kept->cases;
+  }
+  std::vector<SharedCase> cases;
+  for (ReferenceCase& answered : answer_cases(*reference, task, workload, specs)) {
+    cases.push_back(std::make_shared<const ReferenceCase>(std::move(answered)));
+  }
+  kept_cases_.keep_cases(key, cases);
+  if (answered_by) *answered_by = std::move(reference);
   return cases;
 }
 
@@ -266,19 +338,27 @@ RunnerOptions CpuPlatform::runner_options(const task::Task& task,
 
 namespace {
 
-// The reference's answers to the correctness cases, computed on a thread of their own. Stopped
-// and waited for when dropped unasked (the candidate failed to compile), so that nothing outlives
-// the evaluation.
+// The reference's answers to the correctness cases, computed on a thread of their own. The runner
+// that answered them stays for the timed turns' checks, as long as that thread, which spawned it
+// (a child dies with its spawning thread, subprocess.h): until this is dropped. Stopped and
+// waited for when dropped unasked (the candidate failed to compile), so that nothing outlives the
+// evaluation.
 class ReferenceAlongside {
  public:
-  using Answer = std::function<std::vector<SharedCase>(const std::atomic<bool>* stop)>;
+  using Answer = std::function<std::vector<SharedCase>(const std::atomic<bool>* stop,
+                                                       std::unique_ptr<ReferenceRunner>& runner)>;
   explicit ReferenceAlongside(Answer answer)
-      : answers_(std::async(std::launch::async, std::move(answer), &stop_)) {}
+      : thread_([this, answer = std::move(answer)] { run(answer); }) {}
   ReferenceAlongside(const ReferenceAlongside&) = delete;
   ReferenceAlongside& operator=(const ReferenceAlongside&) = delete;
   ~ReferenceAlongside() {
     stop_ = true;
-    if (answers_.valid()) answers_.wait();
+    {
+      std::lock_guard lock(mutex_);
+      dropped_ = true;
+    }
+    dropped_signal_.notify_all();
+    thread_.join();
   }
 
   // Waits for them; `abandon` (the request's) stops the reference as it would have before.
@@ -288,10 +368,29 @@ class ReferenceAlongside {
     }
     return answers_.get();
   }
+  // The runner that answered them, once answers() returned, until this is dropped; null if none.
+  ReferenceRunner* runner() const { return runner_.get(); }
 
  private:
-  std::atomic<bool> stop_{false};  // before answers_: the thread reads it from its start
-  std::future<std::vector<SharedCase>> answers_;
+  void run(const Answer& answer) {
+    try {
+      promised_.set_value(answer(&stop_, runner_));
+    } catch (...) {
+      promised_.set_exception(std::current_exception());
+    }
+    std::unique_lock lock(mutex_);
+    dropped_signal_.wait(lock, [&] { return dropped_; });
+    runner_.reset();
+  }
+
+  std::atomic<bool> stop_{false};
+  std::mutex mutex_;
+  std::condition_variable dropped_signal_;
+  bool dropped_ = false;
+  std::unique_ptr<ReferenceRunner> runner_;
+  std::promise<std::vector<SharedCase>> promised_;
+  std::future<std::vector<SharedCase>> answers_ = promised_.get_future();
+  std::thread thread_;  // last: it starts once the rest exists
 };
 
 }  // namespace
@@ -320,10 +419,13 @@ Verdict CpuPlatform::evaluate(const EvalRequest& asked) {
   // Secret seeds, at least one case drawn afresh for every evaluation: see inputs.h and
   // case_cache.h. The cases and the reference's answers need nothing from the candidate, so they
   // are made while it compiles (the compiler runs on the cores no timing holds, the reference on
-  // the evaluation's own).
-  ReferenceAlongside reference([&](const std::atomic<bool>* stop) {
-    return correctness_answers(task, workload, stop, request.cores);
-  });
+  // the evaluation's own). The runner that answers them stays for the timed turns' checks: one
+  // reference process and one set of its buffers per evaluation (new pages cost dearly on these
+  // machines, docs/harness.md "Round five").
+  ReferenceAlongside reference(
+      [&](const std::atomic<bool>* stop, std::unique_ptr<ReferenceRunner>& runner) {
+        return correctness_answers(task, workload, stop, request.cores, &runner);
+      });
   std::optional<CompileResult> compiled = compile_candidate(request, header, verdict);
   if (!compiled) return started.finish(verdict.status, "");
   std::vector<size_t> sizes = buffer_sizes(task, workload);
@@ -337,21 +439,25 @@ Verdict CpuPlatform::evaluate(const EvalRequest& asked) {
     pool = timing_pool(task, workload, layout);
   }
   std::vector<SharedCase> cases = reference.answers(request.abandon);
-  double reference_seconds = 0;
+  if (reference.runner()) reference.runner()->abandon_when(request.abandon);
+  double reference_seconds = 0, answer_seconds = 0;
   for (const SharedCase& reference_case : cases) {
     reference_seconds = std::max(reference_seconds, reference_case->reference_seconds);
+    answer_seconds = std::max(answer_seconds, reference_case->answer_seconds);
   }
   Milliseconds call_timeout = std::max(
       options_.call_timeout, Milliseconds(static_cast<int64_t>(reference_seconds * 10 * 1000)));
 
-  SharedBuffers buffers(slot_sizes(sizes, layout));
+  BuffersOnLoan loan(buffer_shelf_, slot_sizes(sizes, layout));  // outlives every runner below
+  SharedBuffers& buffers = loan.buffers();
   RunnerOptions candidate_options =
       runner_options(task, compiled->library, request.abandon, request.cores);
   candidate_options.call_while_loading = request.trusted;
   candidate_options.slots = layout;
   Runner candidate(candidate_options, buffers);
   if (!load_candidate(task, candidate, verdict)) return started.finish(verdict.status, "");
-  if (!check_correctness(task, cases, buffers, candidate, call_timeout, verdict)) {
+  double compare_seconds = 0;
+  if (!check_correctness(task, cases, buffers, candidate, call_timeout, verdict, compare_seconds)) {
     return started.finish(verdict.status, "");
   }
   if (!request.measure_time)
@@ -360,9 +466,12 @@ Verdict CpuPlatform::evaluate(const EvalRequest& asked) {
   // to the heap, where the timed turns' pool and checks reuse them.
   cases.clear();
 
+  // Before a check of a timed call was measured, it is taken to cost what the correctness check
+  // did: the reference's whole answer, and the comparison on both sides.
+  TurnChecks turn_checks{reference.runner(), answer_seconds + 2 * compare_seconds};
   std::optional<CeilingAlongside> alongside;
   if (std::optional<TurnFailure> failure =
-          time_against_anchor(request, header, reference_seconds, std::move(pool), layout,
+          time_against_anchor(request, header, turn_checks, std::move(pool), layout,
                               {candidate, buffers}, call_timeout, verdict, alongside)) {
     return started.finish(failure->status, failure->message);
   }
@@ -429,14 +538,20 @@ bool CpuPlatform::load_candidate(const task::Task& task, Runner& candidate, Verd
 
 bool CpuPlatform::check_correctness(const task::Task& task, const std::vector<SharedCase>& cases,
                                     SharedBuffers& buffers, Runner& candidate,
-                                    Milliseconds call_timeout, Verdict& verdict) {
+                                    Milliseconds call_timeout, Verdict& verdict,
+                                    double& compare_seconds) {
+  compare_seconds = 0;
   for (const SharedCase& kept : cases) {
     const ReferenceCase& reference_case = *kept;
     load_case(buffers, task, reference_case);
     CallResult call = candidate.call(1, call_timeout);
     const std::string& when = reference_case.label;
+    auto compared = std::chrono::steady_clock::now();
     bool correct = call.outcome == CallOutcome::kDone &&
                    check_call(task, buffers, candidate, reference_case, when, verdict);
+    compare_seconds = std::max(
+        compare_seconds,
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - compared).count());
     if (call.outcome == CallOutcome::kWroteInput) {
       record_input_write(task, buffers, single_slot(task), call.input_written, 0, SIZE_MAX, when,
                          verdict);
@@ -480,9 +595,9 @@ SharedPool CpuPlatform::timing_pool(const task::Task& task, const task::Workload
 }
 
 std::optional<TurnFailure> CpuPlatform::time_against_anchor(
-    const EvalRequest& request, const std::string& header, double reference_seconds,
-    SharedPool pool, const SlotLayout& layout, TimedKernel candidate, Milliseconds call_timeout,
-    Verdict& verdict, std::optional<CeilingAlongside>& alongside) {
+    const EvalRequest& request, const std::string& header, TurnChecks checks, SharedPool pool,
+    const SlotLayout& layout, TimedKernel candidate, Milliseconds call_timeout, Verdict& verdict,
+    std::optional<CeilingAlongside>& alongside) {
   const task::Task& task = *request.task;
   // The anchor: the task's baseline unless the caller names another kernel (a parent, say).
   std::string baseline_source = read_file(task.baseline_path());
@@ -505,16 +620,19 @@ std::optional<TurnFailure> CpuPlatform::time_against_anchor(
     throw UserError("the anchor kernel (" + request.anchor_name + ") cannot run: " + *failure);
   }
   // Timed turns run on fresh inputs mixed from a pool of their own (runner_turns.h), never the
-  // correctness cases, and are checked against a reference kept running beside them.
+  // correctness cases, and are checked against the reference kept running beside them.
   const task::Workload& workload = task.workload_or_default(request.workload);
-  std::unique_ptr<ReferenceRunner> reference =
-      start_reference(task, workload, request.abandon, request.cores);
+  std::unique_ptr<ReferenceRunner> started_here;
+  ReferenceRunner* reference = checks.reference;
+  if (reference == nullptr) {
+    started_here = start_reference(task, workload, request.abandon, request.cores);
+    reference = started_here.get();
+  }
   TurnReference turn_reference;
   turn_reference.pool = pool ? std::move(pool) : timing_pool(task, workload, layout);
-  turn_reference.outputs = [&](ReferenceCase& reference_case) {
-    reference->answer(reference_case);
-  };
-  turn_reference.seconds_per_case = reference_seconds;
+  turn_reference.answer = [&](const std::vector<std::span<const unsigned char>>& inputs,
+                              ReferenceCase& answer) { reference->answer(inputs, answer); };
+  turn_reference.seconds_per_check = checks.seconds_per_check;
   std::vector<int> timed = request.cores.empty() ? runner_cpus(task.threads) : request.cores;
   // The baseline's answers witness the candidate's; a kernel an agent wrote (a parent, or the
   // candidate itself) could share its faults, so against one the reference checks as much as

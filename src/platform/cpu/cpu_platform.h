@@ -10,6 +10,7 @@
 #include <set>
 #include <vector>
 
+#include "platform/cpu/buffer_shelf.h"
 #include "platform/cpu/call_check.h"
 #include "platform/cpu/case_cache.h"
 #include "platform/cpu/compiler.h"
@@ -40,6 +41,9 @@ struct CpuPlatformOptions {
   // Correctness cases and timing pools kept for the next evaluation of the same task and
   // workload (case_cache.h), in bytes; 0 keeps none (every evaluation draws all its cases).
   uint64_t case_cache_bytes = 4ull << 30;
+  // Sets of a candidate's buffers kept for the next evaluation of the same sizes (buffer_shelf.h),
+  // in bytes; 0 keeps none.
+  uint64_t buffer_shelf_bytes = 1ull << 30;
   // Tests: how many timed turns are checked against the reference (runner_turns.h's CheckShares);
   // nullopt: by who the anchor is.
   std::optional<CheckShares> check_shares;
@@ -74,11 +78,12 @@ class CpuPlatform : public Platform {
                                                    const std::vector<int>& cores = {});
   // The cases an evaluation here checks correctness on, with the reference's answers: those kept
   // from an earlier evaluation of this task and workload with one drawn afresh, or all drawn now
-  // (case_cache.h). `stop`: as `abandon`.
-  std::vector<SharedCase> correctness_answers(const task::Task& task,
-                                              const task::Workload& workload,
-                                              const std::atomic<bool>* stop = nullptr,
-                                              const std::vector<int>& cores = {});
+  // (case_cache.h). `stop`: as `abandon`. `answered_by`, where given, gets the reference's runner
+  // that answered them, for the evaluation's timed turns.
+  std::vector<SharedCase> correctness_answers(
+      const task::Task& task, const task::Workload& workload,
+      const std::atomic<bool>* stop = nullptr, const std::vector<int>& cores = {},
+      std::unique_ptr<ReferenceRunner>* answered_by = nullptr);
   // run_reference for seeds a person chose (empty: a fresh correctness check's cases, none kept:
   // what the CUDA and evaluator platforms check against).
   std::vector<ReferenceCase> reference_cases(const task::Task& task, const task::Workload& workload,
@@ -97,30 +102,35 @@ class CpuPlatform : public Platform {
   // on, else `cores`.
   std::vector<int> compile_cores(const std::vector<int>& cores) const;
   bool load_candidate(const task::Task& task, Runner& candidate, Verdict& verdict);
+  // `compare_seconds`: the most one case's check took (its comparison with the answers).
   bool check_correctness(const task::Task& task, const std::vector<SharedCase>& cases,
                          SharedBuffers& buffers, Runner& candidate,
-                         std::chrono::milliseconds call_timeout, Verdict& verdict);
+                         std::chrono::milliseconds call_timeout, Verdict& verdict,
+                         double& compare_seconds);
   // The slots timed turns use for this task and workload, within the options' limits.
   SlotLayout timing_layout(const task::Task& task, const std::vector<size_t>& sizes) const;
   // The cases timed turns mix their inputs from (inputs only), drawn from fresh secret seeds, or
   // kept from an earlier evaluation.
   SharedPool timing_pool(const task::Task& task, const task::Workload& workload,
                          const SlotLayout& layout);
-  // `pool`: timing_pool's cases, or null to draw them here. `reference_seconds`: the most the
-  // reference took on a correctness case.
-  std::optional<TurnFailure> time_against_anchor(const EvalRequest& request,
-                                                 const std::string& header,
-                                                 double reference_seconds, SharedPool pool,
-                                                 const SlotLayout& layout, TimedKernel candidate,
-                                                 std::chrono::milliseconds call_timeout,
-                                                 Verdict& verdict,
-                                                 std::optional<CeilingAlongside>& alongside);
+  // What timed turns are checked with: the reference's runner (null: one is started here) and
+  // how long a check of one call is taken to cost until one was measured (runner_turns.h).
+  struct TurnChecks {
+    ReferenceRunner* reference = nullptr;
+    double seconds_per_check = 0;
+  };
+  // `pool`: timing_pool's cases, or null to draw them here.
+  std::optional<TurnFailure> time_against_anchor(
+      const EvalRequest& request, const std::string& header, TurnChecks checks, SharedPool pool,
+      const SlotLayout& layout, TimedKernel candidate, std::chrono::milliseconds call_timeout,
+      Verdict& verdict, std::optional<CeilingAlongside>& alongside);
 
   CpuPlatformOptions options_;
   MachinePeaks peaks_;
   Compiler compiler_;
   std::filesystem::path runner_program_;
   CaseCache kept_cases_;
+  BufferShelf buffer_shelf_;
 
   mutable std::mutex timing_mutex_;  // guards timing_now_
   std::multiset<int> timing_now_;    // the cores of the evaluations being timed now

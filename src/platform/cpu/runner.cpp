@@ -202,6 +202,11 @@ double own_waiting_seconds() {
 
 }  // namespace
 
+void Runner::abandon_when(const std::atomic<bool>* flag) {
+  options_.abandon = flag;
+  process_.abandon_when(flag);
+}
+
 CallResult Runner::call(int count, std::chrono::milliseconds timeout) {
   return run_calls("CALL " + std::to_string(count), count, timeout, false);
 }

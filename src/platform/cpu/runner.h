@@ -66,6 +66,8 @@ class Runner {
 
   // Calls the kernel `count` times and waits up to `timeout` for them to return.
   CallResult call(int count, std::chrono::milliseconds timeout);
+  // From now on `flag` stops a call, in place of RunnerOptions::abandon; not during a call.
+  void abandon_when(const std::atomic<bool>* flag);
   // A timed turn: `count` calls, call i on slot i. The runner is stopped (SIGSTOP, every thread
   // seen stopped) before its CPU time is read at the end: a kernel that answers DONE before its
   // work is done pays for what it does until then, and can do nothing after.

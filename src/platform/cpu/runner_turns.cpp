@@ -237,7 +237,7 @@ void RunnerTurns::begin_timed_turns() {
   // other's n-th, on the same inputs, so that each can witness the other's.
   calibrating_ = false;
   candidate_turns_ = anchor_turns_ = std::max(candidate_turns_, anchor_turns_);
-  plans_.clear();
+  while (!plans_.empty()) drop_plan(plans_.begin()->first);
   loaded_.reset();
 }
 
@@ -258,7 +258,7 @@ RunnerTurns::TurnPlan& RunnerTurns::plan(int turn, int calls) {
     return plan;
   }
   double cost = check_seconds_ ? *check_seconds_
-                               : reference_.seconds_per_case * std::min(kSampledCalls, calls);
+                               : reference_.seconds_per_check * std::min(kSampledCalls, calls);
   double share = 1;
   if (yardstick && cost > 0) share = shares_.of_anchor_turn * *yardstick / cost;
   plan.checked = secret_chance(std::clamp(share, shares_.least, 1.0));
@@ -300,23 +300,31 @@ uint64_t RunnerTurns::output_bytes(int calls) const {
   return bytes;
 }
 
-ReferenceCase RunnerTurns::answered_slot(TurnPlan& plan, int slot) {
-  ReferenceCase reference_case;
-  reference_case.label = "fresh inputs";
-  auto& expected = plan.reference[slot];
-  if (!expected.empty()) {  // the other side's check asked first: only the answers are needed
-    reference_case.outputs = expected;
-    return reference_case;
+const ReferenceCase& RunnerTurns::answered_slot(TurnPlan& plan, int slot) {
+  auto found = plan.reference.find(slot);
+  if (found != plan.reference.end()) return found->second;  // the other side's check asked first
+  ReferenceCase answer;
+  if (!spare_answers_.empty()) {
+    answer = std::move(spare_answers_.back());
+    spare_answers_.pop_back();
   }
+  answer.label = "fresh inputs";
   const SharedBuffers& buffers = candidate_.buffers;  // both sides call on these (or equal ones)
+  std::vector<std::span<const unsigned char>> inputs;
   for (size_t i = 0; i < layout_.inputs; ++i) {
     size_t index = layout_.input(slot, i);
-    const auto* bytes = static_cast<const unsigned char*>(buffers.data(index));
-    reference_case.inputs.push_back({task_.inputs[i].dtype, {bytes, bytes + buffers.size(index)}});
+    inputs.emplace_back(static_cast<const unsigned char*>(buffers.data(index)),
+                        buffers.size(index));
   }
-  reference_.outputs(reference_case);
-  expected = reference_case.outputs;
-  return reference_case;
+  reference_.answer(inputs, answer);
+  return plan.reference.emplace(slot, std::move(answer)).first->second;
+}
+
+void RunnerTurns::drop_plan(int turn) {
+  auto found = plans_.find(turn);
+  if (found == plans_.end()) return;
+  for (auto& [slot, answer] : found->second.reference) spare_answers_.push_back(std::move(answer));
+  plans_.erase(found);
 }
 
 namespace {
@@ -393,7 +401,7 @@ bool RunnerTurns::witness(const TimedKernel& kernel, TurnPlan& plan, int calls, 
     // the places its values were kept for.
     std::string call =
         fmt::format("call {} of {} in timed turn {} (fresh inputs)", slot + 1, calls, turn);
-    ReferenceCase reference_case = answered_slot(plan, slot);
+    const ReferenceCase& reference_case = answered_slot(plan, slot);
     if (!check_outputs_of_slot(task_, kernel.buffers, layout_, slot, reference_case, call,
                                verdict)) {
       blame = Blame::kThisSide;
@@ -471,7 +479,7 @@ bool RunnerTurns::check_turn(const TimedKernel& kernel, TurnPlan& plan, int call
   auto started = std::chrono::steady_clock::now();
   for (int i = 0; i < sampled; ++i) {
     int slot = slots[static_cast<size_t>(i)];
-    ReferenceCase reference_case = answered_slot(plan, slot);
+    const ReferenceCase& reference_case = answered_slot(plan, slot);
     std::string call = fmt::format("call {} of {} in {} (fresh inputs)", slot + 1, calls, when);
     if (!check_outputs_of_slot(task_, kernel.buffers, layout_, slot, reference_case, call,
                                verdict)) {
@@ -549,7 +557,7 @@ TurnResult RunnerTurns::run_turn(Side side, int calls) {
     if (turn_plan.checked && correct) {
       check_seconds_ = turn_plan.check_seconds * (turn_plan.sides_done == 2 ? 1 : 2);
     }
-    if (turn_plan.sides_done == 2) plans_.erase(turn);
+    if (turn_plan.sides_done == 2) drop_plan(turn);
   }
   if (correct) return result;
   bool candidate_wrong = is_candidate == (blame == Blame::kThisSide);

@@ -82,8 +82,10 @@ std::chrono::milliseconds turn_deadline(int calls, std::optional<double> seconds
 // The largest data cache of this machine in bytes (sysfs), 0 when unknown.
 uint64_t last_level_cache_bytes();
 
-// Fills `reference_case.outputs` from its inputs: the reference's runner (CpuPlatform).
-using ReferenceOutputs = std::function<void(ReferenceCase& reference_case)>;
+// Fills `answer.outputs` (in place) from `inputs`, one span per input in its dtype: the
+// reference's runner (CpuPlatform).
+using ReferenceAnswer = std::function<void(
+    const std::vector<std::span<const unsigned char>>& inputs, ReferenceCase& answer)>;
 
 // Calls of a checked turn compared with the reference, drawn after the turn.
 inline constexpr int kSampledCalls = 4;
@@ -152,11 +154,12 @@ struct TimedKernel {
 };
 
 // What timed turns are checked against: fresh cases to mix inputs from (inputs only), the
-// reference that answers them, and its seconds per case (how dear a check is).
+// reference that answers them, and how dear a check of one call is until one was measured (the
+// reference's whole answer and both sides' comparisons).
 struct TurnReference {
   std::shared_ptr<const std::vector<ReferenceCase>> pool;  // never null
-  ReferenceOutputs outputs;
-  double seconds_per_case = 0;
+  ReferenceAnswer answer;
+  double seconds_per_check = 0;
 };
 
 class RunnerTurns : public PairedTurns {
@@ -188,7 +191,7 @@ class RunnerTurns : public PairedTurns {
   struct TurnPlan {
     uint64_t inputs_seed = 0;
     bool checked = true;
-    std::map<int, std::vector<std::vector<float>>> reference;  // per slot, once computed
+    std::map<int, ReferenceCase> reference;  // the reference's answers per slot, once computed
     int sides_done = 0;
     double check_seconds = 0;  // both sides' checks of sampled calls
     // The witness: places in each output drawn after the first side's turn, and that side's
@@ -220,9 +223,11 @@ class RunnerTurns : public PairedTurns {
   // The first side's values at the witness places, or the second's compared with them.
   bool witness(const TimedKernel& kernel, TurnPlan& plan, int calls, int turn, Verdict& verdict,
                Blame& blame);
-  // The reference's answer for `slot`, from the inputs as they lie in the shared buffers; computed
-  // once per plan, for both sides (the inputs are in the case only when it was computed now).
-  ReferenceCase answered_slot(TurnPlan& plan, int slot);
+  // The reference's answer for `slot` (outputs only), from the inputs as they lie in the shared
+  // buffers; computed once per plan, for both sides.
+  const ReferenceCase& answered_slot(TurnPlan& plan, int slot);
+  // Drops turn `turn`'s plan, keeping its answers' storage for later checks.
+  void drop_plan(int turn);
 
   const task::Task& task_;
   TurnReference reference_;
@@ -235,6 +240,9 @@ class RunnerTurns : public PairedTurns {
   bool calibrating_ = true;  // until begin_timed_turns: turns checked, not witnessed
   CheckShares shares_ = kCheckShares;
   std::map<int, TurnPlan> plans_;
+  // Answers of dropped plans, whose buffers later checks fill again: tens of megabytes of fresh
+  // pages each cost more than the check on these machines (docs/harness.md).
+  std::vector<ReferenceCase> spare_answers_;
   MixCenters centers_;
   std::vector<double> steps_;
   std::vector<bool> whole_;  // inputs copied whole from one pool case (whole_inputs)
