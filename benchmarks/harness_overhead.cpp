@@ -1,9 +1,15 @@
 // How much of an evaluation is the harness itself? For a few kernels, evaluates each several times
 // and prints the whole evaluation's wall time against the compile time plus the time spent inside
 // timed kernel turns; what remains is overhead (reference, process starts, checks, input rotation).
-// The first evaluation of each kernel compiles cold; later ones hit the compile cache.
+// The first evaluation of each task draws all its correctness cases; later ones find them kept
+// (case_cache.h) and renew one, as a run's evaluations do.
 //
-//   build/benchmarks/harness_overhead [repetitions] [budget seconds (5)]
+//   build/benchmarks/harness_overhead [repetitions] [budget seconds (5)] [new|same] [filter]
+//
+// `new` (the default): every evaluation compiles a kernel source the compile cache has not seen
+// (the baseline with a comment of its own), as every candidate of a search is. `same`: the same
+// source each time, so evaluations after the first hit the compile cache (a confirmation, or
+// `accelopt eval` run twice). `filter`: only the rows whose "task:workload" contains it.
 //
 // An evaluation ends when its interval is narrow enough or its budget spent, whichever comes first:
 // the default budget (20 s) lets a steady kernel stop early, a small one cuts the turns short.
@@ -12,6 +18,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <string>
 #include <vector>
 
 #include "common/files.h"
@@ -23,6 +30,8 @@ int main(int argc, char** argv) {
   using namespace accelopt;
   int repetitions = argc > 1 ? std::max(2, std::atoi(argv[1])) : 4;
   double budget = argc > 2 ? std::max(0.5, std::atof(argv[2])) : 5;
+  bool new_sources = argc <= 3 || std::string(argv[3]) != "same";
+  std::string filter = argc > 4 ? argv[4] : "";
   TempDir cache("accelopt-overhead-cache");
   ::setenv("ACCELOPT_CACHE_DIR", cache.path().c_str(), 1);  // a cold compile and reference cache
   std::filesystem::path root = ACCELOPT_SOURCE_DIR;
@@ -34,10 +43,15 @@ int main(int argc, char** argv) {
       {"tests/data/tasks/axpy", "small"}, {"tests/data/tasks/axpy", "default"},
       {"bench/cpu/silu", "small"},        {"bench/cpu/matmul", "small"},
       {"bench/cpu/matmul", "cpu"}};
+  std::erase_if(cases, [&](const Case& c) {
+    return (c.task + ":" + c.workload).find(filter) == std::string::npos;
+  });
   platform::cpu::CpuPlatformOptions options;
   options.compiler.cpus = platform::cpu::compile_cpus();
   platform::cpu::CpuPlatform cpu(options, platform::cpu::load_or_probe_machine(false, &std::cerr));
-  std::cout << fmt::format("timing budget {} s\n", budget);
+  std::cout << fmt::format(
+      "timing budget {} s; {}\n", budget,
+      new_sources ? "every evaluation compiles a new source" : "one source, compiled once");
   std::cout << fmt::format("{:<22} {:<8} {:>4} {:>9} {:>9} {:>9} {:>10} {:>9} {:>8}\n", "task",
                            "workload", "run", "wall s", "compile s", "kernel s", "overhead s",
                            "overhead", "ratio");
@@ -49,6 +63,7 @@ int main(int argc, char** argv) {
       request.task = &task;
       request.workload = c.workload;
       request.source = read_file(task.baseline_path());
+      if (new_sources) request.source += fmt::format("\n// evaluation {}\n", run + 1);
       request.timing.budget_seconds = budget;
       kernel::Verdict verdict = cpu.evaluate(request);
       double kernel = verdict.timing ? verdict.timing->kernel_seconds : 0;
