@@ -404,8 +404,6 @@ void Process::release() {
     int ignored;
     while (::waitpid(pid_, &ignored, 0) < 0 && errno == EINTR) {
     }
-  } else if (pid_ > 0) {
-    ::kill(-pid_, SIGKILL);  // stragglers in the group
   }
   if (pidfd_ >= 0) ::close(pidfd_);
   pid_ = -1;
@@ -446,17 +444,20 @@ ExitStatus Process::wait(std::chrono::milliseconds timeout) {
   return *status_;
 }
 
+// Only while the leader is not yet reaped: after that its number may name another process's
+// group (pid_max is 32768 on the machines this runs on), and a SIGSTOP there stops a stranger.
+// What the leader left in its group was killed when it was reaped (try_wait).
 void Process::kill_group() {
-  if (pid_ > 0) {
+  if (pid_ > 0 && !status_) {
     ::kill(-pid_, SIGKILL);
     ::kill(pid_, SIGKILL);
   }
 }
 void Process::stop_group() {
-  if (pid_ > 0) ::kill(-pid_, SIGSTOP);
+  if (pid_ > 0 && !status_) ::kill(-pid_, SIGSTOP);
 }
 void Process::continue_group() {
-  if (pid_ > 0) ::kill(-pid_, SIGCONT);
+  if (pid_ > 0 && !status_) ::kill(-pid_, SIGCONT);
 }
 
 CommandResult run_command(SpawnOptions options, std::chrono::milliseconds timeout,
