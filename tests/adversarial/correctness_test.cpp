@@ -261,7 +261,7 @@ TEST(KeptCases, EachCheckRenewsOneCaseAndAnEditedTaskMeetsNone) {
 TEST(KeptBuffers, NothingOneEvaluationLeavesReachesTheNext) {
   task::Task task = task::load_task(kSource / "bench/cpu/silu");
   // silu small: one slot is two 8 KB tensors, each followed by a fence page (shared_buffers.h).
-  auto kernel = [](bool leave, bool look) {
+  auto source_of = [](bool leave, bool look) {
     return fmt::format(R"(#include <cmath>
 #include "accelopt_task.h"
 extern "C" void kernel(const float* __restrict x, float* __restrict out) {{
@@ -282,24 +282,22 @@ extern "C" void kernel(const float* __restrict x, float* __restrict out) {{
     return cpu.evaluate(request);
   };
   platform::cpu::CpuPlatform cpu({}, platform::cpu::load_or_probe_machine(false, nullptr));
-  // Compiled first, one at a time, so that the evaluations find them compiled: in two CI runs
-  // the third one's compile, beside the reference's start, ran past its 60 s limit (the cause is
-  // not known; the test is about the buffers).
+  // Compiled first, one at a time, so that the evaluations find them compiled: in one CI run (its
+  // first try and its rerun) the third one's compile, beside the reference's start, ran past its
+  // 60 s limit (the cause is not known; the test is about the buffers).
   std::string header = task::generate_kernel_header(task, task.workload("small"));
-  for (bool leave : {true, false}) {
-    for (bool look : {true, false}) {
-      platform::cpu::CompileResult compiled =
-          cpu.compiler().compile(kernel(leave, look), header, task.compile_flags,
-                                 platform::cpu::SourceTrust::kAgentKernel, {});
-      ASSERT_TRUE(compiled.ok) << compiled.diagnostics;
-    }
+  for (auto [leave, look] : {std::pair{true, true}, {true, false}, {false, true}}) {
+    platform::cpu::CompileResult compiled =
+        cpu.compiler().compile(source_of(leave, look), header, task.compile_flags,
+                               platform::cpu::SourceTrust::kAgentKernel, {});
+    ASSERT_TRUE(compiled.ok) << compiled.diagnostics;
   }
-  kernel::Verdict both = checked(cpu, kernel(true, true));
+  kernel::Verdict both = checked(cpu, source_of(true, true));
   EXPECT_EQ(both.status, kernel::Status::kIncorrectNumerical) << both.message;
 
-  kernel::Verdict leaves = checked(cpu, kernel(true, false));
+  kernel::Verdict leaves = checked(cpu, source_of(true, false));
   ASSERT_TRUE(leaves.passed()) << leaves.message << "\n" << leaves.log;
-  kernel::Verdict looks = checked(cpu, kernel(false, true));
+  kernel::Verdict looks = checked(cpu, source_of(false, true));
   EXPECT_TRUE(looks.passed()) << looks.message;
 }
 
