@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
+#include <limits>
 
 #include "common/error.h"
 
@@ -21,37 +24,101 @@ std::vector<task::TensorValues> encode_inputs(const task::Task& task,
   return tensors;
 }
 
-OutputCheck check_output(const std::string& name, const float* output, const float* reference,
-                         size_t count, const task::Tolerance& tolerance) {
-  OutputCheck check;
-  double error_squares = 0, reference_squares = 0;
-  size_t first_non_finite = count, worst = count;
+namespace {
+
+// Values checked at once in the common case (check_clean_block), and its independent sums.
+constexpr size_t kBlock = 4096;
+constexpr size_t kLanes = 8;
+
+// What a check adds up over the elements it has seen.
+struct Totals {
+  double error_squares = 0, reference_squares = 0, max_abs_error = 0, max_rel_error = 0;
+  size_t elements_outside = 0, non_finite_mismatches = 0;
+  size_t first_non_finite = SIZE_MAX, worst = SIZE_MAX;
   double worst_excess = 0;  // how many times its allowance the worst element is off
-  for (size_t i = 0; i < count; ++i) {
+};
+
+// Elements [begin, end) one at a time, every case told apart.
+void check_each(const float* output, const float* reference, size_t begin, size_t end,
+                const task::Tolerance& tolerance, Totals& totals) {
+  for (size_t i = begin; i < end; ++i) {
     double got = output[i], want = reference[i];
     if (!std::isfinite(got) || !std::isfinite(want)) {
       bool same = (std::isnan(got) && std::isnan(want)) || (std::isinf(got) && got == want);
-      if (!same && check.non_finite_mismatches++ == 0) first_non_finite = i;
+      if (!same && totals.non_finite_mismatches++ == 0) totals.first_non_finite = i;
       continue;
     }
     double difference = std::fabs(got - want);
-    error_squares += difference * difference;
-    reference_squares += want * want;
-    check.max_abs_error = std::max(check.max_abs_error, difference);
-    check.max_rel_error =
-        std::max(check.max_rel_error, difference / std::max(std::fabs(want), 1e-30));
+    totals.error_squares += difference * difference;
+    totals.reference_squares += want * want;
+    totals.max_abs_error = std::max(totals.max_abs_error, difference);
+    totals.max_rel_error =
+        std::max(totals.max_rel_error, difference / std::max(std::fabs(want), 1e-30));
     double allowed = tolerance.atol + tolerance.rtol * std::fabs(want);
     if (difference > allowed) {
-      ++check.elements_outside;
+      ++totals.elements_outside;
       double excess = difference / std::max(allowed, 1e-300);
-      if (excess > worst_excess) worst_excess = excess, worst = i;
+      if (excess > totals.worst_excess) totals.worst_excess = excess, totals.worst = i;
     }
   }
-  double reference_norm = std::sqrt(reference_squares);
-  double error_norm = std::sqrt(error_squares);
+}
+
+// The common case, elements [begin, end) (a multiple of kLanes of them) all finite and within
+// their allowance, in kLanes independent sums: no branch and no chain of dependent additions, so
+// the loop vectorizes (a CPU workload's output, 14.7 M values, took 28 ms one at a time, 7 ms so
+// with AVX2). False, with `totals` untouched, where an element is not: check_each then looks at
+// them one by one.
+__attribute__((target_clones("avx2", "default"))) bool check_clean_block(
+    const float* output, const float* reference, size_t begin, size_t end,
+    const task::Tolerance& tolerance, Totals& totals) {
+  std::array<double, kLanes> errors{}, squares{}, largest{}, relative{};
+  bool clean = true;
+  for (size_t i = begin; i < end; i += kLanes) {
+    for (size_t k = 0; k < kLanes; ++k) {
+      double got = output[i + k], want = reference[i + k];
+      double difference = std::fabs(got - want), magnitude = std::fabs(want);
+      errors[k] += difference * difference;
+      squares[k] += want * want;
+      largest[k] = std::max(largest[k], difference);
+      relative[k] = std::max(relative[k], difference / std::max(magnitude, 1e-30));
+      // NaN anywhere fails the comparison; an infinite reference fails the first.
+      clean &= magnitude <= std::numeric_limits<double>::max() &&
+               difference <= tolerance.atol + tolerance.rtol * magnitude;
+    }
+  }
+  if (!clean) return false;
+  for (size_t k = 0; k < kLanes; ++k) {
+    totals.error_squares += errors[k];
+    totals.reference_squares += squares[k];
+    totals.max_abs_error = std::max(totals.max_abs_error, largest[k]);
+    totals.max_rel_error = std::max(totals.max_rel_error, relative[k]);
+  }
+  return true;
+}
+
+}  // namespace
+
+OutputCheck check_output(const std::string& name, const float* output, const float* reference,
+                         size_t count, const task::Tolerance& tolerance) {
+  Totals totals;
+  for (size_t begin = 0; begin < count; begin += kBlock) {
+    size_t end = std::min(count, begin + kBlock);
+    size_t in_lanes = begin + (end - begin) / kLanes * kLanes;
+    if (!check_clean_block(output, reference, begin, in_lanes, tolerance, totals)) {
+      check_each(output, reference, begin, in_lanes, tolerance, totals);
+    }
+    check_each(output, reference, in_lanes, end, tolerance, totals);  // fewer than kLanes
+  }
+  OutputCheck check;
+  check.max_abs_error = totals.max_abs_error;
+  check.max_rel_error = totals.max_rel_error;
+  check.elements_outside = totals.elements_outside;
+  check.non_finite_mismatches = totals.non_finite_mismatches;
+  double reference_norm = std::sqrt(totals.reference_squares);
+  double error_norm = std::sqrt(totals.error_squares);
   check.rel_l2_error = reference_norm > 0 ? error_norm / reference_norm : error_norm;
   if (check.non_finite_mismatches > 0) {
-    size_t i = first_non_finite;
+    size_t i = totals.first_non_finite;
     check.ok = false;
     check.rel_l2_error = INFINITY;
     check.message = fmt::format(
@@ -73,8 +140,8 @@ OutputCheck check_output(const std::string& name, const float* output, const flo
         "output '{}' is wrong at {} of {} elements: |out - ref| exceeds atol {:.3g} + rtol {:.3g} "
         "* |ref| (worst at index {}: {:.7g}, expected {:.7g}; the relative L2 error {:.3g} alone "
         "would pass)",
-        name, check.elements_outside, count, tolerance.atol, tolerance.rtol, worst, output[worst],
-        reference[worst], check.rel_l2_error);
+        name, check.elements_outside, count, tolerance.atol, tolerance.rtol, totals.worst,
+        output[totals.worst], reference[totals.worst], check.rel_l2_error);
   }
   return check;
 }

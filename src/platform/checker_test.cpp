@@ -65,6 +65,45 @@ TEST(Checker, NonFinitePassesOnlyWhereTheReferenceHasTheSame) {
   EXPECT_NE(check.message.find("never written"), std::string::npos) << check.message;
 }
 
+// Long outputs are checked a block at a time, the blocks where all is well at once: one element
+// that is not, anywhere among 100 000, is found and named as it was one element at a time.
+TEST(Checker, OneBadElementAmongManyIsFoundWhereverItLies) {
+  const size_t count = 100'000;
+  std::vector<float> reference(count);
+  for (size_t i = 0; i < count; ++i) reference[i] = std::sin(0.001f * static_cast<float>(i)) + 2;
+  OutputCheck clean =
+      check_output("out", reference.data(), reference.data(), count, tolerance(1e-5));
+  EXPECT_TRUE(clean.ok) << clean.message;
+  EXPECT_EQ(clean.rel_l2_error, 0);
+  for (size_t at : {size_t{0}, size_t{4095}, size_t{4096}, size_t{77'777}, count - 1}) {
+    std::vector<float> output = reference;
+    output[at] += 0.01f;  // within the norm's tolerance, outside the element's
+    OutputCheck off = check_output("out", output.data(), reference.data(), count, tolerance(1e-3));
+    EXPECT_FALSE(off.ok);
+    EXPECT_EQ(off.elements_outside, 1u);
+    EXPECT_NE(off.message.find("worst at index " + std::to_string(at)), std::string::npos)
+        << off.message;
+    EXPECT_NEAR(off.max_abs_error, 0.01, 1e-4);
+
+    output = reference;
+    output[at] = NAN;
+    OutputCheck unwritten =
+        check_output("out", output.data(), reference.data(), count, tolerance(1e-3));
+    EXPECT_EQ(unwritten.non_finite_mismatches, 1u);
+    EXPECT_NE(unwritten.message.find("first at index " + std::to_string(at)), std::string::npos)
+        << unwritten.message;
+
+    std::vector<float> infinite = reference;  // a finite output where the reference is not
+    infinite[at] = INFINITY;
+    OutputCheck finite_for_infinite =
+        check_output("out", reference.data(), infinite.data(), count, tolerance(1e-3));
+    EXPECT_EQ(finite_for_infinite.non_finite_mismatches, 1u);
+    EXPECT_NE(finite_for_infinite.message.find("first at index " + std::to_string(at)),
+              std::string::npos)
+        << finite_for_infinite.message;
+  }
+}
+
 // Two outputs, one large and one small: each is held to its own tolerance, so an error in the
 // small one is not hidden by the other's scale.
 TEST(Checker, EachOutputHasItsOwnTolerance) {
