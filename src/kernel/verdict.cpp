@@ -53,11 +53,10 @@ Json Verdict::to_json() const {
   json["task"] = task;
   json["workload"] = workload;
   json["source_hash"] = source_hash;
-  json["correctness"] = {{"seeds_checked", correctness.seeds_checked},
-                         {"rel_l2_error", correctness.rel_l2_error},
-                         {"max_abs_error", correctness.max_abs_error},
-                         {"max_rel_error", correctness.max_rel_error},
-                         {"tolerance", correctness.tolerance}};
+  json["correctness"] = {
+      {"seeds_checked", correctness.seeds_checked}, {"rel_l2_error", correctness.rel_l2_error},
+      {"max_abs_error", correctness.max_abs_error}, {"max_rel_error", correctness.max_rel_error},
+      {"tolerance", correctness.tolerance},         {"kernel_seconds", correctness.kernel_seconds}};
   if (timing) {
     json["timing"] = {{"anchor", timing->anchor},
                       {"speedup", timing->speedup},
@@ -124,9 +123,9 @@ Verdict Verdict::from_json(const Json& json) {
   verdict.source_hash = json.value("source_hash", "");
   if (json.contains("correctness")) {
     const Json& c = json["correctness"];
-    verdict.correctness = {c.value("seeds_checked", 0), c.value("rel_l2_error", 0.0),
+    verdict.correctness = {c.value("seeds_checked", 0),   c.value("rel_l2_error", 0.0),
                            c.value("max_abs_error", 0.0), c.value("max_rel_error", 0.0),
-                           c.value("tolerance", 0.0)};
+                           c.value("tolerance", 0.0),     c.value("kernel_seconds", 0.0)};
   }
   if (json.contains("timing")) {
     const Json& t = json["timing"];

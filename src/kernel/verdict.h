@@ -34,6 +34,7 @@ struct Correctness {
   double max_abs_error = 0;
   double max_rel_error = 0;
   double tolerance = 0;
+  double kernel_seconds = 0;  // the kernel's calls on those cases, wall time (CPU platform)
 };
 
 // How busy the machine was while the pairs' turns ran (platform/machine_load.h): the timing's

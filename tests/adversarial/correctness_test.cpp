@@ -176,7 +176,7 @@ TEST_P(NarrowTypesSanity, TheBaselinePassesTimed) {
 TEST(InputsInPlace, TheBaselinePassesAndAKernelThatChangesItsInputsIsRefused) {
   task::Task task = task::load_task(kSource / "bench/cpu/silu");
   platform::cpu::CpuPlatformOptions options;
-  options.reload_skip_bytes = 1;
+  options.in_place_bytes = 1;
   platform::cpu::CpuPlatform cpu(options, platform::cpu::load_or_probe_machine(false, nullptr));
   platform::EvalRequest request = timed_on_small(task, read_file(task.baseline_path()));
   kernel::Verdict verdict = cpu.evaluate(request);

@@ -196,6 +196,10 @@ class ReferenceRunner {
       clear_outputs(buffers_, task_, layout, 0);
       buffers_.fill_canaries();
       call_and_read(answer);
+      // Asked for between two timed turns: none of its lines stays cached for the next.
+      for (size_t i = 0; i < buffers_.count(); ++i) {
+        evict_from_caches(buffers_.data(i), buffers_.size(i));
+      }
     }
     answer.answer_seconds = seconds_since(started);
   }
@@ -545,6 +549,7 @@ bool CpuPlatform::check_correctness(const task::Task& task, const std::vector<Sh
     const ReferenceCase& reference_case = *kept;
     load_case(buffers, task, reference_case);
     CallResult call = candidate.call(1, call_timeout);
+    verdict.correctness.kernel_seconds += call.seconds;
     const std::string& when = reference_case.label;
     auto compared = std::chrono::steady_clock::now();
     bool correct = call.outcome == CallOutcome::kDone &&
@@ -640,7 +645,7 @@ std::optional<TurnFailure> CpuPlatform::time_against_anchor(
   bool witness_trusted = anchor_source == baseline_source;
   RunnerTurns turns(task, std::move(turn_reference), layout, candidate, {anchor, candidate.buffers},
                     request.anchor_name, call_timeout, timed, witness_trusted);
-  if (options_.reload_skip_bytes) turns.set_reload_skip_bytes(*options_.reload_skip_bytes);
+  if (options_.in_place_bytes) turns.set_in_place_bytes(*options_.in_place_bytes);
   if (options_.check_shares) turns.set_check_shares(*options_.check_shares);
   TimingOn timing(*this, timed);
   // The ceiling that binds the task, sampled after every anchor turn on the same core (one-core

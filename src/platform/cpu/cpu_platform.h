@@ -35,9 +35,9 @@ struct CpuPlatformOptions {
   int slots = 1024;
   uint64_t slot_bytes = 256ull << 20;
   // The second side of a timed turn finds the first side's inputs in place (read-only to both)
-  // when the turn's outputs are at least this many bytes (runner_turns.h); nullopt: the
-  // last-level cache.
-  std::optional<uint64_t> reload_skip_bytes;
+  // when the turn's inputs and outputs are at least this many bytes (runner_turns.h); nullopt:
+  // default_in_place_bytes().
+  std::optional<uint64_t> in_place_bytes;
   // Correctness cases and timing pools kept for the next evaluation of the same task and
   // workload (case_cache.h), in bytes; 0 keeps none (every evaluation draws all its cases).
   uint64_t case_cache_bytes = 4ull << 30;

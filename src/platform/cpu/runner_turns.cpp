@@ -7,6 +7,10 @@
 #include <cstring>
 #include <tuple>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
 #include "common/error.h"
 #include "platform/cpu/inputs.h"
 #include "platform/cpu/machine.h"
@@ -52,6 +56,24 @@ uint64_t last_level_cache_bytes() {
     }
   }
   return largest;
+}
+
+void evict_from_caches(const void* data, size_t bytes) {
+#if defined(__x86_64__) || defined(__i386__)
+  constexpr size_t kLine = 64;  // the cache line of every x86-64 CPU
+  const auto* first = static_cast<const char*>(data);
+  for (size_t at = 0; at < bytes; at += kLine) _mm_clflush(first + at);
+  if (bytes % kLine != 0) _mm_clflush(first + bytes - 1);
+  _mm_mfence();
+#else
+  (void)data;
+  (void)bytes;
+#endif
+}
+
+uint64_t default_in_place_bytes() {
+  uint64_t cache = last_level_cache_bytes();
+  return cache > 0 ? 2 * cache : uint64_t{64} << 20;
 }
 
 std::chrono::milliseconds turn_deadline(int calls, std::optional<double> seconds_per_call,
@@ -229,7 +251,7 @@ RunnerTurns::RunnerTurns(const task::Task& task, TurnReference reference, SlotLa
   centers_ = mix_centers(task_);
   steps_ = mix_steps(task_);
   whole_ = whole_inputs(task_);
-  reload_skip_bytes_ = last_level_cache_bytes();
+  in_place_bytes_ = default_in_place_bytes();
 }
 
 void RunnerTurns::begin_timed_turns() {
@@ -266,12 +288,15 @@ RunnerTurns::TurnPlan& RunnerTurns::plan(int turn, int calls) {
 }
 
 void RunnerTurns::load_turn(SharedBuffers& buffers, const TurnPlan& plan, int turn, int calls) {
-  // The other side ran this very turn on these buffers, whose inputs no runner can write (mapped
-  // read-only): they need not be written again. Only where the outputs written next fill the
-  // last-level cache, so that each side starts its turn with the same lines cached (outputs only).
-  bool in_place = loaded_ && loaded_->turn == turn && loaded_->calls == calls &&
-                  &candidate_.buffers == &anchor_.buffers && reload_skip_bytes_ > 0 &&
-                  output_bytes(calls) >= reload_skip_bytes_;
+  // A large turn's second side calls on the inputs the other side's run of this very turn left,
+  // which no runner can write (mapped read-only): they are not written again. So that both sides
+  // start alike whatever the caches hold (a virtual machine may not say how large they are), no
+  // line of the inputs is left cached before either side's turn, and the outputs are marked last.
+  // A smaller turn's inputs are mixed afresh for each side and left in the caches, as the work
+  // before a kernel leaves them; there both sides' loads are the same work.
+  bool large = in_place_bytes_ > 0 && turn_bytes(calls) >= in_place_bytes_;
+  bool in_place = large && loaded_ && loaded_->turn == turn && loaded_->calls == calls &&
+                  &candidate_.buffers == &anchor_.buffers;
   loaded_.reset();  // set again once this turn has been accounted for
   if (!in_place) {
     // Mixed straight into the slots: no copy is kept, the slot is the record (see answered_slot).
@@ -286,13 +311,22 @@ void RunnerTurns::load_turn(SharedBuffers& buffers, const TurnPlan& plan, int tu
                  steps_, whole_);
     }
   }
+  for (int slot = 0; large && slot < calls; ++slot) {
+    for (size_t i = 0; i < layout_.inputs; ++i) {
+      size_t index = layout_.input(slot, i);
+      evict_from_caches(buffers.data(index), buffers.size(index));
+    }
+  }
   for (int slot = 0; slot < calls; ++slot) mark_unwritten(buffers, task_, layout_, slot);
   buffers.fill_canaries(0, static_cast<size_t>(calls) * (layout_.inputs + layout_.outputs));
 }
 
-uint64_t RunnerTurns::output_bytes(int calls) const {
+uint64_t RunnerTurns::turn_bytes(int calls) const {
   uint64_t bytes = 0;
   for (int slot = 0; slot < calls; ++slot) {
+    for (size_t i = 0; i < layout_.inputs; ++i) {
+      bytes += candidate_.buffers.size(layout_.input(slot, i));
+    }
     for (size_t o = 0; o < layout_.outputs; ++o) {
       bytes += candidate_.buffers.size(layout_.output(slot, o));
     }
@@ -317,6 +351,14 @@ const ReferenceCase& RunnerTurns::answered_slot(TurnPlan& plan, int slot) {
                         buffers.size(index));
   }
   reference_.answer(inputs, answer);
+  // Asked for between the two sides' runs of a turn: nothing it wrote stays cached for the second
+  // side (the reference's runner drops its own buffers' lines, CpuPlatform).
+  for (const task::TensorValues& values : answer.inputs) {
+    evict_from_caches(values.bytes.data(), values.bytes.size());
+  }
+  for (const std::vector<float>& values : answer.outputs) {
+    evict_from_caches(values.data(), values.size() * sizeof(float));
+  }
   return plan.reference.emplace(slot, std::move(answer)).first->second;
 }
 

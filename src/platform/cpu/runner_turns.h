@@ -38,11 +38,11 @@
 // Every turn is checked where checks are cheap (all small workloads). Calibration turns, in which
 // each side runs alone, are checked as often but not witnessed. Both sides' n-th turns
 // get the same inputs in the same slots and the same check: the same work and the same cache
-// state. Where a turn's outputs fill the last-level cache (the CPU workloads), the second side of
-// a turn calls on the inputs the first side's turn left instead of writing them again: the
-// outputs, written last before either side's turn, are then all the cache holds on both
-// (adamw's and silu's CPU workloads timed against themselves stayed within their intervals of 1.0
-// when this was lowered from twice the cache, docs/harness.md).
+// state. On a large turn (the CPU workloads: default_in_place_bytes) the second side calls on the
+// inputs the first side's turn left instead of writing them again, and before either side's turn
+// every line of the inputs is dropped from the caches and the outputs are marked last: both start
+// alike whatever size the caches are (a virtual machine may not say; adamw's and silu's CPU
+// workloads timed against themselves showed no order effect beyond 1 %, docs/harness.md round six).
 //
 // Both sides call on one set of buffers (the region both runners map). With one set each, a
 // memory-bound kernel timed against itself (adamw's CPU workload, benchmarks/timing_honesty) came
@@ -81,6 +81,15 @@ std::chrono::milliseconds turn_deadline(int calls, std::optional<double> seconds
 
 // The largest data cache of this machine in bytes (sysfs), 0 when unknown.
 uint64_t last_level_cache_bytes();
+
+// Writes back and drops from every cache the lines of `bytes` bytes at `data` (clflush; nothing
+// where the CPU has no such instruction).
+void evict_from_caches(const void* data, size_t bytes);
+
+// The least bytes (inputs and outputs) of a turn whose second side calls on the first side's
+// inputs, none of them cached before either side's turn (RunnerTurns): twice the last-level cache,
+// or 64 MiB where the system does not say how large it is.
+uint64_t default_in_place_bytes();
 
 // Fills `answer.outputs` (in place) from `inputs`, one span per input in its dtype: the
 // reference's runner (CpuPlatform).
@@ -182,9 +191,9 @@ class RunnerTurns : public PairedTurns {
   int turns_witnessed() const { return turns_witnessed_; }
   // Tests: the shares of turns checked against the reference.
   void set_check_shares(CheckShares shares) { shares_ = shares; }
-  // Tests: the least output bytes of a turn for which the second side of a turn finds the first
-  // side's inputs in place (the last-level cache by default; 0: never).
-  void set_reload_skip_bytes(uint64_t bytes) { reload_skip_bytes_ = bytes; }
+  // Tests: the least bytes of a turn for which the second side of a turn finds the first side's
+  // inputs in place (default_in_place_bytes by default; 0: never).
+  void set_in_place_bytes(uint64_t bytes) { in_place_bytes_ = bytes; }
 
  private:
   // Turn n's secrets, the same for both sides; dropped once both ran it.
@@ -211,7 +220,7 @@ class RunnerTurns : public PairedTurns {
   // Puts the plan's fresh inputs in slots 0 .. calls - 1 (and in cases_), unless the other side's
   // run of this turn left them there, and kUnwritten in their outputs.
   void load_turn(SharedBuffers& buffers, const TurnPlan& plan, int turn, int calls);
-  uint64_t output_bytes(int calls) const;  // of slots 0 .. calls - 1
+  uint64_t turn_bytes(int calls) const;  // inputs and outputs of slots 0 .. calls - 1
   // Accounts for the turn's calls (fences, threads, every output written), compares them with the
   // other side's run of the turn (the witness) and, when the plan says so, checks a sample of them
   // against the reference; false with `verdict` filled and `blame` saying whose fault it was.
@@ -247,7 +256,7 @@ class RunnerTurns : public PairedTurns {
   std::vector<double> steps_;
   std::vector<bool> whole_;  // inputs copied whole from one pool case (whole_inputs)
   std::optional<LoadedTurn> loaded_;
-  uint64_t reload_skip_bytes_ = 0;
+  uint64_t in_place_bytes_ = 0;
   // Wall seconds per call in each side's last turn, for the next turn's deadline.
   std::optional<double> candidate_per_call_, anchor_per_call_;
   std::optional<double> anchor_turn_seconds_;  // the anchor's last turn: how dear a check may be
