@@ -63,7 +63,7 @@ void evict_from_caches(const void* data, size_t bytes) {
   constexpr size_t kLine = 64;  // the cache line of every x86-64 CPU
   const auto* first = static_cast<const char*>(data);
   for (size_t at = 0; at < bytes; at += kLine) _mm_clflush(first + at);
-  if (bytes % kLine != 0) _mm_clflush(first + bytes - 1);
+  if (bytes > 0) _mm_clflush(first + bytes - 1);  // the last line, where `data` is not aligned
   _mm_mfence();
 #else
   (void)data;

@@ -82,8 +82,8 @@ std::chrono::milliseconds turn_deadline(int calls, std::optional<double> seconds
 // The largest data cache of this machine in bytes (sysfs), 0 when unknown.
 uint64_t last_level_cache_bytes();
 
-// Writes back and drops from every cache the lines of `bytes` bytes at `data` (clflush; nothing
-// where the CPU has no such instruction).
+// Writes back and drops from every cache the lines of `bytes` bytes at `data` (clflush on x86;
+// elsewhere nothing).
 void evict_from_caches(const void* data, size_t bytes);
 
 // The least bytes (inputs and outputs) of a turn whose second side calls on the first side's
