@@ -104,6 +104,30 @@ TEST(Checker, OneBadElementAmongManyIsFoundWhereverItLies) {
   }
 }
 
+// The figures of an output that passes come from the fast path (check_clean_block's vector
+// lanes): they must be the ones a plain loop over every element gives.
+TEST(Checker, FiguresOfAPassingOutputAreThoseOfEveryElement) {
+  const size_t count = 10'003;  // blocks, and a tail of fewer than a vector's lanes
+  std::vector<float> reference(count), output(count);
+  double error_squares = 0, reference_squares = 0, max_abs = 0, max_rel = 0;
+  for (size_t i = 0; i < count; ++i) {
+    reference[i] = std::sin(0.37f * static_cast<float>(i)) * 3;
+    output[i] = reference[i] * (1 + 1e-6f * std::cos(static_cast<float>(i)));
+    double difference = std::fabs(static_cast<double>(output[i]) - reference[i]);
+    error_squares += difference * difference;
+    reference_squares += static_cast<double>(reference[i]) * reference[i];
+    max_abs = std::max(max_abs, difference);
+    max_rel = std::max(max_rel, difference / std::max(std::fabs(double{reference[i]}), 1e-30));
+  }
+  OutputCheck check = check_output("out", output.data(), reference.data(), count, tolerance(1e-3));
+  ASSERT_TRUE(check.ok) << check.message;
+  EXPECT_GT(max_abs, 0);
+  EXPECT_EQ(check.max_abs_error, max_abs);
+  EXPECT_EQ(check.max_rel_error, max_rel);
+  EXPECT_NEAR(check.rel_l2_error, std::sqrt(error_squares / reference_squares),
+              1e-12 * std::sqrt(error_squares / reference_squares));
+}
+
 // Two outputs, one large and one small: each is held to its own tolerance, so an error in the
 // small one is not hidden by the other's scale.
 TEST(Checker, EachOutputHasItsOwnTolerance) {
