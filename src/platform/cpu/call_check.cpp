@@ -78,11 +78,19 @@ void clear_outputs(SharedBuffers& buffers, const task::Task& task, const SlotLay
 
 namespace {
 
-// Fills `count` elements at `data` (page-aligned buffers) with `marker`, a Word: a typed loop,
-// not a memcpy call per element.
+// Fills `count` elements at `data` (page-aligned buffers) with `marker`, a Word: the first 16 KB
+// in a typed loop, the rest copied from them, since memcpy writes whole lines without reading
+// them from memory first and the loop's stores do not (a CPU workload's output, 58.7 MB not in
+// the caches: 4.5 ms in one loop, 2.0 ms so).
 template <typename Word>
 void fill_words(void* data, size_t count, uint32_t marker) {
-  std::fill_n(static_cast<Word*>(data), count, static_cast<Word>(marker));
+  constexpr size_t kFirstBytes = 16 * 1024;
+  auto* words = static_cast<Word*>(data);
+  size_t first = std::min(count, kFirstBytes / sizeof(Word));
+  std::fill_n(words, first, static_cast<Word>(marker));
+  for (size_t done = first; done < count; done += first) {
+    std::memcpy(words + done, words, std::min(first, count - done) * sizeof(Word));
+  }
 }
 
 void fill_marker(void* data, size_t count, size_t width, uint32_t marker) {

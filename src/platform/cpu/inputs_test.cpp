@@ -365,6 +365,38 @@ TEST(Inputs, Float8DrawsHaveTheRoundedDistributionsFrequencies) {
   }
 }
 
+// The first side of a large timed turn mixes its inputs around the caches (streaming stores):
+// the same bytes as a mix through them, wherever the destination starts and ends (the stores'
+// boundaries), for whole tensors, float32 and narrow dtypes alike.
+TEST(Inputs, AMixAroundTheCachesWritesWhatAMixThroughThemDoes) {
+  std::vector<task::Task> tasks = {paged_task(), test_task("float32"), test_task("bfloat16"),
+                                   test_task("float8_e4m3fn")};
+  for (const task::Task& task : tasks) {
+    task::Workload workload = task.default_workload();
+    if (task.name != "paged") workload.axes["N"] = 3 * kMixBlock + 333;  // several blocks
+    std::vector<ReferenceCase> pool(3);
+    for (size_t c = 0; c < pool.size(); ++c)
+      pool[c].inputs = generate_inputs(task, workload, c + 1);
+    for (size_t misalign : {0, 1, 4, 13}) {
+      ReferenceCase through;
+      mix_inputs(pool, mix_centers(task), 7, through, mix_steps(task), whole_inputs(task));
+      std::vector<std::vector<unsigned char>> storage;
+      std::vector<std::span<unsigned char>> around;
+      for (const task::TensorValues& tensor : through.inputs) {
+        storage.emplace_back(tensor.bytes.size() + 64, 0);
+        around.emplace_back(storage.back().data() + misalign, tensor.bytes.size());
+      }
+      mix_inputs(pool, mix_centers(task), 7, around, mix_steps(task), whole_inputs(task),
+                 Stores::kAroundTheCaches);
+      for (size_t t = 0; t < around.size(); ++t) {
+        EXPECT_TRUE(std::equal(around[t].begin(), around[t].end(), through.inputs[t].bytes.begin()))
+            << task.name << ", input " << t << ", " << misalign << " bytes past an alignment";
+        EXPECT_EQ(storage[t][misalign + around[t].size()], 0) << "written past the end";
+      }
+    }
+  }
+}
+
 // A timed turn's inputs: the offsets tensors each copied whole, both from the same pool case (a
 // kv_indptr from one case and the qo_indptr from another would break kv steps >= qo steps).
 TEST(Inputs, MixedOffsetsAreOnePoolCasesWhole) {
