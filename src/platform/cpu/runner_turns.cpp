@@ -47,33 +47,6 @@ void shrink_towards(float* values, size_t count, float center, float factor) {
   for (; i < count; ++i) values[i] = center + (values[i] - center) * factor;
 }
 
-}  // namespace
-
-uint64_t last_level_cache_bytes() {
-  uint64_t largest = 0;
-  for (const CacheLevel& level : read_caches("/sys/devices/system/cpu")) {
-    if (level.type != "Instruction") {
-      largest = std::max<uint64_t>(largest, static_cast<uint64_t>(level.size_kib) * 1024);
-    }
-  }
-  return largest;
-}
-
-void evict_from_caches(const void* data, size_t bytes) {
-#if defined(__x86_64__) || defined(__i386__)
-  constexpr size_t kLine = 64;  // the cache line of every x86-64 CPU
-  const auto* first = static_cast<const char*>(data);
-  for (size_t at = 0; at < bytes; at += kLine) _mm_clflush(first + at);
-  if (bytes > 0) _mm_clflush(first + bytes - 1);  // the last line, where `data` is not aligned
-  _mm_mfence();
-#else
-  (void)data;
-  (void)bytes;
-#endif
-}
-
-namespace {
-
 // Copies `bytes` bytes to `to` around the caches: streaming stores, which neither read the lines
 // they fill nor leave them cached (a read of them after takes what one after clflush takes, on
 // the Zen 5 the harness was measured on), and no read for ownership either. The few bytes before
@@ -105,6 +78,29 @@ void finish_stores_around_caches() {
 }
 
 }  // namespace
+
+uint64_t last_level_cache_bytes() {
+  uint64_t largest = 0;
+  for (const CacheLevel& level : read_caches("/sys/devices/system/cpu")) {
+    if (level.type != "Instruction") {
+      largest = std::max<uint64_t>(largest, static_cast<uint64_t>(level.size_kib) * 1024);
+    }
+  }
+  return largest;
+}
+
+void evict_from_caches(const void* data, size_t bytes) {
+#if defined(__x86_64__) || defined(__i386__)
+  constexpr size_t kLine = 64;  // the cache line of every x86-64 CPU
+  const auto* first = static_cast<const char*>(data);
+  for (size_t at = 0; at < bytes; at += kLine) _mm_clflush(first + at);
+  if (bytes > 0) _mm_clflush(first + bytes - 1);  // the last line, where `data` is not aligned
+  _mm_mfence();
+#else
+  (void)data;
+  (void)bytes;
+#endif
+}
 
 uint64_t default_in_place_bytes() {
   uint64_t cache = last_level_cache_bytes();
