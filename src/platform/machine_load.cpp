@@ -5,6 +5,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 
 namespace accelopt::platform {
 
@@ -57,24 +58,33 @@ std::optional<CpuTicks> read_cpu_ticks(const std::vector<int>& timed_cores) {
   return ticks;
 }
 
-double wait_for_quiet(const std::vector<int>& timed_cores, double most_seconds) {
+double wait_for_quiet(const std::vector<int>& timed_cores, double most_seconds,
+                      const CpuTicks& seen, double seen_seconds) {
   if (most_seconds <= 0) return 0;
-  auto most = std::chrono::duration<double>(most_seconds);
+  using Seconds = std::chrono::duration<double>;
+  const double sample = Seconds(kQuietSample).count();
+  if (seen_seconds >= sample && seen.other_busy_share() < kBusyOtherCores) return 0;
+  auto most = Seconds(most_seconds);
   auto start = std::chrono::steady_clock::now();
-  auto waited = [&] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  };
   std::optional<CpuTicks> before = read_cpu_ticks(timed_cores);
   if (!before) return 0;
+  // The first sample: what the turns did not cover, counted with what they saw.
+  bool covered = seen_seconds >= sample;  // and busy: a sample of its own
+  double first = covered ? sample : sample - std::max(seen_seconds, 0.0);
+  CpuTicks carried = covered ? CpuTicks{} : seen;
+  Seconds length(first);
   while (std::chrono::steady_clock::now() - start < most) {
-    std::this_thread::sleep_for(kQuietSample);
+    std::this_thread::sleep_for(length);
     std::optional<CpuTicks> after = read_cpu_ticks(timed_cores);
-    if (!after) return waited();
-    if ((*after - *before).other_busy_share() < kBusyOtherCores) break;
+    if (!after) break;
+    CpuTicks spell = *after - *before;
+    spell += std::exchange(carried, CpuTicks{});
+    if (spell.other_busy_share() < kBusyOtherCores) break;
     before = after;
+    length = Seconds(sample);
   }
-  // The first sample is the check, not a wait: a quiet machine costs one kQuietSample.
-  return std::max(0.0, waited() - std::chrono::duration<double>(kQuietSample).count());
+  // The first sample is the check, not a wait: a quiet machine costs at most one kQuietSample.
+  return std::max(0.0, Seconds(std::chrono::steady_clock::now() - start).count() - first);
 }
 
 kernel::MachineLoad machine_load(const CpuTicks& ticks, int64_t involuntary_switches,

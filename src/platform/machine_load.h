@@ -47,8 +47,11 @@ struct CpuTicks {
 std::optional<CpuTicks> read_cpu_ticks(const std::vector<int>& timed_cores);
 
 // Waits, up to `most_seconds`, until the other cores were busy under kBusyOtherCores for one
-// sample; returns the seconds waited beyond that sample.
-double wait_for_quiet(const std::vector<int>& timed_cores, double most_seconds);
+// sample; returns the seconds waited beyond that sample. `seen` is the load over turns just run
+// and `seen_seconds` their wall time: turns that cover a sample and found the cores quiet are the
+// sample; turns that cover part of one shorten the first sample by as much.
+double wait_for_quiet(const std::vector<int>& timed_cores, double most_seconds,
+                      const CpuTicks& seen = {}, double seen_seconds = 0);
 
 // The load over the turns' ticks, preemptions and waits for a core (their share of the turns' wall
 // time, where known), busy or not by the thresholds above.

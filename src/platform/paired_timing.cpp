@@ -41,6 +41,7 @@ struct CoreWaits {
 
 struct TurnsLoad {
   CpuTicks ticks;
+  double ticks_seconds = 0;  // the wall time of the turns `ticks` were counted over
   int64_t involuntary_switches = 0;
   CoreWaits waits;
 };
@@ -75,7 +76,10 @@ class TurnTaker {
     if (result.cpu_seconds && result.off_cpu_seconds) {
       per_call.own = (*result.cpu_seconds + *result.off_cpu_seconds) / calls;
     }
-    if (result.ticks) ticks_ += *result.ticks;
+    if (result.ticks) {
+      ticks_ += *result.ticks;
+      ticks_seconds_ += result.seconds;
+    }
     involuntary_switches_ += result.involuntary_switches;
     if (result.waiting_seconds) {
       waits_.waiting_seconds += *result.waiting_seconds;
@@ -121,8 +125,8 @@ class TurnTaker {
   std::optional<TurnFailure> take_failure() { return std::move(failure_); }
   // The load since the last call, over the turns only.
   TurnsLoad take_load() {
-    return {std::exchange(ticks_, {}), std::exchange(involuntary_switches_, 0),
-            std::exchange(waits_, {})};
+    return {std::exchange(ticks_, {}), std::exchange(ticks_seconds_, 0),
+            std::exchange(involuntary_switches_, 0), std::exchange(waits_, {})};
   }
 
  private:
@@ -131,6 +135,7 @@ class TurnTaker {
   double last_untimed_seconds_ = 0;  // the last turn's wall time outside the timed calls
   std::optional<TurnFailure> failure_;
   CpuTicks ticks_;
+  double ticks_seconds_ = 0;
   int64_t involuntary_switches_ = 0;
   CoreWaits waits_;
 };
@@ -200,8 +205,11 @@ PairedTiming time_paired(PairedTurns& turns, const TimingOptions& options,
   }
 
   // A machine busy with other work slows memory-bound kernels and splits turns: wait a little for
-  // a quieter moment, then count the load over the pairs' turns alone.
-  double waited = wait_for_quiet(turns.timed_cores(), options.quiet_wait_seconds);
+  // a quieter moment, then count the load over the pairs' turns alone. The turns so far saw the
+  // other cores as a sample would: where they were quiet long enough, no sample is taken.
+  TurnsLoad before_pairs = taker.take_load();
+  double waited = wait_for_quiet(turns.timed_cores(), options.quiet_wait_seconds,
+                                 before_pairs.ticks, before_pairs.ticks_seconds);
   taker.take_load();
 
   std::vector<double> candidate_seconds, anchor_seconds;

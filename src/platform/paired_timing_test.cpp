@@ -284,5 +284,35 @@ TEST(PairedTiming, WithoutTheWaitsPreemptionsMarkTheTimingBusy) {
   EXPECT_FALSE(paired.timing->load->waited_for_core);
 }
 
+double seconds_waiting_for_quiet(const CpuTicks& seen, double seen_seconds, double most_seconds) {
+  auto start = std::chrono::steady_clock::now();
+  wait_for_quiet({0}, most_seconds, seen, seen_seconds);
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The turns before the pairs count the other cores' ticks as the wait's sample does: turns that
+// cover a sample and saw the cores quiet are that sample, and no time is spent on another.
+TEST(MachineLoad, TurnsThatSawQuietCoresForASampleAreTheSample) {
+  const double sample = std::chrono::duration<double>(kQuietSample).count();
+  CpuTicks quiet{0, 20, 0, 40};
+  EXPECT_LT(seconds_waiting_for_quiet(quiet, 1.5 * sample, 3), sample / 2);
+}
+
+TEST(MachineLoad, TurnsThatSawBusyCoresAreFollowedByASample) {
+  const double sample = std::chrono::duration<double>(kQuietSample).count();
+  CpuTicks busy{20, 20, 0, 40};
+  EXPECT_GE(seconds_waiting_for_quiet(busy, 1.5 * sample, sample), sample);
+}
+
+// Turns shorter than a sample shorten the first one, their ticks counted with its own: ticks this
+// quiet decide it whatever the machine does meanwhile.
+TEST(MachineLoad, TurnsShorterThanASampleShortenIt) {
+  const double sample = std::chrono::duration<double>(kQuietSample).count();
+  CpuTicks very_quiet{0, 1000000, 0, 2000000};
+  double waited = seconds_waiting_for_quiet(very_quiet, 0.9 * sample, 3);
+  EXPECT_GE(waited, 0.1 * sample);
+  EXPECT_LT(waited, sample);
+}
+
 }  // namespace
 }  // namespace accelopt::platform
