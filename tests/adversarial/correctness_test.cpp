@@ -191,6 +191,25 @@ TEST(InputsInPlace, TheBaselinePassesAndAKernelThatChangesItsInputsIsRefused) {
   EXPECT_NE(verdict.message.find("inputs are read-only"), std::string::npos) << verdict.message;
 }
 
+// With one slot (a workload too large for two) the runner maps its inputs writable, and the
+// harness compares them after each call instead: a kernel that writes into one is still refused.
+TEST(WritableInputs, AKernelThatWritesIntoAnInputItCanWriteIsRefused) {
+  task::Task task = task::load_task(kSource / "tests/data/tasks/axpy");
+  platform::cpu::CpuPlatformOptions options;
+  options.slot_bytes = 1;  // one slot
+  platform::cpu::CpuPlatform cpu(options, platform::cpu::load_or_probe_machine(false, nullptr));
+  platform::EvalRequest request;
+  request.task = &task;
+  request.workload = "small";
+  request.source = read_file(kSource / "tests/adversarial/kernels/writes_into_inputs.cpp");
+  request.measure_time = false;
+  kernel::Verdict verdict = cpu.evaluate(request);
+  EXPECT_EQ(verdict.status, kernel::Status::kIncorrectNumerical) << verdict.message;
+  EXPECT_NE(verdict.message.find("wrote into its input 'y'; inputs are read-only"),
+            std::string::npos)
+      << verdict.message;
+}
+
 // Two evaluations at once on this machine time on two cores (platform/core_sets.h): with the core
 // an evaluation would take held (as another `accelopt eval` would hold it), it times on another.
 TEST(CoreClaims, AnEvaluationTimesOnACoreNoOtherEvaluationHolds) {

@@ -41,7 +41,8 @@ std::string unwritten_element(const task::Task& task, const SharedBuffers& buffe
 // The layout of one slot for `task`: its inputs, then its outputs.
 SlotLayout single_slot(const task::Task& task);
 
-// No fence damaged, inputs unchanged, no thread left behind, outputs equal to the reference's.
+// No fence damaged, inputs unchanged (compared where the runner could write them), no thread left
+// behind, outputs equal to the reference's.
 // Fills `verdict` (status, message, correctness figures) and returns false on the first failure;
 // `when` starts the message ("case 2", "after timed turn 7 (case 1)").
 bool check_call(const task::Task& task, const SharedBuffers& buffers, const Runner& runner,

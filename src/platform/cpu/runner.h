@@ -78,6 +78,9 @@ class Runner {
   int thread_count() const;                                 // threads alive in the runner now
   std::string output() const { return process_.output(); }  // through filter_kernel_output
   const Json& sandbox() const { return sandbox_; }          // the measures the runner reported
+  // Whether the runner maps every input read-only (it does when given slots, before the kernel
+  // loads): this process's own choice, not the runner's word, which a kernel could forge.
+  bool inputs_read_only() const { return options_.slots.slots > 1; }
 
  private:
   // Sends `command` (n calls) and waits for DONE; with `stop`, stops the runner before the end.
