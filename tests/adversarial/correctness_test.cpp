@@ -191,6 +191,23 @@ TEST(InputsInPlace, TheBaselinePassesAndAKernelThatChangesItsInputsIsRefused) {
   EXPECT_NE(verdict.message.find("inputs are read-only"), std::string::npos) << verdict.message;
 }
 
+// The read-only mappings are one mechanism; the copy of a turn's inputs kept at secret places is
+// another, which finds a change however it was made: here with seccomp off, so that mremap of the
+// shared memory is not refused.
+TEST(InputRecord, AChangeMadeAroundTheReadOnlyMappingIsFound) {
+  task::Task task = task::load_task(kSource / "bench/cpu/silu");
+  platform::cpu::CpuPlatformOptions options;
+  options.seccomp = false;
+  options.in_place_bytes = 1;  // the second side calls on the inputs the first side left
+  platform::cpu::CpuPlatform cpu(options, platform::cpu::load_or_probe_machine(false, nullptr));
+  kernel::Verdict verdict = cpu.evaluate(timed_on_small(
+      task, read_file(kKernels / "rewrites_its_inputs_through_a_second_mapping.cpp")));
+  EXPECT_EQ(verdict.status, kernel::Status::kIncorrectNumerical) << verdict.message;
+  EXPECT_NE(verdict.message.find("timed turn 1: the kernel wrote into its input 'x'"),
+            std::string::npos)
+      << verdict.message;
+}
+
 // With one slot (a workload too large for two) the runner maps its inputs writable, and the
 // harness compares them after each call instead: a kernel that writes into one is still refused.
 TEST(WritableInputs, AKernelThatWritesIntoAnInputItCanWriteIsRefused) {

@@ -179,11 +179,27 @@ enum class OpenPolicy {
   kNever,       // the calls: no file at all
 };
 
+// The shared memory's addresses in the runner: [begin, end).
+struct SharedRange {
+  uintptr_t begin = 0, end = 0;
+};
+
+// Advice that changes only what this process's own view of memory does. MADV_REMOVE frees the
+// shared pages under every process that maps them, MADV_PAGEOUT and MADV_COLD push them out for
+// all: the other side's runner would then fault in its timed turn.
+constexpr int kOwnViewAdvice[] = {MADV_NORMAL,   MADV_RANDOM, MADV_SEQUENTIAL, MADV_WILLNEED,
+                                  MADV_DONTNEED, MADV_FREE,   MADV_HUGEPAGE,   MADV_NOHUGEPAGE,
+                                  MADV_DONTDUMP, MADV_DODUMP, MADV_DONTFORK,   MADV_DOFORK};
+
 // Allows what computing needs (memory, threads, clocks, the two pipes) and traps everything else:
 // files (after loading), sockets, processes, exec, ptrace, mounts, limits. Without allow_threads
-// new threads are trapped too: a single-threaded task's kernel has no use for one. Returns the
-// supervisor's listening descriptor under kSupervised, -1 otherwise.
-int install_seccomp(OpenPolicy open_policy, bool allow_threads) {
+// new threads are trapped too: a single-threaded task's kernel has no use for one. Memory calls
+// are filtered by argument where they could reach past this process's own view of the shared
+// memory (`shared`): `mremap` never on it (a writable page of it, grown or duplicated with an old
+// size of 0, would map the inputs writable again), `madvise` only with kOwnViewAdvice; clocks
+// only this process's own (another process's CPU clock tells when the other side runs). Returns
+// the supervisor's listening descriptor under kSupervised, -1 otherwise.
+int install_seccomp(OpenPolicy open_policy, bool allow_threads, SharedRange shared) {
   scmp_filter_ctx filter = seccomp_init(SCMP_ACT_TRAP);
   if (filter == nullptr) fail("seccomp_init failed");
   static const char* const kAllowed[] = {
@@ -199,8 +215,6 @@ int install_seccomp(OpenPolicy open_policy, bool allow_threads) {
       "mmap",
       "munmap",
       "mprotect",
-      "mremap",
-      "madvise",
       "brk",
       "futex",
       "set_robust_list",
@@ -218,9 +232,6 @@ int install_seccomp(OpenPolicy open_policy, bool allow_threads) {
       "getgid",
       "getegid",
       "getrandom",
-      "clock_gettime",
-      "clock_getres",
-      "clock_nanosleep",
       "nanosleep",
       "gettimeofday",
       "time",
@@ -237,6 +248,16 @@ int install_seccomp(OpenPolicy open_policy, bool allow_threads) {
       "getrlimit",
       "seccomp"};  // adding a filter only ever narrows what is allowed
   for (const char* name : kAllowed) add_rule(filter, SCMP_ACT_ALLOW, name);
+  add_rule(filter, SCMP_ACT_ALLOW, "mremap", 1, SCMP_A0(SCMP_CMP_LT, shared.begin));
+  add_rule(filter, SCMP_ACT_ALLOW, "mremap", 1, SCMP_A0(SCMP_CMP_GE, shared.end));
+  for (int advice : kOwnViewAdvice) {
+    add_rule(filter, SCMP_ACT_ALLOW, "madvise", 1,
+             SCMP_A2(SCMP_CMP_EQ, static_cast<scmp_datum_t>(advice)));
+  }
+  // A clock id with its sign bit set names a process's or a thread's CPU clock by pid.
+  for (const char* name : {"clock_gettime", "clock_getres", "clock_nanosleep"}) {
+    add_rule(filter, SCMP_ACT_ALLOW, name, 1, SCMP_A0(SCMP_CMP_MASKED_EQ, 0x80000000u, 0));
+  }
   if (allow_threads) {
     add_rule(filter, SCMP_ACT_ALLOW, "clone", 1,
              SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD));  // threads, not processes
@@ -549,6 +570,10 @@ int main(int argc, char** argv) {
                                            PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
                                            kSharedMemoryFd, 0));
   if (shared == MAP_FAILED) fail(std::string("mmap of shared memory: ") + std::strerror(errno));
+#ifdef ACCELOPT_HAVE_SECCOMP
+  SharedRange range{reinterpret_cast<uintptr_t>(shared),
+                    reinterpret_cast<uintptr_t>(shared) + static_cast<size_t>(shared_stat.st_size)};
+#endif
   std::vector<Pointer> arguments;
   for (size_t offset : offsets) {
     if (offset >= static_cast<size_t>(shared_stat.st_size)) fail("argument offset out of range");
@@ -597,7 +622,7 @@ int main(int argc, char** argv) {
 #ifdef ACCELOPT_HAVE_SECCOMP
   if (want_seccomp && !call_while_loading) {
     preload_libraries(kLibraryFd);
-    int listener = install_seccomp(OpenPolicy::kSupervised, /*allow_threads=*/true);
+    int listener = install_seccomp(OpenPolicy::kSupervised, /*allow_threads=*/true, range);
     std::string refused;
     std::thread supervisor(supervise_load, listener, kLibraryFd, library_path, std::ref(refused));
     library = ::dlopen(library_path.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -605,7 +630,7 @@ int main(int argc, char** argv) {
     if (!refused.empty()) fail("the loader tried to open " + refused + " besides the kernel");
     supervised_load = true;
   } else if (want_seccomp) {
-    install_seccomp(OpenPolicy::kReadOnly, /*allow_threads=*/true);
+    install_seccomp(OpenPolicy::kReadOnly, /*allow_threads=*/true, range);
   }
 #endif
   if (!supervised_load) library = ::dlopen(library_path.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -620,7 +645,7 @@ int main(int argc, char** argv) {
   }
 #ifdef ACCELOPT_HAVE_SECCOMP
   if (want_seccomp) {
-    install_seccomp(OpenPolicy::kNever, allow_threads);
+    install_seccomp(OpenPolicy::kNever, allow_threads, range);
     seccomp = true;
   }
 #endif

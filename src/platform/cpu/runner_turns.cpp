@@ -362,8 +362,41 @@ void RunnerTurns::load_turn(SharedBuffers& buffers, const TurnPlan& plan, int tu
       evict_from_caches(buffers.data(index), buffers.size(index));
     }
   }
+  if (!in_place) record_inputs(buffers, calls);
   for (int slot = 0; slot < calls; ++slot) mark_unwritten(buffers, task_, layout_, slot);
   buffers.fill_canaries(0, static_cast<size_t>(calls) * (layout_.inputs + layout_.outputs));
+}
+
+void RunnerTurns::record_inputs(const SharedBuffers& buffers, int calls) {
+  input_record_.clear();
+  if (layout_.inputs == 0 || calls <= 0) return;
+  uint64_t state = secret_seed();
+  for (size_t k = 0; k < kInputPlaces; ++k) {
+    auto slot = static_cast<int>(next_draw(state) % static_cast<uint64_t>(calls));
+    size_t t = next_draw(state) % layout_.inputs;
+    size_t index = layout_.input(slot, t);
+    size_t width = std::min<size_t>(task::dtype_size(task_.inputs[t].dtype), 8);
+    size_t count = buffers.size(index) / width;
+    if (count == 0) continue;
+    input_record_.push_back({index, (next_draw(state) % count) * width, width, {}});
+  }
+  // In order, so that the copies read each buffer front to back.
+  std::sort(input_record_.begin(), input_record_.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.buffer, a.offset) < std::tie(b.buffer, b.offset);
+  });
+  for (InputPlace& place : input_record_) {
+    std::memcpy(place.bytes.data(),
+                static_cast<const unsigned char*>(buffers.data(place.buffer)) + place.offset,
+                place.width);
+  }
+}
+
+std::optional<size_t> RunnerTurns::changed_input(const SharedBuffers& buffers) const {
+  for (const InputPlace& place : input_record_) {
+    const auto* now = static_cast<const unsigned char*>(buffers.data(place.buffer)) + place.offset;
+    if (std::memcmp(now, place.bytes.data(), place.width) != 0) return place.buffer;
+  }
+  return std::nullopt;
 }
 
 uint64_t RunnerTurns::turn_bytes(int calls) const {
@@ -532,8 +565,13 @@ bool RunnerTurns::check_turn(const TimedKernel& kernel, TurnPlan& plan, int call
         when, threads - 1, task_.threads);
     return false;
   }
-  // Inputs need no check: the runners map them read-only (runner_main.cpp), and a write into
-  // one ends the turn (CallOutcome::kWroteInput).
+  // The runners map the inputs read-only (runner_main.cpp), and a write into one ends the turn
+  // (CallOutcome::kWroteInput); the record kept when they were loaded finds a change made another
+  // way, before the reference answers from them or the other side calls on them.
+  if (std::optional<size_t> changed = changed_input(kernel.buffers)) {
+    record_input_write(task_, kernel.buffers, layout_, *changed, 0, buffers, when, verdict);
+    return false;
+  }
   // Every call accounted for: each wrote its own slot, whoever said DONE. Looked for at places
   // drawn after the turn (on a timed turn, the first side's draw is the witness's for both).
   std::vector<std::vector<size_t>> drawn;

@@ -53,6 +53,7 @@
 // leave anything for the other.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -120,6 +121,13 @@ inline constexpr size_t kWitnessElements = 1024;
 // tolerance of the reference are within twice it of each other, and a little more is left for the
 // reference's own rounding. A larger difference goes to the reference, which says who is wrong.
 inline constexpr double kWitnessAllowance = 2.5;
+// Input bytes the harness keeps a copy of when it loads a turn, at places drawn in secret among
+// all the turn's inputs, and compares after each side's turn: the inputs are the record the
+// reference answers from and the other side calls on, and read-only mappings are one mechanism
+// (a hole in them, mremap of a writable page of the shared memory, once let a kernel rewrite the
+// other side's inputs). A turn that changed a share q of its input elements passes with
+// (1 - q)^kInputPlaces at most.
+inline constexpr size_t kInputPlaces = 1024;
 
 // Elements per block of a mixed input. Each block starts at a random place in a pool case, so a
 // block recurs only by chance (one in pool cases × elements × 8 shrinks), and fewer, longer blocks
@@ -234,6 +242,10 @@ class RunnerTurns : public PairedTurns {
   // kWitnessElements places in each output (all of a smaller one), drawn from getrandom(2): after
   // a turn, so that no kernel can know them.
   std::vector<std::vector<size_t>> secret_places(const SharedBuffers& buffers) const;
+  // Keeps kInputPlaces input elements of slots 0 .. calls - 1 as they are now, at places drawn in
+  // secret; the first that differs now, if any (a buffer index).
+  void record_inputs(const SharedBuffers& buffers, int calls);
+  std::optional<size_t> changed_input(const SharedBuffers& buffers) const;
   // The first side's values at the witness places, or the second's compared with them.
   bool witness(const TimedKernel& kernel, TurnPlan& plan, int calls, int turn, Verdict& verdict,
                Blame& blame);
@@ -261,6 +273,11 @@ class RunnerTurns : public PairedTurns {
   std::vector<double> steps_;
   std::vector<bool> whole_;  // inputs copied whole from one pool case (whole_inputs)
   std::optional<LoadedTurn> loaded_;
+  struct InputPlace {
+    size_t buffer = 0, offset = 0, width = 0;
+    std::array<unsigned char, 8> bytes{};
+  };
+  std::vector<InputPlace> input_record_;  // record_inputs
   uint64_t in_place_bytes_ = 0;
   // Wall seconds per call in each side's last turn, for the next turn's deadline.
   std::optional<double> candidate_per_call_, anchor_per_call_;
