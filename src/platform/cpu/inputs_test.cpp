@@ -441,8 +441,31 @@ TEST(Inputs, MixedNarrowInputsDifferAfterRounding) {
     EXPECT_EQ(mixed.inputs[1], pooled.inputs[1]) << "no center: copied";
     return count;
   };
-  EXPECT_EQ(changed({}), 0u) << "float32's step is lost in bfloat16";
-  EXPECT_EQ(changed(mix_steps(task)), 4096u);
+  EXPECT_EQ(changed(mix_steps(task)), 4096u) << "even the least shrink, a bfloat16 step";
+}
+
+// Each block's factor comes from a continuum up to kMixSpread below 1, not from a few values near
+// 1: an answer kept for a block seen before is not the answer to one moved by another factor.
+TEST(Inputs, BlocksAreMovedByFactorsFromAContinuum) {
+  ReferenceCase pooled;
+  pooled.inputs = {
+      task::TensorValues::encode(task::DType::kFloat32, std::vector<float>(8 * kMixBlock, 1.0f))};
+  std::set<float> factors;
+  for (uint64_t seed = 0; seed < 64; ++seed) {
+    ReferenceCase mixed;
+    mix_inputs({pooled}, {0.0}, seed, mixed);
+    std::vector<float> values = mixed.inputs[0].floats();
+    for (size_t block = 0; block < 8; ++block) {
+      float factor = values[block * kMixBlock];
+      EXPECT_EQ(values[block * kMixBlock + kMixBlock - 1], factor) << "one factor a block";
+      EXPECT_GE(factor, static_cast<float>(1 - kMixSpread));
+      EXPECT_LT(factor, 1.0f);
+      factors.insert(factor);
+    }
+  }
+  EXPECT_GT(factors.size(), 400u) << "of 512 blocks";
+  EXPECT_LT(*factors.begin(), static_cast<float>(1 - 0.9 * kMixSpread));
+  EXPECT_GT(*factors.rbegin(), static_cast<float>(1 - 0.1 * kMixSpread));
 }
 
 }  // namespace

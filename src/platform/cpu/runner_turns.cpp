@@ -203,21 +203,16 @@ void mix_inputs(const std::vector<ReferenceCase>& pool, const MixCenters& center
     if (n == 0) continue;
     std::optional<double> center = t < centers.size() ? centers[t] : std::optional<double>(0.0);
     double step = t < steps.size() ? steps[t] : 0x1p-22;
-    // A byte type has 256 values: each of the 8 shrinks is a table, built once per tensor (1.4 G
-    // float8 weights mixed at a table lookup a byte, not a conversion each way).
-    std::vector<std::array<unsigned char, 256>> byte_tables;
-    if (width == 1 && center) {
-      for (int d = 0; d < 8; ++d) {
-        std::array<float, 256> values{};
-        for (int b = 0; b < 256; ++b) {
-          auto byte = static_cast<unsigned char>(b);
-          task::decode_values(dtype, &byte, 1, &values[static_cast<size_t>(b)]);
-        }
-        auto c = static_cast<float>(*center);
-        auto factor = static_cast<float>(1 - static_cast<double>(1 + d) * step);
-        for (float& value : values) value = c + (value - c) * factor;
-        byte_tables.emplace_back();
-        task::encode_values(dtype, values.data(), values.size(), byte_tables.back().data());
+    // A byte type has 256 values: a block's shrink is a table of them, built per block from the
+    // values decoded once (1.4 G float8 weights mixed at a table lookup a byte, not a conversion
+    // each way).
+    std::array<float, 256> byte_values{};
+    std::array<unsigned char, 256> byte_table{};
+    bool by_table = width == 1 && center;
+    if (by_table) {
+      for (int b = 0; b < 256; ++b) {
+        auto byte = static_cast<unsigned char>(b);
+        task::decode_values(dtype, &byte, 1, &byte_values[static_cast<size_t>(b)]);
       }
     }
     if (stores == Stores::kAroundTheCaches) staged.resize(kMixBlock * width);
@@ -228,7 +223,15 @@ void mix_inputs(const std::vector<ReferenceCase>& pool, const MixCenters& center
       const task::TensorValues& source = pool[(draw >> 40) % pool.size()].inputs[t];
       size_t length = std::min(kMixBlock, n - start);
       size_t from = next_draw(state) % n;
-      double shrink = 1 - static_cast<double>(1 + (draw & 7)) * step;
+      double unit = static_cast<double>(draw & ((uint64_t{1} << 40) - 1)) * 0x1p-40;
+      double shrink = 1 - step - unit * std::max(0.0, kMixSpread - step);
+      if (by_table) {
+        std::array<float, 256> moved{};
+        auto c = static_cast<float>(*center);
+        auto factor = static_cast<float>(shrink);
+        for (size_t b = 0; b < moved.size(); ++b) moved[b] = c + (byte_values[b] - c) * factor;
+        task::encode_values(dtype, moved.data(), moved.size(), byte_table.data());
+      }
       size_t first = std::min(length, n - from);  // up to the end, then from the start
       for (auto [at, count, to] :
            {std::tuple{from, first, start}, std::tuple{size_t{0}, length - first, start + first}}) {
@@ -238,12 +241,11 @@ void mix_inputs(const std::vector<ReferenceCase>& pool, const MixCenters& center
           std::copy_n(in, count * width, into_block);
           continue;
         }
-        if (!byte_tables.empty()) {
-          const auto& table = byte_tables[draw & 7];
-          for (size_t i = 0; i < count; ++i) into_block[i] = table[in[i]];
+        if (by_table) {
+          for (size_t i = 0; i < count; ++i) into_block[i] = byte_table[in[i]];
           continue;
         }
-        // In float, then rounded to the dtype: 1 - d·step is exact in float for every step used.
+        // In float, then rounded to the dtype.
         auto c = static_cast<float>(*center);
         auto factor = static_cast<float>(shrink);
         if (dtype == task::DType::kFloat32) {  // no conversion: copied, then moved in place

@@ -12,8 +12,8 @@
 // writes slot i, turns have at most as many calls as there are slots), and the harness alone
 // accounts for the turn, after it has stopped the runner:
 //   - before the turn, slot i gets inputs no kernel saw before (blocks of kMixBlock elements from a
-//     pool of cases drawn for this evaluation, each block from a random place, scaled by a factor
-//     a few parts per million from 1, or steps of a narrow dtype, drawn per block: mix_inputs),
+//     pool of cases drawn for this evaluation, each block from a random place, moved towards its
+//     center by a factor drawn per block from a continuum up to kMixSpread below 1: mix_inputs),
 //     written straight into the slot, and outputs of kUnwritten. The runners map every input
 //     read-only (runner_main.cpp): no kernel can change what it or the other side calls on, and a
 //     write into an input ends the turn;
@@ -129,20 +129,26 @@ inline constexpr double kWitnessAllowance = 2.5;
 // (1 - q)^kInputPlaces at most.
 inline constexpr size_t kInputPlaces = 1024;
 
-// Elements per block of a mixed input. Each block starts at a random place in a pool case, so a
-// block recurs only by chance (one in pool cases × elements × 8 shrinks), and fewer, longer blocks
-// make such chances rarer. Blocks of 64 made the harness wait on memory for each one (mixing was
-// a quarter of adamw's CPU workload, `perf`), and so did blocks of 4096 (16 KB): the first lines
-// of each come from memory before the prefetcher sees the stream, so one call's inputs of adamw's
-// (89.6 MB) mixed in 15.3 ms at 4096 and in 8.3 ms at 16384 (64 KB).
+// Elements per block of a mixed input. Each block starts at a random place in a pool case and is
+// moved by a factor of its own, so no block recurs, and fewer, longer blocks leave fewer seams.
+// Blocks of 64 made the harness wait on memory for each one (mixing was a quarter of adamw's CPU
+// workload, `perf`), and so did blocks of 4096 (16 KB): the first lines of each come from memory
+// before the prefetcher sees the stream, so one call's inputs of adamw's (89.6 MB) mixed in 15.3 ms
+// at 4096 and in 8.3 ms at 16384 (64 KB).
 inline constexpr size_t kMixBlock = 16384;
+// How far below 1 a block's factor may lie: far more than any tolerance, so that an answer kept
+// from a block seen before is not the answer to a block moved by another factor. When blocks moved
+// by one of 8 factors a few parts per million from 1, a kernel on a small workload (a tensor one
+// block long) found each input among the pool cases it had seen, rotated, and copied the kept
+// answer: within tolerance, and 1.4x an honest kernel's speed.
+inline constexpr double kMixSpread = 0.125;
 
 // Where a tensor's mixed values shrink towards (nullopt: left as drawn, a constant tensor): the
 // distribution's mean, or its low end for a uniform one, so that every value stays in its range.
 using MixCenters = std::vector<std::optional<double>>;
 MixCenters mix_centers(const task::Task& task);
 
-// The unit of each input's shrink in mix_inputs: 2^-22 for float32, and one step of the narrow
+// The least shrink of each input in mix_inputs: 2^-22 for float32, and one step of the narrow
 // formats (2^-8 bfloat16, 2^-11 float16; 2^-5 float8_e4m3fn), since a smaller move is lost when
 // the value is rounded to the tensor's dtype.
 std::vector<double> mix_steps(const task::Task& task);
@@ -154,9 +160,10 @@ std::vector<bool> whole_inputs(const task::Task& task);
 
 // `pool`'s inputs, mixed into one fresh case: block b of tensor t comes from a pool case and a
 // place in it drawn from `seed`, its values moved towards the tensor's center by a factor
-// 1 - d * steps[t] (d from 1 to 8, drawn per block; steps[t] 2^-22 where `steps` has none), so
-// that no block equals one seen before; a tensor `whole` marks is copied whole, all such tensors
-// from one pool case drawn from `seed`. Every tensor gets `pool`'s element counts.
+// 1 - steps[t] - u * (kMixSpread - steps[t]), u in [0, 1) drawn per block (steps[t] 2^-22 where
+// `steps` has none), so that no block equals one seen before, nor is near one within tolerance; a
+// tensor `whole` marks is copied whole, all such tensors from one pool case drawn from `seed`.
+// Every tensor gets `pool`'s element counts.
 void mix_inputs(const std::vector<ReferenceCase>& pool, const MixCenters& centers, uint64_t seed,
                 ReferenceCase& into, const std::vector<double>& steps = {},
                 const std::vector<bool>& whole = {});
