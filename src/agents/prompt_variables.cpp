@@ -63,7 +63,7 @@ Json input_set_variables(const task::Task& task) {
     for (const task::TensorSpec& output : task.outputs) {
       task::Tolerance own = task.tolerance(output.name);
       task::Tolerance here = task.tolerance(output.name, &set);
-      if (here.rel_l2 == own.rel_l2 && here.atol == own.atol && here.rtol == own.rtol) continue;
+      if (here == own) continue;
       tolerances.push_back({{"name", output.name}, {"tolerance", task::tolerance_text(here)}});
     }
     mark_last(tolerances);

@@ -1,8 +1,10 @@
 // Is an output close enough to the reference's? Two measures, both in float64, both must hold:
 // NKIBench's relative L2 error of the whole tensor, ‖out − ref‖₂ / ‖ref‖₂ < rel_l2, and numpy's
-// allclose for every element, |out − ref| ≤ atol + rtol·|ref|. The first alone lets a kernel get a
-// part of its output badly wrong (zeros in half a softmax row) while the norm hardly moves. A
-// non-finite value passes only where the reference has the same one.
+// allclose for every element, |out − ref| ≤ atol + atol_rms·rms(ref) + rtol·|ref|, where rms(ref)
+// is the root mean square of the reference values given (of a sample, for a check of a sample).
+// The first alone lets a kernel get a part of its output badly wrong (zeros in half a softmax row)
+// while the norm hardly moves. A non-finite value passes only where the reference has the same
+// one.
 #pragma once
 
 #include <cstddef>

@@ -54,6 +54,37 @@ TEST(Checker, AtolCoversElementsNearZeroAndRtolTheRest) {
       check_output("out", output.data(), reference.data(), 2, tolerance(1e-3, 1e-5, 1e-4)).ok);
 }
 
+// A sum's rounding grows with its terms: an element that cancels to near zero in an output whose
+// typical magnitude is 1000 is off by what the large ones are. atol_rms allows that much at any
+// scale, where a fixed atol suits one scale only.
+TEST(Checker, AtolRmsGrowsTheAllowanceWithTheOutputsScale) {
+  for (float scale : {1.0f, 16.0f, 256.0f}) {
+    std::vector<float> reference(1000, 1000 * scale), output = reference;
+    reference[7] = 0.5f * scale;
+    output[7] = reference[7] + 0.01f * scale;  // 1e-5 of the rms, beyond rtol's 1e-3 of 0.5
+    task::Tolerance fixed = tolerance(2e-5, 1e-5, 1e-3);
+    OutputCheck without = check_output("out", output.data(), reference.data(), 1000, fixed);
+    EXPECT_FALSE(without.ok) << scale;
+    task::Tolerance scaled = fixed;
+    scaled.atol_rms = 2e-5;
+    EXPECT_TRUE(check_output("out", output.data(), reference.data(), 1000, scaled).ok) << scale;
+    // Twice the allowance off still fails, and the message says what the allowance was made of.
+    output[7] = reference[7] + 0.05f * scale;
+    OutputCheck beyond = check_output("out", output.data(), reference.data(), 1000, scaled);
+    EXPECT_FALSE(beyond.ok) << scale;
+    EXPECT_NE(beyond.message.find("* rms"), std::string::npos) << beyond.message;
+  }
+}
+
+TEST(Checker, AtolRmsLeavesNonFiniteReferenceValuesOutOfTheScale) {
+  std::vector<float> reference = {1, 1, 1, INFINITY}, output = {1, 1, 1.00001f, INFINITY};
+  task::Tolerance scaled = tolerance(1e-3, 0, 0);
+  scaled.atol_rms = 2e-5;  // 2e-5 of an rms of 1, not of infinity
+  EXPECT_TRUE(check_output("out", output.data(), reference.data(), 4, scaled).ok);
+  output[2] = 1.001f;
+  EXPECT_FALSE(check_output("out", output.data(), reference.data(), 4, scaled).ok);
+}
+
 TEST(Checker, NonFinitePassesOnlyWhereTheReferenceHasTheSame) {
   std::vector<float> reference = {1, NAN, INFINITY}, same = {1, NAN, INFINITY};
   EXPECT_TRUE(check_output("out", same.data(), reference.data(), 3, tolerance(1e-5)).ok);

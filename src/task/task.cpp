@@ -218,17 +218,18 @@ ToleranceRule parse_tolerance_rule(const Validator& check, const Json& json,
   if (rule.rel_l2 && *rule.rel_l2 == 0) check.fail(Validator::join(path, "rel_l2"), "must be > 0");
   rule.atol = bounded("atol", 0, 1e30);
   rule.rtol = bounded("rtol", 0, 1);
+  rule.atol_rms = bounded("atol_rms", 0, 1);
   return rule;
 }
 
-// {"rel_l2": .., "atol": .., "rtol": .., "outputs": {"name": {...}}}
+// {"rel_l2": .., "atol": .., "rtol": .., "atol_rms": .., "outputs": {"name": {...}}}
 ToleranceSpec parse_tolerance(const Validator& check, const Json& json, const std::string& path,
                               const std::vector<TensorSpec>& outputs) {
   if (!json.is_object()) {
     check.fail(path,
                "must be an object such as {\"rel_l2\": 2e-5, \"atol\": 1e-5, \"rtol\": 1e-3}");
   }
-  check.only_known_keys(json, {"rel_l2", "atol", "rtol", "outputs"}, path);
+  check.only_known_keys(json, {"rel_l2", "atol", "rtol", "atol_rms", "outputs"}, path);
   ToleranceSpec spec;
   spec.all = parse_tolerance_rule(check, json, path);
   if (json.contains("outputs")) {
@@ -240,7 +241,7 @@ ToleranceSpec parse_tolerance(const Validator& check, const Json& json, const st
                                [&](const TensorSpec& output) { return output.name == name; });
       if (!known) check.fail(where, "unknown output '" + name + "'");
       if (!body.is_object()) check.fail(where + "." + name, "must be an object");
-      check.only_known_keys(body, {"rel_l2", "atol", "rtol"}, where + "." + name);
+      check.only_known_keys(body, {"rel_l2", "atol", "rtol", "atol_rms"}, where + "." + name);
       spec.outputs[name] = parse_tolerance_rule(check, body, where + "." + name);
     }
   }
@@ -528,6 +529,7 @@ Tolerance Task::tolerance(const std::string& output, const InputSet* set) const 
     tolerance.rel_l2 = rule.rel_l2.value_or(tolerance.rel_l2);
     tolerance.atol = rule.atol.value_or(tolerance.atol);
     tolerance.rtol = rule.rtol.value_or(tolerance.rtol);
+    tolerance.atol_rms = rule.atol_rms.value_or(tolerance.atol_rms);
   };
   auto apply_spec = [&](const ToleranceSpec& spec) {
     apply(spec.all);
@@ -572,9 +574,13 @@ std::string distribution_text(const InputDistribution& distribution) {
 }
 
 std::string tolerance_text(const Tolerance& tolerance) {
+  std::string scaled = tolerance.atol_rms > 0
+                           ? fmt::format(" + {:g}·rms(reference) (the output's root mean square)",
+                                         tolerance.atol_rms)
+                           : "";
   return fmt::format(
-      "relative L2 error below {:g}, and every element within {:g} + {:g}·|reference|",
-      tolerance.rel_l2, tolerance.atol, tolerance.rtol);
+      "relative L2 error below {:g}, and every element within {:g} + {:g}·|reference|{}",
+      tolerance.rel_l2, tolerance.atol, tolerance.rtol, scaled);
 }
 
 const InputSet& Task::input_set(const std::string& set_name) const {

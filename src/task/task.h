@@ -54,11 +54,17 @@ struct InputDistribution {
 };
 
 // How close an output must be to the reference's, in float64. Both must hold: the whole tensor's
-// relative L2 error below rel_l2, and every element within atol + rtol·|ref| (numpy's allclose).
+// relative L2 error below rel_l2, and every element within atol + atol_rms·rms(ref) + rtol·|ref|
+// (numpy's allclose, with an absolute part that grows with the output). A float32 sum's rounding
+// grows with its terms, not with its result: where terms cancel, an element's error is a fraction
+// of the tensor's typical magnitude, however small the element, so a fixed atol that suits one
+// input scale refuses honest code at a wider one.
 struct Tolerance {
   double rel_l2 = 2e-5;
   double atol = 1e-5;
   double rtol = 1e-3;
+  double atol_rms = 0;  // in units of the reference output's root mean square
+  bool operator==(const Tolerance&) const = default;
 };
 
 // The tolerance an output of `dtype` starts from, before the definition's: float32's above;
@@ -68,7 +74,7 @@ Tolerance default_tolerance(DType dtype);
 
 // What a definition's "tolerance" object says; fields it leaves out inherit.
 struct ToleranceRule {
-  std::optional<double> rel_l2, atol, rtol;
+  std::optional<double> rel_l2, atol, rtol, atol_rms;
 };
 struct ToleranceSpec {
   ToleranceRule all;
@@ -163,7 +169,8 @@ struct Task {
 // In words, for a person or an agent: "normal(mean 0, std 1)", "uniform in [-200, 200]",
 // "|normal(mean 0, std 1)|", "constant 0.5".
 std::string distribution_text(const InputDistribution& distribution);
-// "relative L2 error below 2e-05, and every element within 1e-06 + 0.0001·|reference|".
+// "relative L2 error below 2e-05, and every element within 1e-06 + 0.0001·|reference|" (and
+// "+ 2e-05·rms(reference)" where the tolerance has an atol_rms).
 std::string tolerance_text(const Tolerance& tolerance);
 
 // Reads and validates `directory`/definition.json and checks that a reference (reference.cpp, else

@@ -61,10 +61,10 @@ TEST(TaskDefinition, LoadsAValidDefinitionInOrder) {
 TEST(TaskDefinition, ResolvesToleranceByOutputAndInputSet) {
   std::string json =
       replace(kValid, R"("roofline")", R"("tolerance": {"rel_l2": 1e-4, "atol": 1e-3, "rtol": 1e-2,
-                   "outputs": {"out": {"atol": 5e-4}}},
+                   "atol_rms": 3e-5, "outputs": {"out": {"atol": 5e-4}}},
     "input_sets": {"large": {"description": "big values", "seeds": 2,
                              "inputs": {"lhs": {"kind": "normal", "std": 100}, "rhs": {"kind": "constant", "value": 0}},
-                             "tolerance": {"rtol": 0.05, "outputs": {"out": {"atol": 0.5}}}}},
+                             "tolerance": {"rtol": 0.05, "outputs": {"out": {"atol": 0.5, "atol_rms": 1e-4}}}}},
     "roofline")");
   Task task = parse_task_definition(json, "/tasks/t", "t/definition.json");
   EXPECT_DOUBLE_EQ(task.rel_l2_tolerance, 1e-4);
@@ -72,6 +72,10 @@ TEST(TaskDefinition, ResolvesToleranceByOutputAndInputSet) {
   EXPECT_DOUBLE_EQ(plain.rel_l2, 1e-4);
   EXPECT_DOUBLE_EQ(plain.atol, 5e-4);  // the output's own beats the task's
   EXPECT_DOUBLE_EQ(plain.rtol, 1e-2);
+  EXPECT_DOUBLE_EQ(plain.atol_rms, 3e-5);
+  EXPECT_NE(tolerance_text(plain).find("3e-05·rms(reference)"), std::string::npos)
+      << tolerance_text(plain);
+  EXPECT_EQ(tolerance_text(default_tolerance(DType::kFloat32)).find("rms"), std::string::npos);
   ASSERT_EQ(task.input_sets.size(), 1u);
   const InputSet& large = task.input_set("large");
   EXPECT_EQ(large.seeds, 2);
@@ -82,6 +86,7 @@ TEST(TaskDefinition, ResolvesToleranceByOutputAndInputSet) {
   EXPECT_DOUBLE_EQ(in_set.rel_l2, 1e-4);
   EXPECT_DOUBLE_EQ(in_set.atol, 0.5);
   EXPECT_DOUBLE_EQ(in_set.rtol, 0.05);
+  EXPECT_DOUBLE_EQ(in_set.atol_rms, 1e-4);
   EXPECT_THROW(task.input_set("tiny"), UserError);
 }
 
@@ -93,6 +98,9 @@ TEST(TaskDefinition, RefusesBadTolerancesInputSetsAndTooFewSeeds) {
             std::string::npos);
   EXPECT_NE(with(R"("tolerance": {"rtol": 2})").find("tolerance.rtol: must be in"),
             std::string::npos);
+  EXPECT_NE(with(R"("tolerance": {"atol_rms": -1e-5})").find("tolerance.atol_rms: must be in"),
+            std::string::npos);
+  EXPECT_NE(with(R"("tolerance": {"atol_rel": 1e-5})").find("atol_rel"), std::string::npos);
   EXPECT_NE(with(R"("tolerance": {"outputs": {"res": {"atol": 1}}})").find("unknown output 'res'"),
             std::string::npos);
   EXPECT_NE(with(R"("input_sets": {"big": {"inputs": {"x": {"kind": "normal"}}}})")

@@ -474,7 +474,8 @@ std::vector<std::vector<float>> values_at(const task::Task& task, const SharedBu
 }
 
 task::Tolerance widened(task::Tolerance tolerance, double factor) {
-  return {tolerance.rel_l2 * factor, tolerance.atol * factor, tolerance.rtol * factor};
+  return {tolerance.rel_l2 * factor, tolerance.atol * factor, tolerance.rtol * factor,
+          tolerance.atol_rms * factor};
 }
 
 }  // namespace
