@@ -114,11 +114,16 @@ int main(int argc, char** argv) {
   platform::cpu::CpuPlatformOptions options;
   options.compiler.cpus = platform::cpu::compile_cpus();
   platform::cpu::CpuPlatform cpu(options, platform::cpu::load_or_probe_machine(false, &std::cerr));
-  std::cout << fmt::format("\n{:<8} {:>10} {:>10} {:>9} {:>9} {:>6} {:>15}\n", "workload",
+  std::cout << fmt::format("\n{:<22} {:>10} {:>10} {:>9} {:>9} {:>6} {:>15}\n", "workload",
                            "inputs MB", "outputs MB", "call ms", "copy ms", "loads",
                            "turns at best");
-  for (const char* name : {"silu", "adamw", "matmul"}) {
-    if (std::string(name).find(filter) == std::string::npos) continue;
+  std::vector<std::string> names;  // every NKIBench kernel's CPU workload
+  for (const auto& entry : std::filesystem::directory_iterator(root / "bench/cpu")) {
+    if (entry.is_directory()) names.push_back(entry.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  for (const std::string& name : names) {
+    if (name.find(filter) == std::string::npos) continue;
     task::Task task = task::load_task(root / "bench/cpu" / name);
     const task::Workload& workload = task.workload_or_default("cpu");
     std::vector<size_t> sizes = platform::buffer_sizes(task, workload);
@@ -133,15 +138,16 @@ int main(int argc, char** argv) {
     request.timing.budget_seconds = 5;
     kernel::Verdict verdict = cpu.evaluate(request);
     if (!verdict.timing) {
-      std::cout << fmt::format("{:<8} not timed: {}\n", name, verdict.message);
+      std::cout << fmt::format("{:<22} not timed: {}\n", name, verdict.message);
       continue;
     }
     double call = verdict.timing->anchor_latency_seconds;
     double copy = pool_copy_seconds(inputs);
     // A large turn's inputs are loaded once for both sides (runner_turns.h), a smaller one's twice.
     int loads = inputs + outputs >= platform::cpu::default_in_place_bytes() ? 1 : 2;
-    std::cout << fmt::format("{:<8} {:>10.1f} {:>10.1f} {:>9.2f} {:>9.2f} {:>6} {:>14.2f}x\n", name,
-                             static_cast<double>(inputs) / 1e6, static_cast<double>(outputs) / 1e6,
-                             call * 1e3, copy * 1e3, loads, (2 * call + loads * copy) / (2 * call));
+    std::cout << fmt::format("{:<22} {:>10.1f} {:>10.1f} {:>9.2f} {:>9.2f} {:>6} {:>14.2f}x\n",
+                             name, static_cast<double>(inputs) / 1e6,
+                             static_cast<double>(outputs) / 1e6, call * 1e3, copy * 1e3, loads,
+                             (2 * call + loads * copy) / (2 * call));
   }
 }
