@@ -71,6 +71,30 @@ void copy_around_caches(unsigned char* to, const unsigned char* from, size_t byt
 #endif
 }
 
+// shrink_towards from `from` into `to` around the caches, in one pass: the same arithmetic, four
+// values at a time, stored as copy_around_caches stores (a mix of adamw's 89.6 MB of inputs took
+// 7.5-7.9 ms so against 11.5-12.5 ms staged, shrunk and copied). `to` holds whole floats.
+void shrink_around_caches(float* to, const float* from, size_t count, float center, float factor) {
+#if defined(__x86_64__) || defined(__i386__)
+  constexpr size_t kStore = sizeof(__m128) / sizeof(float);
+  size_t misaligned = reinterpret_cast<uintptr_t>(to) % sizeof(__m128) / sizeof(float);
+  size_t head = std::min(count, (kStore - misaligned) % kStore);
+  for (size_t i = 0; i < head; ++i) to[i] = center + (from[i] - center) * factor;
+  const __m128 centers = _mm_set1_ps(center), factors = _mm_set1_ps(factor);
+  size_t at = head;
+  for (; at + kStore <= count; at += kStore) {
+    __m128 moved = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(from + at), centers), factors);
+    _mm_stream_ps(to + at, _mm_add_ps(centers, moved));
+  }
+  for (size_t i = at; i < count; ++i) to[i] = center + (from[i] - center) * factor;
+  if (head > 0) _mm_clflush(to);
+  if (at < count) _mm_clflush(to + count - 1);
+#else
+  std::copy_n(from, count, to);
+  shrink_towards(to, count, center, factor);
+#endif
+}
+
 void finish_stores_around_caches() {
 #if defined(__x86_64__) || defined(__i386__)
   _mm_mfence();
@@ -215,10 +239,14 @@ void mix_inputs(const std::vector<ReferenceCase>& pool, const MixCenters& center
         task::decode_values(dtype, &byte, 1, &byte_values[static_cast<size_t>(b)]);
       }
     }
-    if (stores == Stores::kAroundTheCaches) staged.resize(kMixBlock * width);
+    // float32 values moved on their way into the slot, where it holds whole floats (it does but
+    // in tests that misalign it); others staged in a block and copied around the caches.
+    bool streamed = stores == Stores::kAroundTheCaches && dtype == task::DType::kFloat32 &&
+                    center && reinterpret_cast<uintptr_t>(out) % sizeof(float) == 0;
+    bool staging = stores == Stores::kAroundTheCaches && !streamed;
+    if (staging) staged.resize(kMixBlock * width);
     for (size_t start = 0; start < n; start += kMixBlock) {
-      unsigned char* block =
-          stores == Stores::kAroundTheCaches ? staged.data() : out + start * width;
+      unsigned char* block = staging ? staged.data() : out + start * width;
       uint64_t draw = next_draw(state);
       const task::TensorValues& source = pool[(draw >> 40) % pool.size()].inputs[t];
       size_t length = std::min(kMixBlock, n - start);
@@ -248,6 +276,11 @@ void mix_inputs(const std::vector<ReferenceCase>& pool, const MixCenters& center
         // In float, then rounded to the dtype.
         auto c = static_cast<float>(*center);
         auto factor = static_cast<float>(shrink);
+        if (streamed) {
+          shrink_around_caches(reinterpret_cast<float*>(into_block),
+                               reinterpret_cast<const float*>(in), count, c, factor);
+          continue;
+        }
         if (dtype == task::DType::kFloat32) {  // no conversion: copied, then moved in place
           std::memcpy(into_block, in, count * sizeof(float));
           shrink_towards(reinterpret_cast<float*>(into_block), count, c, factor);
@@ -257,9 +290,7 @@ void mix_inputs(const std::vector<ReferenceCase>& pool, const MixCenters& center
         shrink_towards(scratch, count, c, factor);
         task::encode_values(dtype, scratch, count, into_block);
       }
-      if (stores == Stores::kAroundTheCaches) {
-        copy_around_caches(out + start * width, block, length * width);
-      }
+      if (staging) copy_around_caches(out + start * width, block, length * width);
     }
   }
   if (stores == Stores::kAroundTheCaches) finish_stores_around_caches();
