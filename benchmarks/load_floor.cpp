@@ -11,6 +11,8 @@
 //   and written), against the baseline's call. A pair of turns calls twice per slot and loads each
 //   slot's inputs once (large turns) or twice (smaller ones): "turns at best" is the ratio a
 //   pair's time in turns and loads has to its calls when the harness does nothing else.
+// - The harness's own mix of the same inputs ("mix ms", and "turns, mix" the same ratio with it),
+//   and the staged mix float32 inputs had before they were moved on their way in ("staged ms").
 #include <fmt/format.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -23,11 +25,13 @@
 #include <filesystem>
 #include <iostream>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "common/files.h"
 #include "platform/cpu/cpu_platform.h"
+#include "platform/cpu/inputs.h"
 #include "platform/cpu/runner_turns.h"
 #include "platform/evaluation.h"
 #include "platform/statistics.h"
@@ -101,6 +105,43 @@ double pool_copy_seconds(size_t bytes) {
   return accelopt::platform::median(times);
 }
 
+// Median seconds of the harness's own mix of one call's inputs around the caches (runner_turns.h)
+// from a pool of four cases: into buffers that hold whole floats, as a slot's do, and into buffers
+// one byte off, where float32 values take the staged path (moved in a block, then copied) that
+// every float32 mix took before they were moved on their way into the slot.
+struct MixSeconds {
+  double slot = 0, staged = 0;
+};
+
+MixSeconds mix_seconds(const accelopt::task::Task& task, const accelopt::task::Workload& workload) {
+  using namespace accelopt::platform;
+  std::vector<ReferenceCase> pool(4);
+  for (size_t c = 0; c < pool.size(); ++c) {
+    pool[c].inputs = cpu::generate_inputs(task, workload, c + 1);
+  }
+  cpu::MixCenters centers = cpu::mix_centers(task);
+  std::vector<double> steps = cpu::mix_steps(task);
+  std::vector<bool> whole = cpu::whole_inputs(task);
+  std::vector<std::vector<unsigned char>> storage;
+  for (const accelopt::task::TensorValues& tensor : pool.front().inputs) {
+    storage.emplace_back(tensor.bytes.size() + 64, 0);
+  }
+  auto time = [&](size_t offset) {
+    std::vector<std::span<unsigned char>> into;
+    for (size_t t = 0; t < storage.size(); ++t) {
+      into.emplace_back(storage[t].data() + offset, pool.front().inputs[t].bytes.size());
+    }
+    std::vector<double> times;
+    for (uint64_t run = 0; run < 7; ++run) {
+      auto start = Clock::now();
+      cpu::mix_inputs(pool, centers, run + 1, into, steps, whole, cpu::Stores::kAroundTheCaches);
+      times.push_back(seconds_since(start));
+    }
+    return median(times);
+  };
+  return {time(0), time(1)};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -114,9 +155,9 @@ int main(int argc, char** argv) {
   platform::cpu::CpuPlatformOptions options;
   options.compiler.cpus = platform::cpu::compile_cpus();
   platform::cpu::CpuPlatform cpu(options, platform::cpu::load_or_probe_machine(false, &std::cerr));
-  std::cout << fmt::format("\n{:<22} {:>10} {:>10} {:>9} {:>9} {:>6} {:>15}\n", "workload",
-                           "inputs MB", "outputs MB", "call ms", "copy ms", "loads",
-                           "turns at best");
+  std::cout << fmt::format("\n{:<22} {:>10} {:>10} {:>9} {:>9} {:>6} {:>15} {:>9} {:>10} {:>11}\n",
+                           "workload", "inputs MB", "outputs MB", "call ms", "copy ms", "loads",
+                           "turns at best", "mix ms", "staged ms", "turns, mix");
   std::vector<std::string> names;  // every NKIBench kernel's CPU workload
   for (const auto& entry : std::filesystem::directory_iterator(root / "bench/cpu")) {
     if (entry.is_directory()) names.push_back(entry.path().filename().string());
@@ -145,9 +186,12 @@ int main(int argc, char** argv) {
     double copy = pool_copy_seconds(inputs);
     // A large turn's inputs are loaded once for both sides (runner_turns.h), a smaller one's twice.
     int loads = inputs + outputs >= platform::cpu::default_in_place_bytes() ? 1 : 2;
-    std::cout << fmt::format("{:<22} {:>10.1f} {:>10.1f} {:>9.2f} {:>9.2f} {:>6} {:>14.2f}x\n",
-                             name, static_cast<double>(inputs) / 1e6,
-                             static_cast<double>(outputs) / 1e6, call * 1e3, copy * 1e3, loads,
-                             (2 * call + loads * copy) / (2 * call));
+    MixSeconds mix = mix_seconds(task, workload);
+    std::cout << fmt::format(
+        "{:<22} {:>10.1f} {:>10.1f} {:>9.2f} {:>9.2f} {:>6} {:>14.2f}x {:>9.2f} {:>10.2f} "
+        "{:>10.2f}x\n",
+        name, static_cast<double>(inputs) / 1e6, static_cast<double>(outputs) / 1e6, call * 1e3,
+        copy * 1e3, loads, (2 * call + loads * copy) / (2 * call), mix.slot * 1e3, mix.staged * 1e3,
+        (2 * call + loads * mix.slot) / (2 * call));
   }
 }
