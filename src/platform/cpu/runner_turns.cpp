@@ -72,8 +72,8 @@ void copy_around_caches(unsigned char* to, const unsigned char* from, size_t byt
 }
 
 // shrink_towards from `from` into `to` around the caches, in one pass: the same arithmetic, four
-// values at a time, stored as copy_around_caches stores (a mix of adamw's 89.6 MB of inputs took
-// 7.5-7.9 ms so against 11.5-12.5 ms staged, shrunk and copied). `to` holds whole floats.
+// values at a time, stored as copy_around_caches stores (benchmarks/load_floor: a mix of adamw's
+// 89.7 MB of inputs 10.2 ms so against 15.8 ms staged, shrunk and copied). `to` holds whole floats.
 void shrink_around_caches(float* to, const float* from, size_t count, float center, float factor) {
 #if defined(__x86_64__) || defined(__i386__)
   constexpr size_t kStore = sizeof(__m128) / sizeof(float);
