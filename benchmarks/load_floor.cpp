@@ -12,7 +12,8 @@
 //   slot's inputs once (large turns) or twice (smaller ones): "turns at best" is the ratio a
 //   pair's time in turns and loads has to its calls when the harness does nothing else.
 // - The harness's own mix of the same inputs ("mix ms", and "turns, mix" the same ratio with it),
-//   and the staged mix float32 inputs had before they were moved on their way in ("staged ms").
+//   and, for large turns, the staged mix float32 inputs had before they were moved on their way
+//   in ("staged ms"; for smaller turns, mixed through the caches, the same path).
 #include <fmt/format.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -105,15 +106,17 @@ double pool_copy_seconds(size_t bytes) {
   return accelopt::platform::median(times);
 }
 
-// Median seconds of the harness's own mix of one call's inputs around the caches (runner_turns.h)
-// from a pool of four cases: into buffers that hold whole floats, as a slot's do, and into buffers
-// one byte off, where float32 values take the staged path (moved in a block, then copied) that
-// every float32 mix took before they were moved on their way into the slot.
+// Median seconds of the harness's own mix of one call's inputs from a pool of four cases, stored as
+// a turn of its size stores them (runner_turns.h): into buffers that hold whole floats, as a slot's
+// do, and into buffers one byte off, where float32 values mixed around the caches take the staged
+// path (moved in a block, then copied) that every such mix took before they were moved on their
+// way into the slot. Through the caches both take the same path.
 struct MixSeconds {
   double slot = 0, staged = 0;
 };
 
-MixSeconds mix_seconds(const accelopt::task::Task& task, const accelopt::task::Workload& workload) {
+MixSeconds mix_seconds(const accelopt::task::Task& task, const accelopt::task::Workload& workload,
+                       accelopt::platform::cpu::Stores stores) {
   using namespace accelopt::platform;
   std::vector<ReferenceCase> pool(4);
   for (size_t c = 0; c < pool.size(); ++c) {
@@ -134,7 +137,7 @@ MixSeconds mix_seconds(const accelopt::task::Task& task, const accelopt::task::W
     std::vector<double> times;
     for (uint64_t run = 0; run < 7; ++run) {
       auto start = Clock::now();
-      cpu::mix_inputs(pool, centers, run + 1, into, steps, whole, cpu::Stores::kAroundTheCaches);
+      cpu::mix_inputs(pool, centers, run + 1, into, steps, whole, stores);
       times.push_back(seconds_since(start));
     }
     return median(times);
@@ -186,7 +189,9 @@ int main(int argc, char** argv) {
     double copy = pool_copy_seconds(inputs);
     // A large turn's inputs are loaded once for both sides (runner_turns.h), a smaller one's twice.
     int loads = inputs + outputs >= platform::cpu::default_in_place_bytes() ? 1 : 2;
-    MixSeconds mix = mix_seconds(task, workload);
+    MixSeconds mix = mix_seconds(
+        task, workload,
+        loads == 1 ? platform::cpu::Stores::kAroundTheCaches : platform::cpu::Stores::kCached);
     std::cout << fmt::format(
         "{:<22} {:>10.1f} {:>10.1f} {:>9.2f} {:>9.2f} {:>6} {:>14.2f}x {:>9.2f} {:>10.2f} "
         "{:>10.2f}x\n",
