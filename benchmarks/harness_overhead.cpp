@@ -49,15 +49,13 @@ int main(int argc, char** argv) {
       {"bench/cpu/silu", "small"},        {"bench/cpu/matmul", "small"},
       {"bench/cpu/matmul", "cpu"}};
   // Then the other NKIBench kernels' CPU workloads (":cpu" selects all fourteen).
-  std::vector<std::string> others;
-  for (const auto& entry : std::filesystem::directory_iterator(root / "bench/cpu")) {
-    std::string name = "bench/cpu/" + entry.path().filename().string();
-    bool listed = std::any_of(cases.begin(), cases.end(),
-                              [&](const Case& c) { return c.task == name && c.workload == "cpu"; });
-    if (entry.is_directory() && !listed) others.push_back(name);
+  for (const std::string& name : task::task_names_in(root / "bench/cpu")) {
+    Case other{"bench/cpu/" + name, "cpu"};
+    bool listed = std::any_of(cases.begin(), cases.end(), [&](const Case& c) {
+      return c.task == other.task && c.workload == other.workload;
+    });
+    if (!listed) cases.push_back(other);
   }
-  std::sort(others.begin(), others.end());
-  for (const std::string& name : others) cases.push_back({name, "cpu"});
   std::erase_if(cases, [&](const Case& c) {
     return (c.task + ":" + c.workload).find(filter) == std::string::npos;
   });

@@ -161,12 +161,7 @@ int main(int argc, char** argv) {
   std::cout << fmt::format("\n{:<22} {:>10} {:>10} {:>9} {:>9} {:>6} {:>15} {:>9} {:>10} {:>11}\n",
                            "workload", "inputs MB", "outputs MB", "call ms", "copy ms", "loads",
                            "turns at best", "mix ms", "staged ms", "turns, mix");
-  std::vector<std::string> names;  // every NKIBench kernel's CPU workload
-  for (const auto& entry : std::filesystem::directory_iterator(root / "bench/cpu")) {
-    if (entry.is_directory()) names.push_back(entry.path().filename().string());
-  }
-  std::sort(names.begin(), names.end());
-  for (const std::string& name : names) {
+  for (const std::string& name : task::task_names_in(root / "bench/cpu")) {
     if (name.find(filter) == std::string::npos) continue;
     task::Task task = task::load_task(root / "bench/cpu" / name);
     const task::Workload& workload = task.workload_or_default("cpu");

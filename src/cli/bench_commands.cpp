@@ -143,13 +143,7 @@ int run_bench(const BenchArguments& arguments) {
   const std::string& extension = choice.kernel_extension;
   std::filesystem::path suite = chosen_suite(arguments.suite, choice.name);
   std::vector<std::string> names = split_list(arguments.tasks);
-  if (names.empty()) {
-    for (const auto& entry : std::filesystem::directory_iterator(suite)) {
-      if (std::filesystem::exists(entry.path() / "definition.json"))
-        names.push_back(entry.path().filename());
-    }
-    std::sort(names.begin(), names.end());
-  }
+  if (names.empty()) names = task::task_names_in(suite);
   if (names.empty()) throw UserError("no tasks in " + suite.string());
   if (!arguments.kernels.empty()) check_kernels(arguments.kernels, names, extension);
 

@@ -776,6 +776,17 @@ Task parse_task_definition(const std::string& json_text, const std::filesystem::
   return task;
 }
 
+std::vector<std::string> task_names_in(const std::filesystem::path& suite) {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(suite)) {
+    if (std::filesystem::exists(entry.path() / "definition.json")) {
+      names.push_back(entry.path().filename().string());
+    }
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
 Task load_task(const std::filesystem::path& directory, const std::string& kernel_extension) {
   std::filesystem::path definition = directory / "definition.json";
   if (!std::filesystem::is_directory(directory)) {

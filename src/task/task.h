@@ -179,6 +179,9 @@ std::string tolerance_text(const Tolerance& tolerance);
 Task load_task(const std::filesystem::path& directory,
                const std::string& kernel_extension = ".cpp");
 
+// The names of the folders in `suite` that hold a definition.json (a suite's tasks), sorted.
+std::vector<std::string> task_names_in(const std::filesystem::path& suite);
+
 // Same validation over JSON text; `origin` names the file in messages. Does not touch the disk.
 Task parse_task_definition(const std::string& json_text, const std::filesystem::path& directory,
                            const std::string& origin);

@@ -58,6 +58,17 @@ TEST(TaskDefinition, LoadsAValidDefinitionInOrder) {
   EXPECT_TRUE(task.input_sets.empty());
 }
 
+TEST(TaskDefinition, ASuitesTasksAreItsFoldersWithADefinitionSorted) {
+  TempDir suite("accelopt-suite");
+  for (const char* name : {"silu", "adamw", "notes"}) {
+    std::filesystem::create_directory(suite.path() / name);
+  }
+  write_file_atomic(suite.path() / "silu" / "definition.json", "{}");
+  write_file_atomic(suite.path() / "adamw" / "definition.json", "{}");
+  write_file_atomic(suite.path() / "README.md", "");
+  EXPECT_EQ(task_names_in(suite.path()), (std::vector<std::string>{"adamw", "silu"}));
+}
+
 TEST(TaskDefinition, ResolvesToleranceByOutputAndInputSet) {
   std::string json =
       replace(kValid, R"("roofline")", R"("tolerance": {"rel_l2": 1e-4, "atol": 1e-3, "rtol": 1e-2,
