@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <regex>
 
 #include <fmt/format.h>
@@ -212,7 +213,20 @@ struct RenderCheck {
   int charts = 0, canvases = 0;
   std::string errors;
   std::string dom;
+  // The page's layout check at the window's width: data-width, data-titles, data-clipped-titles,
+  // data-legends, data-paged-legends, data-legend-overlaps.
+  std::map<std::string, int> numbers;
 };
+
+// The numbers a <div> of the render check carries as data-NAME="N", by NAME.
+std::map<std::string, int> data_numbers(const std::string& tag) {
+  std::map<std::string, int> numbers;
+  std::regex attribute(R"re(data-([a-z-]+)="(-?\d+)")re");
+  for (auto it = std::sregex_iterator(tag.begin(), tag.end(), attribute);
+       it != std::sregex_iterator(); ++it)
+    numbers[(*it)[1].str()] = std::atoi((*it)[2].str().c_str());
+  return numbers;
+}
 
 RenderCheck read_render_check(const std::string& dom) {
   RenderCheck check;
@@ -228,25 +242,27 @@ RenderCheck read_render_check(const std::string& dom) {
   check.charts = std::atoi(attribute("data-charts").c_str());
   check.canvases = std::atoi(attribute("data-canvases").c_str());
   check.errors = attribute("data-errors");
+  check.numbers = data_numbers(tag);
   return check;
 }
 
-// Opens `html` in headless Chromium; saves it and a screenshot under the build tree's
-// test-artifacts.
+// Opens `html` in headless Chromium, in a window `width` pixels wide; saves it and a screenshot
+// under the build tree's test-artifacts.
 RenderCheck render(const std::filesystem::path& html, const std::string& screenshot,
-                   const std::filesystem::path& scratch) {
+                   const std::filesystem::path& scratch, int width = 1400) {
   std::string chromium = find_chromium();
   if (chromium.empty()) return {};
   std::string base = chromium_command(chromium, scratch / "profile");
-  Result dom =
-      testing::run_shell(base + "--dump-dom file://" + html.string() + " 2>/dev/null", scratch);
+  std::string window = fmt::format("--window-size={},2600 ", width);
+  Result dom = testing::run_shell(
+      base + window + "--dump-dom file://" + html.string() + " 2>/dev/null", scratch);
   std::filesystem::path artifacts = std::filesystem::path(ACCELOPT_BINARY_DIR) / "test-artifacts";
   std::filesystem::create_directories(artifacts);
   std::filesystem::copy_file(
       html, artifacts / std::filesystem::path(screenshot).replace_extension(".html"),
       std::filesystem::copy_options::overwrite_existing);
-  testing::run_shell(base + "--window-size=1400,2600 --screenshot=" +
-                         (artifacts / screenshot).string() + " file://" + html.string(),
+  testing::run_shell(base + window + "--screenshot=" + (artifacts / screenshot).string() +
+                         " file://" + html.string(),
                      scratch);
   RenderCheck check = read_render_check(dom.output);
   check.dom = dom.output;
@@ -259,6 +275,16 @@ struct LineageCheck {
   int nodes = 0, drawn = 0, final = 0, gold_stroke = 0, gold_pixels = 0, labels = 0;
   int label_overlaps = -1;
 };
+
+// What a run's "every candidate" scatter and roofline drew, as the page read it back from ECharts'
+// elements: points drawn, hollow ones (busy), failed ones and whether all sit below every passing
+// one, iteration bands; roofline points, hollow ones, ceilings drawn. Empty when there is none.
+std::map<std::string, int> read_candidates_check(const std::string& dom, int64_t run) {
+  std::smatch match;
+  std::regex tag(R"(<div class="candidates" data-run=")" + std::to_string(run) + R"("[^>]*>)");
+  if (!std::regex_search(dom, match, tag)) return {};
+  return data_numbers(match[0]);
+}
 
 LineageCheck read_lineage_check(const std::string& dom, int64_t run) {
   LineageCheck check;
@@ -285,8 +311,9 @@ LineageCheck read_lineage_check(const std::string& dom, int64_t run) {
 // A run written straight into `store`, with no model calls (a tuner's): a chain of `depth`
 // iterations, each adding `children` to the chain's head, the first of which passes faster and
 // heads the chain from then on; the others fail in every way there is, or pass slower. The final
-// beam is the last head and its parent.
-int64_t write_tuner_run(store::Store& store, int depth, int children) {
+// beam is the last head and its parent. `busy_siblings`: the passing children other than the
+// first were timed on a busy machine.
+int64_t write_tuner_run(store::Store& store, int depth, int children, bool busy_siblings = false) {
   using Kind = store::CandidateKind;
   namespace testing = report::testing;
   search::RunSettings settings;
@@ -315,9 +342,9 @@ int64_t write_tuner_run(store::Store& store, int depth, int children) {
     for (int child = 0; child < children; ++child) {
       std::string key = fmt::format("i{}/k{}", iteration, child);
       double speedup = child == 0 ? 1.0 + 0.1 * iteration : 1.0;
-      kernel::Verdict verdict = child % 2 == 0
-                                    ? testing::passed(10 * speedup, speedup)
-                                    : testing::failed(failures[child % failures.size()], "failed");
+      kernel::Verdict verdict =
+          child % 2 == 0 ? testing::passed(10 * speedup, speedup, busy_siblings && child > 0)
+                         : testing::failed(failures[child % failures.size()], "failed");
       int64_t id = store.record_evaluation(
           testing::candidate(run, key, iteration, head, Kind::kExecutor, "// " + key + "\n", key),
           verdict);
@@ -343,8 +370,9 @@ TEST_F(ReportCommands, HtmlReportRendersInHeadlessChromium) {
   if (!check.done && check.charts == 0) GTEST_SKIP() << "chromium did not start or render here";
   EXPECT_TRUE(check.done);
   EXPECT_EQ(check.errors, "");
-  // 6 progress plots, a lineage tree per run, the cost bars.
-  EXPECT_EQ(check.charts, 6 + 2 + 1);
+  // 6 progress plots, per run the candidates' scatter, its roofline and its lineage tree, the
+  // cost bars.
+  EXPECT_EQ(check.charts, 6 + 2 * 3 + 1);
   EXPECT_GE(check.canvases, check.charts);
 }
 
@@ -385,14 +413,14 @@ class RenderedReport : public ReportCommands {
  protected:
   // Writes the report of `runs` in `workspace` and opens it; skips the test without Chromium.
   void render_report(const std::string& runs, const std::filesystem::path& workspace,
-                     const std::string& name) {
+                     const std::string& name, int width = 1400) {
     std::filesystem::path html = dir_.path() / (name + ".html");
     Result report = testing::run_accelopt(
         "report " + runs + " --out " + html.string() + " --workspace " + workspace.string(),
         dir_.path());
     ASSERT_EQ(report.code, 0) << report.output;
     if (find_chromium().empty()) GTEST_SKIP() << "no chromium (scripts/setup.sh installs it)";
-    check_ = render(html, name + ".png", dir_.path());
+    check_ = render(html, name + ".png", dir_.path(), width);
     if (!check_.done && check_.charts == 0) GTEST_SKIP() << "chromium did not start or render here";
     EXPECT_EQ(check_.errors, "");
   }
@@ -497,8 +525,48 @@ TEST_F(RenderedReport, ATunerRunHasNoModelSpendPlots) {
   int64_t run = write_tuner_run(*store::Store::open(store::database_path(workspace)), 2, 3);
   render_report(std::to_string(run), workspace, "tuner");
   if (!rendered()) return;
-  EXPECT_EQ(check_.charts, 4 + 1);  // % of peak and speedup against evaluations and time; lineage
+  // % of peak and speedup against evaluations and time; the candidates, the roofline, the lineage.
+  EXPECT_EQ(check_.charts, 4 + 3);
   EXPECT_NE(check_.dom.find("No model calls (the built-in tuner)"), std::string::npos);
+}
+
+// Every candidate is a point of the scatter, in its status's colour; the busy ones hollow; the
+// failed ones in the strip below every passing one; one band per iteration. Every passing kernel is
+// a point of the roofline, busy ones hollow, under the two ceilings silu's counts reveal (vector
+// arithmetic and memory: it does no multiply-adds, so its verdicts say nothing of the FMA one).
+TEST_F(RenderedReport, EveryCandidateIsAPointAndEveryPassingKernelIsOnTheRoofline) {
+  std::filesystem::path workspace = dir_.path() / "busy";
+  int64_t run = write_tuner_run(*store::Store::open(store::database_path(workspace)), 3, 4, true);
+  render_report(std::to_string(run), workspace, "candidates");
+  if (!rendered()) return;
+  std::map<std::string, int> drawn = read_candidates_check(check_.dom, run);
+  ASSERT_FALSE(drawn.empty()) << check_.dom.substr(0, 2000);
+  // The baseline and 3 iterations of 4 children: children 0 and 2 pass, 2 is busy, 1 and 3 fail.
+  EXPECT_EQ(drawn["nodes"], 13);
+  EXPECT_EQ(drawn["points"], 13);
+  EXPECT_EQ(drawn["busy"], 3);
+  EXPECT_EQ(drawn["hollow"], 3);
+  EXPECT_EQ(drawn["failed"], 6);
+  EXPECT_EQ(drawn["failed-below"], 1);
+  EXPECT_EQ(drawn["bands"], 4);         // iterations 0 to 3
+  EXPECT_EQ(drawn["scatter-gold"], 1);  // the run's best
+  EXPECT_EQ(drawn["kernels"], 7);
+  EXPECT_EQ(drawn["roofline-points"], 7);
+  EXPECT_EQ(drawn["roofline-hollow"], 3);
+  EXPECT_EQ(drawn["ceilings"], 2);
+}
+
+// At 900 pixels, every chart's title fits inside the chart (wrapped), every legend is plain (no
+// pages) and sits inside the chart, clear of the plot, its axis and the title.
+TEST_F(RenderedReport, EveryChartIsReadableAt900Pixels) {
+  render_report("1 2", workspace_, "report_900", 900);
+  if (!rendered()) return;
+  EXPECT_EQ(check_.numbers["width"], 900);
+  EXPECT_EQ(check_.numbers["titles"], 6 + 2 * 2);  // the progress plots, scatter and roofline
+  EXPECT_EQ(check_.numbers["clipped-titles"], 0);
+  EXPECT_EQ(check_.numbers["legends"], 6 + 2 * 2 + 1);  // and the cost bars
+  EXPECT_EQ(check_.numbers["paged-legends"], 0);
+  EXPECT_EQ(check_.numbers["legend-overlaps"], 0);
 }
 
 }  // namespace

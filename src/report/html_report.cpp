@@ -85,6 +85,75 @@ std::string figures_note(const search::Figures& figures) {
   return note;
 }
 
+// A kernel's counted FLOPs (FMA and other arithmetic) and bytes, as its verdict's roofline score
+// keeps them; nullopt without a score or with no work counted.
+struct CountedWork {
+  double flops = 0, bytes = 0;
+};
+std::optional<CountedWork> counted_work(const kernel::Verdict* verdict) {
+  if (verdict == nullptr || !verdict->roofline) return std::nullopt;
+  const kernel::RooflineScore& score = *verdict->roofline;
+  double flops = score.mm_flops + score.vec_flops;
+  if (flops <= 0 || score.bytes <= 0) return std::nullopt;
+  return CountedWork{flops, score.bytes};
+}
+
+// Where candidate `id` sits on the roofline: its counted work's intensity (FLOP/byte) and the
+// GFLOP/s it attains at the run's latency for it (the baseline's careful latency over its
+// speedup: the figure every table shows), with the interval the speedup's allows. Null for a
+// kernel that failed or whose work was not counted.
+Json roofline_point(const RunView& view, int64_t id, const search::Figures& figures) {
+  const kernel::Verdict* verdict = view.verdict(id);
+  std::optional<CountedWork> work = counted_work(verdict);
+  if (!work || !verdict->passed() || figures.latency_seconds <= 0) return nullptr;
+  auto gflops = [&](double seconds) { return seconds > 0 ? work->flops / seconds / 1e9 : 0.0; };
+  return Json{{"intensity", work->flops / work->bytes},
+              {"gflops",
+               {gflops(figures.latency_seconds), gflops(figures.latency_high),
+                gflops(figures.latency_low)}}};
+}
+
+// A ceiling as the baseline's score met it. A verdict keeps its counts and each ceiling's share
+// of its latency (percent_memory = 100 * bytes / bandwidth / latency), not the ceilings; each is
+// its count over its share of the latency. 0 where the count is 0: silu does no multiply-adds, so
+// its verdicts say nothing of the FMA ceiling.
+double ceiling_from_share(double count, double percent, double latency_seconds) {
+  if (count <= 0 || percent <= 0 || latency_seconds <= 0) return 0;
+  return count / (percent / 100 * latency_seconds) / 1e9;
+}
+
+// The measured ceilings the run's % of peak is against (the baseline's score: the probe's, at the
+// task's working set, with the binding one timed alongside where the platform did so) and the
+// task's peak, the GFLOP/s at which its counted work takes the least time the ceilings allow.
+// Null when the baseline was not scored.
+Json roofline_ceilings(const RunView& view) {
+  const kernel::Verdict* baseline = view.baseline();
+  std::optional<CountedWork> work = counted_work(baseline);
+  if (!work || !baseline->passed() || !baseline->timing) return nullptr;
+  const kernel::RooflineScore& score = *baseline->roofline;
+  double latency = baseline->timing->latency_seconds;
+  if (score.peak_seconds <= 0 || latency <= 0) return nullptr;
+  Json ceilings = Json::array();
+  auto add = [&](const std::string& bound, double count, double percent) {
+    double value = ceiling_from_share(count, percent, latency);
+    if (value <= 0) return;
+    bool alongside = score.ceiling_alongside > 0 && score.bound == bound;
+    ceilings.push_back(Json{{"bound", bound},
+                            {"value", value},
+                            {"probe", alongside ? score.ceiling_probe : value},
+                            {"alongside", alongside}});
+  };
+  add("fma", score.mm_flops, score.percent_fma);
+  add("vector", score.vec_flops, score.percent_vector);
+  add("memory", score.bytes, score.percent_memory);
+  return Json{{"flops", work->flops},
+              {"bytes", work->bytes},
+              {"intensity", work->flops / work->bytes},
+              {"bound", score.bound},
+              {"peak_gflops", work->flops / score.peak_seconds / 1e9},
+              {"ceilings", ceilings}};
+}
+
 Json lineage_nodes(const RunView& view) {
   std::map<int64_t, int> final_rank;
   for (size_t rank = 0; rank < view.final_beam.size(); ++rank)
@@ -102,6 +171,7 @@ Json lineage_nodes(const RunView& view) {
               {"kind", store::kind_name(candidate.kind)},
               {"author", candidate.author},
               {"plan", candidate.plan.value("text", "")},
+              {"title", one_line(candidate.plan.value("text", ""), 100)},
               {"status", verdict ? std::string(kernel::status_name(verdict->status)) : "?"},
               {"passed", verdict && verdict->passed()},
               {"figures", candidate_figures(view, candidate.id)},
@@ -109,6 +179,8 @@ Json lineage_nodes(const RunView& view) {
               {"speedup", {figures.speedup, figures.speedup_low, figures.speedup_high}},
               {"percent", {figures.percent_of_peak, figures.percent_low, figures.percent_high}},
               {"note", figures_note(figures)},
+              {"busy", figures.busy},
+              {"roofline", roofline_point(view, candidate.id, figures)},
               {"message", verdict ? verdict->message : ""},
               {"beam", final_rank.count(candidate.id) ? final_rank[candidate.id] : 0},
               {"reused_from", trace != view.traces.end() && trace->second.reused_from
@@ -208,8 +280,10 @@ section { background: #fff; border: 1px solid #e1e4ea; border-radius: 8px; margi
           padding: 14px 18px; }
 h2 { font-size: 16px; margin: 0 0 10px; }
 h3 { font-size: 14px; margin: 14px 0 6px; color: #475066; }
-.grid { display: grid; grid-template-columns: repeat(3, 1fr); gap: 12px; }
+.grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(380px, 1fr)); gap: 12px; }
+.pair { grid-template-columns: repeat(auto-fill, minmax(460px, 1fr)); }
 .chart { height: 280px; }
+.roomy { height: 340px; }
 table { border-collapse: collapse; width: 100%; font-size: 13px; }
 th, td { text-align: left; padding: 4px 8px; border-bottom: 1px solid #eef0f4; vertical-align: top; }
 th { color: #475066; font-weight: 600; }
@@ -238,6 +312,7 @@ constexpr const char* kScript = R"js(
   console.error = function () { errors.push(Array.from(arguments).join(' ')); consoleError.apply(console, arguments); };
   const data = JSON.parse(document.getElementById('report-data').textContent);
   const charts = [];
+  const fitters = [];  // each chart's fitChrome, again on a resize
   // Okabe and Ito's palette: told apart with any colour vision. Gold rings only the final beam.
   const colors = { PASSED: '#009E73', COMPILE_ERROR: '#D55E00', RUNTIME_ERROR: '#CC79A7',
     TIMEOUT: '#0072B2', INCORRECT_SHAPE: '#56B4E9', INCORRECT_NUMERICAL: '#E69F00',
@@ -249,7 +324,31 @@ constexpr const char* kScript = R"js(
     Object.entries(attrs || {}).forEach(([k, v]) => e.setAttribute(k, v));
     if (text !== undefined) e.textContent = text; return e; };
   const chart = (parent, option, cls) => { const div = el('div', { class: cls || 'chart' });
-    parent.appendChild(div); const c = echarts.init(div); c.setOption(option); charts.push(c); return c; };
+    parent.appendChild(div); const c = echarts.init(div); c.setOption(option); charts.push(c);
+    const base = { height: div.clientHeight, top: option.grid ? option.grid.top : 0, bottom: option.grid ? option.grid.bottom : 0 };
+    const fit = () => fitChrome(c, div, option, base); fit(); fitters.push(fit); return c; };
+  // The drawn box of a chart's component (its title, its legend), in the chart's pixels.
+  function drawnRect(c, mainType) {
+    const model = c.getModel().getComponent(mainType); const view = model && c.getViewOfComponentModel(model);
+    if (!view || !view.group) return null;
+    const rect = view.group.getBoundingRect(); if (!rect.width && !rect.height) return null;
+    const drawn = rect.clone(); drawn.applyTransform(view.group.getComputedTransform()); return drawn;
+  }
+  // Titles wrap to the chart's width and legends are plain (every entry shown, wrapped to rows
+  // under the plot): the chart grows by what they need, so that at any width none is cut or paged.
+  // `base`: the chart's height and the grid's margins for its axes, without title and legend.
+  function fitChrome(c, div, option, base) {
+    const width = Math.max(120, div.clientWidth - 24);
+    if (option.title) c.setOption({ title: { left: 8, textStyle: { width: width, overflow: 'break' }, subtextStyle: { width: width, overflow: 'break' } } });
+    if (option.legend) c.setOption({ legend: { textStyle: { width: width - 40, overflow: 'break', lineHeight: 15 } } });
+    const title = option.title ? drawnRect(c, 'title') : null;
+    const legend = option.legend ? drawnRect(c, 'legend') : null;
+    const titleHeight = title ? Math.ceil(title.y + title.height) + 4 : 0;
+    const legendHeight = legend ? Math.ceil(legend.height) + 8 : 0;
+    div.style.height = (base.height + titleHeight + legendHeight) + 'px'; c.resize();
+    if (option.grid) c.setOption({ grid: { top: base.top + titleHeight, bottom: base.bottom + legendHeight } });
+  }
+  const escapeHtml = (text) => String(text).replace(/[&<>"]/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[ch]);
   const fmt = (x, d) => (x === null || x === undefined) ? '-' : Number(x).toFixed(d);
   // 0.01234 and 1234, not 0.0123 and 1234.0000: a latency's digits are significant ones.
   const significant = (x, digits) => (x === null || x === undefined) ? '-' : String(Number(Number(x).toPrecision(digits)));
@@ -276,8 +375,8 @@ constexpr const char* kScript = R"js(
     [['percent', '% of peak'], ['speedup', 'speedup over the baseline']].forEach(([y, yname]) => {
       axes.forEach(([x, xname]) => chart(grid, {
         title: { text: yname + ' vs ' + xname, textStyle: { fontSize: 13 } },
-        tooltip: { trigger: 'axis' }, legend: { bottom: 0, type: 'scroll' },
-        grid: { left: 48, right: 16, top: 36, bottom: 56 },
+        tooltip: { trigger: 'axis' }, legend: { bottom: 0, left: 8, right: 8 },
+        grid: { left: 48, right: 16, top: 16, bottom: 40 },
         xAxis: { type: 'value', name: xname, nameLocation: 'middle', nameGap: 24, scale: x !== 'usd' },
         yAxis: { type: 'value', scale: true },
         series: (x === 'usd' ? spenders : runs).map((r) => ({ name: r.label, type: 'line', step: 'end', symbolSize: 6,
@@ -435,6 +534,195 @@ constexpr const char* kScript = R"js(
     showNode(run, best, box);
   }
 
+  // Every candidate of a run, and its passing kernels on the roofline.
+  const roleSymbols = { baseline: 'diamond', executor: 'circle', fixer: 'triangle', tuner: 'rect' };
+  const roleGlyphs = { baseline: '\u25C6', executor: '\u25CF', fixer: '\u25B2', tuner: '\u25A0' };
+  function candidateKey(run) {
+    const key = el('p', { class: 'key' });
+    const roles = [...new Set(run.nodes.map((n) => n.kind))];
+    key.appendChild(document.createTextNode('Shape: ' + roles.map((r) => (roleGlyphs[r] || '\u25CF') + ' ' + r).join('   ') +
+      '.   Colour: status (legend).   Hollow: measured while the machine was busy.   Gold ring: the run\'s best.'));
+    return key;
+  }
+
+  function drawCandidates(run) {
+    const s = section('Every candidate of ' + run.label);
+    s.appendChild(el('p', { class: 'muted' }, 'The scatter: each candidate in the order evaluated, at its speedup over the baseline (log scale); ' +
+      'the shaded bands are the iterations, so a band\'s vertical spread is what that iteration found. Failed candidates sit in the strip at the bottom. ' +
+      'The roofline: the passing kernels against the measured ceilings; a kernel\'s height under the triangle is its % of peak. Hover a point for its plan and figures.'));
+    s.appendChild(candidateKey(run));
+    const grid = el('div', { class: 'grid pair' }); s.appendChild(grid);
+    const scatter = drawScatter(grid, run);
+    const roofline = drawRoofline(grid, run);
+    const check = el('div', { class: 'candidates', 'data-run': run.id }); document.getElementById('render-check').appendChild(check);
+    Object.entries(Object.assign({ nodes: run.nodes.length, busy: run.nodes.filter((n) => n.busy).length,
+      kernels: run.nodes.filter((n) => n.passed && n.roofline).length }, checkScatter(scatter), checkRoofline(roofline)))
+      .forEach(([k, v]) => check.setAttribute('data-' + k, String(v)));
+  }
+
+  // A point in a candidate's role's shape and its status's colour; hollow when measured on a busy
+  // machine; the run's best ringed in gold.
+  function candidatePoint(run, n, value) {
+    const color = colors[n.status] || unknownColor; const best = run.best && run.best.id === n.id;
+    return { value: value, id: n.id, busy: n.busy, failed: !n.passed, symbol: roleSymbols[n.kind] || 'pin', symbolSize: best || n.kind === 'baseline' ? 14 : 10,
+      itemStyle: { color: n.busy ? '#FFFFFF' : color, borderColor: best ? gold : color, borderWidth: best ? 3 : n.busy ? 2 : 0.5 } };
+  }
+
+  function candidateTooltip(run, n) {
+    const lines = ['#' + n.id + ' ' + n.kind + ' by ' + n.author + ', iteration ' + n.iteration];
+    if (n.title) lines.push(n.title);
+    lines.push(n.passed ? n.figures : n.status + (n.message ? ': ' + n.message : ''));
+    if (n.passed && n.roofline) lines.push(significant(n.roofline.gflops[0], 4) + ' GFLOP/s [' + significant(n.roofline.gflops[1], 4) + ', ' +
+      significant(n.roofline.gflops[2], 4) + '] at ' + significant(n.roofline.intensity, 4) + ' FLOP/byte');
+    if (n.note) lines.push('\u26A0 ' + n.note);
+    if (n.moved) lines.push('\u26A0 ' + n.moved);
+    return lines.map(escapeHtml).join('<br>');
+  }
+
+  // x: the candidate's place in the order evaluated; y: its speedup over the baseline, on a log
+  // scale, failed ones in a strip below every passing one.
+  function drawScatter(parent, run) {
+    const passing = run.nodes.filter((n) => n.passed && n.speedup[0] > 0);
+    const lowest = Math.min(1, ...passing.map((n) => n.speedup[1] > 0 ? n.speedup[1] : n.speedup[0]));
+    const failedAt = Math.pow(2, Math.floor(Math.log2(lowest)) - 1);
+    const order = new Map(run.nodes.map((n, index) => [n.id, index]));
+    const statuses = [...new Set(run.nodes.map((n) => n.status))];
+    const iterations = [...new Set(run.nodes.map((n) => n.iteration))].sort((a, b) => a - b);
+    const labelEvery = Math.ceil(iterations.length / 12);
+    const bands = iterations.map((it, k) => { const at = run.nodes.map((n, i) => [n, i]).filter(([n]) => n.iteration === it).map(([, i]) => i);
+      return [{ xAxis: Math.min(...at) - 0.5, name: k % labelEvery ? '' : 'it. ' + it, itemStyle: { color: k % 2 ? '#EEF0F5' : '#F8F9FB' } },
+        { xAxis: Math.max(...at) + 0.5 }]; });
+    bands.push([{ yAxis: failedAt / Math.SQRT2, name: 'failed', itemStyle: { color: '#FBECE6' }, label: { position: 'left', fontSize: 12 } },
+      { yAxis: failedAt * Math.SQRT2 }]);
+    const byId = new Map(run.nodes.map((n) => [n.id, n]));
+    const series = statuses.map((status) => ({ name: status, type: 'scatter', itemStyle: { color: colors[status] || unknownColor },
+      data: run.nodes.filter((n) => n.status === status).map((n) => candidatePoint(run, n, [order.get(n.id), n.passed && n.speedup[0] > 0 ? n.speedup[0] : failedAt])) }));
+    series.push({ name: 'iterations', type: 'scatter', data: [], silent: true,
+      markArea: { silent: true, label: { fontSize: 10, color: '#6A737D', position: 'insideTop' }, data: bands } });
+    return chart(parent, {
+      title: { text: 'Speedup over the baseline of every candidate, in the order evaluated', textStyle: { fontSize: 13 } },
+      tooltip: { trigger: 'item', formatter: (p) => p.data && byId.has(p.data.id) ? candidateTooltip(run, byId.get(p.data.id)) : '' },
+      legend: { bottom: 0, left: 8, right: 8, data: statuses },
+      grid: { left: 56, right: 16, top: 12, bottom: 40 },
+      xAxis: { type: 'value', name: 'candidate (bands: iterations)', nameLocation: 'middle', nameGap: 24, min: -0.5, max: run.nodes.length - 0.5,
+        minInterval: 1, splitLine: { show: false }, axisLabel: { formatter: (v) => Number.isInteger(v) ? String(v) : '' } },
+      yAxis: { type: 'log', logBase: 2, min: failedAt / Math.SQRT2,
+        axisLabel: { formatter: (v) => v < failedAt * Math.SQRT2 ? '' : significant(v, 3) + 'x' } },
+      series: series }, 'chart roomy');
+  }
+
+  // The classic roofline, log on both axes: GFLOP/s a kernel attains against the FLOPs per byte
+  // its counted work does, under the memory slope and the arithmetic ceilings.
+  function drawRoofline(parent, run) {
+    const roof = run.roofline;
+    if (!roof) {
+      parent.appendChild(el('p', { class: 'muted no-roofline' }, 'No roofline: the baseline was not scored against measured ceilings (no probe of this machine, or the baseline failed).'));
+      return null;
+    }
+    const kernels = run.nodes.filter((n) => n.passed && n.roofline);
+    const memory = roof.ceilings.find((c) => c.bound === 'memory');
+    const compute = roof.ceilings.filter((c) => c.bound !== 'memory');
+    const top = Math.max(0, ...compute.map((c) => c.value));
+    const ridges = memory ? compute.map((c) => c.value / memory.value) : [];
+    const xs = kernels.map((n) => n.roofline.intensity).concat(ridges, [roof.intensity]);
+    // Whole decades, with room on both sides of the points and the ridges.
+    const xmin = Math.pow(10, Math.floor(Math.log10(Math.min(...xs) / 2))), xmax = Math.pow(10, Math.ceil(Math.log10(Math.max(...xs) * 2)));
+    const unit = (c) => c.bound === 'memory' ? ' GB/s' : ' GFLOP/s';
+    const ceilingName = (c) => (c.bound === 'fma' ? 'FMA' : c.bound) + ' ' + significant(c.value, 3) + unit(c) +
+      (c.alongside ? ' (timed alongside; probe ' + significant(c.probe, 3) + ')' : '');
+    const line = (c, data) => ({ name: ceilingName(c), type: 'line', data: data, symbol: 'none', ceiling: c.bound,
+      lineStyle: { width: 2, type: c.bound === roof.bound ? 'solid' : 'dashed' }, tooltip: { formatter: ceilingName(c) + ' (measured ceiling)' } });
+    const series = [];
+    if (memory) { const end = top > 0 ? Math.min(xmax, top / memory.value) : xmax;
+      series.push(line(memory, [[xmin, memory.value * xmin], [end, memory.value * end]])); }
+    compute.forEach((c) => { const start = memory ? Math.max(xmin, c.value / memory.value) : xmin;
+      series.push(line(c, [[start, c.value], [xmax, c.value]])); });
+    const byId = new Map(kernels.map((n) => [n.id, n]));
+    const isBest = (n) => run.best && run.best.id === n.id;
+    // The series' own symbol and style are what its legend entry shows.
+    const group = (name, keep, symbol, itemStyle) => ({ name: name, type: 'scatter', symbol: symbol, itemStyle: itemStyle, kernel: true,
+      data: kernels.filter(keep).map((n) => candidatePoint(run, n, [n.roofline.intensity, n.roofline.gflops[0]])) });
+    const green = { color: colors.PASSED };
+    series.push(group('baseline', (n) => n.kind === 'baseline', 'diamond', green));
+    series.push(group('other kernels', (n) => n.kind !== 'baseline' && !isBest(n), 'circle', green));
+    if (run.best && byId.has(run.best.id) && byId.get(run.best.id).kind !== 'baseline')
+      series.push(group('best', isBest, 'circle', { color: colors.PASSED, borderColor: gold, borderWidth: 3 }));
+    series.push({ name: 'the task\'s peak', type: 'scatter', symbol: 'emptyTriangle', symbolSize: 12, itemStyle: { color: '#000000' },
+      data: [[roof.intensity, roof.peak_gflops]], tooltip: { formatter: 'the task\'s peak: ' + significant(roof.peak_gflops, 4) +
+        ' GFLOP/s, its counted work in the least time the ceilings allow (' + roof.bound + ' bound): 100 % of peak' } });
+    const same = new Set(kernels.map((n) => n.roofline.intensity.toPrecision(6))).size <= 1;
+    const work = significant(roof.flops, 6) + ' FLOP over ' + significant(roof.bytes, 6) + ' bytes (' + significant(roof.intensity, 3) + ' FLOP/byte)';
+    return chart(parent, {
+      title: { text: 'Roofline: GFLOP/s attained against the measured ceilings', textStyle: { fontSize: 13 },
+        subtext: same ? 'Every kernel does the task\'s counted work, ' + work + ', so the points stack at one intensity; height is speed.'
+          : 'Intensity: each kernel\'s counted work; the task\'s is ' + work + '.', subtextStyle: { fontSize: 11, lineHeight: 15, color: '#475066' } },
+      tooltip: { trigger: 'item', formatter: (p) => p.data && byId.has(p.data.id) ? candidateTooltip(run, byId.get(p.data.id)) : p.seriesName },
+      legend: { bottom: 0, left: 8, right: 8 },
+      grid: { left: 56, right: 16, top: 30, bottom: 40 },
+      xAxis: { type: 'log', name: 'arithmetic intensity (FLOP/byte)', nameLocation: 'middle', nameGap: 24, min: xmin, max: xmax,
+        axisLabel: { formatter: (v) => significant(v, 2) } },
+      yAxis: { type: 'log', name: 'GFLOP/s', axisLabel: { formatter: (v) => significant(v, 2) } },
+      series: series }, 'chart roomy');
+  }
+
+  // What a chart's series drew, point by point: drawn, hollow (white fill), failed strip.
+  function drawnPoints(c, keep) {
+    const counts = { drawn: 0, hollow: 0, gold: 0, failed: 0, lowestPassed: Infinity, highestFailed: -Infinity };
+    c.getModel().eachSeries((model) => {
+      if (!keep(model)) return;
+      const data = model.getData();
+      for (let i = 0; i < data.count(); ++i) {
+        const symbol = data.getItemGraphicEl(i); const path = symbol && symbol.childAt(0);
+        if (!path || symbol.ignore || symbol.invisible) continue;
+        ++counts.drawn;
+        if (String(path.style.fill).toUpperCase() === '#FFFFFF') ++counts.hollow;
+        if (String(path.style.stroke).toUpperCase() === gold) ++counts.gold;
+        const item = data.getRawDataItem(i); const y = item && item.value ? item.value[1] : NaN;
+        if (item && item.failed) { ++counts.failed; counts.highestFailed = Math.max(counts.highestFailed, y); }
+        else counts.lowestPassed = Math.min(counts.lowestPassed, y);
+      }
+    });
+    return counts;
+  }
+
+  function checkScatter(c) {
+    const points = drawnPoints(c, (model) => model.get('name') !== 'iterations');
+    const strip = c.getModel().getSeriesByName('iterations')[0];
+    const areas = strip && strip.get('markArea') ? strip.get('markArea').data.length : 0;
+    return { points: points.drawn, hollow: points.hollow, 'scatter-gold': points.gold, failed: points.failed,
+      'failed-below': points.highestFailed < points.lowestPassed ? 1 : 0, bands: Math.max(0, areas - 1) };
+  }
+
+  function checkRoofline(c) {
+    if (!c) return { 'roofline-points': 0, 'roofline-hollow': 0, ceilings: 0 };
+    const points = drawnPoints(c, (model) => model.get('kernel') === true);
+    const ceilings = c.getModel().getSeries().filter((m) => m.get('ceiling') && m.getData().count() === 2).length;
+    return { 'roofline-points': points.drawn, 'roofline-hollow': points.hollow, ceilings: ceilings };
+  }
+
+  // Every chart's title inside the chart, every legend plain (none paged), inside, and clear of
+  // the plot: what a person sees at this window's width.
+  function checkLayout() {
+    let titles = 0, clipped = 0, legends = 0, paged = 0, overlaps = 0;
+    charts.forEach((c) => {
+      const width = c.getWidth(), height = c.getHeight();
+      const inside = (r) => r.x >= -1 && r.y >= -1 && r.x + r.width <= width + 1 && r.y + r.height <= height + 1;
+      const title = drawnRect(c, 'title');
+      if (title) { ++titles; if (!inside(title)) ++clipped; }
+      const model = c.getModel().getComponent('legend');
+      const legend = model && drawnRect(c, 'legend');
+      if (!legend) return;
+      ++legends;
+      if (model.subType !== 'plain' || !inside(legend)) ++paged;
+      const grid = c.getModel().getComponent('grid');
+      const axis = drawnRect(c, 'xAxis');
+      if (grid && grid.coordinateSystem && grid.coordinateSystem.getRect().intersect(legend)) ++overlaps;
+      if (axis && axis.intersect(legend)) ++overlaps;
+      if (title && title.intersect(legend)) ++overlaps;
+    });
+    return { width: window.innerWidth, titles: titles, 'clipped-titles': clipped, legends: legends, 'paged-legends': paged, 'legend-overlaps': overlaps };
+  }
+
   function drawMemory(runs) {
     const s = section('Memory entries used and written');
     const columns = [['entry', (e) => '#' + e.id], ['task', (e) => e.task],
@@ -453,7 +741,7 @@ constexpr const char* kScript = R"js(
     const rows = []; runs.forEach((r) => r.cost.forEach((c) => rows.push(Object.assign({ run: r.label }, c))));
     if (rows.length) {
       const keys = [...new Set(rows.map((c) => c.role + ' / ' + c.model))];
-      chart(s, { tooltip: { trigger: 'axis' }, legend: { bottom: 0 }, grid: { left: 64, right: 16, top: 40, bottom: 56 },
+      chart(s, { tooltip: { trigger: 'axis' }, legend: { bottom: 0, left: 8, right: 8 }, grid: { left: 64, right: 16, top: 28, bottom: 32 },
         xAxis: { type: 'category', data: keys }, yAxis: { type: 'value', name: '$' },
         series: runs.map((r) => ({ name: r.label, type: 'bar',
           data: keys.map((k) => { const c = r.cost.find((x) => x.role + ' / ' + x.model === k); return c ? c.usd : 0; }) })) });
@@ -483,7 +771,7 @@ constexpr const char* kScript = R"js(
     const rows = []; files.forEach((f) => f.rows.forEach((r) => rows.push(r)));
     const tasks = [...new Set(rows.map((r) => r.task))];
     const kernels = [...new Set(rows.map((r) => r.series))];
-    chart(s, { tooltip: { trigger: 'axis' }, legend: { bottom: 0 }, grid: { left: 56, right: 16, top: 40, bottom: 90 },
+    chart(s, { tooltip: { trigger: 'axis' }, legend: { bottom: 0, left: 8, right: 8 }, grid: { left: 56, right: 16, top: 28, bottom: 70 },
       xAxis: { type: 'category', data: tasks, axisLabel: { rotate: 30 } }, yAxis: { type: 'value', name: '% of peak' },
       series: kernels.map((k) => ({ name: k, type: 'bar', data: tasks.map((t) => {
         const r = rows.find((x) => x.task === t && x.series === k); return r ? r.percent : null; }) })) },
@@ -497,13 +785,17 @@ constexpr const char* kScript = R"js(
     if (data.kind === 'bench') {
       drawBench(data.files);
     } else {
-      drawFinal(data.runs); drawProgress(data.runs); data.runs.forEach(drawLineage); drawMemory(data.runs); drawCost(data.runs);
+      drawFinal(data.runs); drawProgress(data.runs); data.runs.forEach(drawCandidates); data.runs.forEach(drawLineage); drawMemory(data.runs); drawCost(data.runs);
     }
   } catch (e) { errors.push('drawing: ' + e); }
-  window.addEventListener('resize', () => charts.forEach((c) => c.resize()));
+  // A chart fitted before its grid's last one was added may have had another width.
+  const refit = () => { charts.forEach((c) => c.resize()); fitters.forEach((fit) => fit()); };
+  refit();
+  window.addEventListener('resize', refit);
   const check = document.getElementById('render-check');
   check.setAttribute('data-charts', String(charts.length));
   check.setAttribute('data-canvases', String(document.querySelectorAll('canvas').length));
+  try { Object.entries(checkLayout()).forEach(([k, v]) => check.setAttribute('data-' + k, String(v))); } catch (e) { errors.push('layout check: ' + e); }
   check.setAttribute('data-errors', errors.join(' | '));
   check.setAttribute('data-done', 'yes');
 })();
@@ -563,6 +855,7 @@ Json runs_report_data(const std::vector<RunView>& runs) {
              {"usd", llm::total(view.calls).cost_usd},
              {"progress", progress},
              {"nodes", lineage_nodes(view)},
+             {"roofline", roofline_ceilings(view)},
              {"memory_used", memory_used},
              {"memory_written", memory_written},
              {"cost", cost_rows(view)},

@@ -1,12 +1,14 @@
 // `accelopt report`: one self-contained HTML file (ECharts and the data inline, no network needed
 // to open it). For runs: best % of peak and speedup against evaluations, wall time and dollars (a
-// line per run), each run's lineage tree (click a candidate for its plan, verdict and diff against
-// its parent), the memory entries used and written with their provenance, the cost by role and
-// model, and the final table. For `accelopt bench --json` results: % of peak per task as bars, one
-// per kernel (baseline, best found, library).
+// line per run), each run's candidates (every one by speedup in the order evaluated, and the
+// passing ones on the roofline of the measured ceilings), each run's lineage tree (click a
+// candidate for its plan, verdict and diff against its parent), the memory entries used and written
+// with their provenance, the cost by role and model, and the final table. For `accelopt bench
+// --json` results: % of peak per task as bars, one per kernel (baseline, best found, library).
 //
 // The page checks itself: once drawn it writes what it drew and any script error into
-// <div id="render-check">, so a headless browser's --dump-dom tells a test whether it rendered.
+// <div id="render-check">, so a headless browser's --dump-dom tells a test whether it rendered,
+// and whether at that window's width any chart's title is cut or legend paged.
 #pragma once
 
 #include <optional>

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "common/call_record.h"
+#include "platform/roofline.h"
 #include "search/config.h"
 #include "search/confirmation.h"
 #include "search/run_settings.h"
@@ -14,7 +15,11 @@
 
 namespace accelopt::report::testing {
 
-inline kernel::Verdict passed(double percent, double speedup) {
+// A verdict that passed at `percent` % of peak and `speedup` times the baseline: 1 ms at 10 %, and
+// scored as a platform scores it, on silu's small workload (2048 elements, 3 FLOPs and 8 bytes
+// each; no multiply-adds) against ceilings under which that work takes 0.1 ms at least, memory
+// bound (0.16384 GB/s; vector arithmetic 0.24576 GFLOP/s). `busy`: timed on a busy machine.
+inline kernel::Verdict passed(double percent, double speedup, bool busy = false) {
   kernel::Verdict verdict;
   verdict.status = kernel::Status::kPassed;
   verdict.task = "silu";
@@ -24,11 +29,17 @@ inline kernel::Verdict passed(double percent, double speedup) {
   timing.speedup_low = speedup * 0.97;
   timing.speedup_high = speedup * 1.03;
   timing.latency_seconds = 1e-3 / (percent / 10);
+  if (busy) {
+    kernel::MachineLoad load;
+    load.other_cores_busy = 0.9;
+    load.busy = true;
+    timing.load = load;
+  }
   verdict.timing = timing;
-  kernel::RooflineScore roofline;
-  roofline.percent_of_peak = percent;
-  roofline.bound = "memory";
-  verdict.roofline = roofline;
+  task::RooflineCounts counts{0, 3 * 2048, 8 * 2048};
+  platform::Ceilings ceilings{100, 4 * counts.vec_flops / 1e-4 / 1e9, counts.bytes / 1e-4 / 1e9};
+  verdict.roofline = platform::score_roofline(counts, ceilings, timing.latency_seconds);
+  verdict.roofline->percent_of_peak = percent;
   return verdict;
 }
 

@@ -214,6 +214,42 @@ TEST(HtmlReport, DataHasAPointPerCheckpointAndADiffPerCandidate) {
   EXPECT_NE(html.find("echarts"), std::string::npos);
 }
 
+// The roofline's ceilings are those the run's baseline was scored against, recovered from its
+// verdict's counts and shares of its latency; every kernel's GFLOP/s is its counted work over the
+// run's latency for it (the baseline's over its speedup), so its height over the task's peak is its
+// % of peak.
+TEST(HtmlReport, RooflineDataComesFromTheStoredScores) {
+  auto store = store::Store::open(":memory:");
+  RunView view = load_run_view(*store, testing::write_sample_run(*store, silu()));
+  Json data = runs_report_data({view});
+  const Json& run = data["runs"][0];
+  ASSERT_TRUE(run["roofline"].is_object()) << run.dump();
+  const Json& roofline = run["roofline"];
+  EXPECT_DOUBLE_EQ(roofline["flops"].get<double>(), 3 * 2048);
+  EXPECT_DOUBLE_EQ(roofline["bytes"].get<double>(), 8 * 2048);
+  EXPECT_EQ(roofline["bound"], "memory");
+  std::map<std::string, double> ceilings;
+  for (const Json& ceiling : roofline["ceilings"])
+    ceilings[ceiling["bound"].get<std::string>()] = ceiling["value"].get<double>();
+  EXPECT_EQ(ceilings.size(), 2u);  // no multiply-adds counted: no FMA ceiling to recover
+  EXPECT_NEAR(ceilings["memory"], 0.16384, 1e-9);
+  EXPECT_NEAR(ceilings["vector"], 0.24576, 1e-9);
+  // The task's peak: 6144 FLOP in 0.1 ms.
+  EXPECT_NEAR(roofline["peak_gflops"].get<double>(), 0.06144, 1e-9);
+  int points = 0;
+  for (const Json& node : run["nodes"]) {
+    if (!node["passed"].get<bool>()) {
+      EXPECT_TRUE(node["roofline"].is_null()) << node.dump();
+      continue;
+    }
+    ++points;
+    double gflops = node["roofline"]["gflops"][0].get<double>();
+    EXPECT_NEAR(node["roofline"]["intensity"].get<double>(), 0.375, 1e-12);
+    EXPECT_NEAR(100 * gflops / 0.06144, node["percent"][0].get<double>(), 1e-6) << node.dump();
+  }
+  EXPECT_EQ(points, 4);  // the baseline, #2, #4 and #5
+}
+
 // The sample's verdicts were measured at different moments (#5: 1.6x at 20 % over a 10 %
 // baseline); every table shows % of peak derived from the baseline's, so best % / baseline % is
 // the best speedup, and a confirmation that holds 1.0 says "no significant improvement".
