@@ -592,7 +592,7 @@ constexpr const char* kScript = R"js(
     const bands = iterations.map((it, k) => { const at = run.nodes.map((n, i) => [n, i]).filter(([n]) => n.iteration === it).map(([, i]) => i);
       return [{ xAxis: Math.min(...at) - 0.5, name: k % labelEvery ? '' : 'it. ' + it, itemStyle: { color: k % 2 ? '#EEF0F5' : '#F8F9FB' } },
         { xAxis: Math.max(...at) + 0.5 }]; });
-    bands.push([{ yAxis: failedAt / Math.SQRT2, name: 'failed', itemStyle: { color: '#FBECE6' }, label: { position: 'left', fontSize: 12 } },
+    bands.push([{ yAxis: failedAt / 2, name: 'failed', itemStyle: { color: '#FBECE6' }, label: { position: 'left', fontSize: 12 } },
       { yAxis: failedAt * Math.SQRT2 }]);
     const byId = new Map(run.nodes.map((n) => [n.id, n]));
     const series = statuses.map((status) => ({ name: status, type: 'scatter', itemStyle: { color: colors[status] || unknownColor },
@@ -606,7 +606,7 @@ constexpr const char* kScript = R"js(
       grid: { left: 56, right: 16, top: 12, bottom: 40 },
       xAxis: { type: 'value', name: 'candidate (bands: iterations)', nameLocation: 'middle', nameGap: 24, min: -0.5, max: run.nodes.length - 0.5,
         minInterval: 1, splitLine: { show: false }, axisLabel: { formatter: (v) => Number.isInteger(v) ? String(v) : '' } },
-      yAxis: { type: 'log', logBase: 2, min: failedAt / Math.SQRT2,
+      yAxis: { type: 'log', logBase: 2, min: failedAt / 2,
         axisLabel: { formatter: (v) => v < failedAt * Math.SQRT2 ? '' : significant(v, 3) + 'x' } },
       series: series }, 'chart roomy');
   }
