@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <ctime>
 #include <map>
 #include <optional>
@@ -86,7 +87,7 @@ std::string figures_note(const search::Figures& figures) {
 }
 
 // A kernel's counted FLOPs (FMA and other arithmetic) and bytes, as its verdict's roofline score
-// keeps them; nullopt without a score or with no work counted.
+// keeps them; nullopt without a score or with no work counted (or a count that is not finite).
 struct CountedWork {
   double flops = 0, bytes = 0;
 };
@@ -94,7 +95,8 @@ std::optional<CountedWork> counted_work(const kernel::Verdict* verdict) {
   if (verdict == nullptr || !verdict->roofline) return std::nullopt;
   const kernel::RooflineScore& score = *verdict->roofline;
   double flops = score.mm_flops + score.vec_flops;
-  if (flops <= 0 || score.bytes <= 0) return std::nullopt;
+  if (!(flops > 0 && score.bytes > 0) || !std::isfinite(flops) || !std::isfinite(score.bytes))
+    return std::nullopt;
   return CountedWork{flops, score.bytes};
 }
 
@@ -105,7 +107,7 @@ std::optional<CountedWork> counted_work(const kernel::Verdict* verdict) {
 Json roofline_point(const RunView& view, int64_t id, const search::Figures& figures) {
   const kernel::Verdict* verdict = view.verdict(id);
   std::optional<CountedWork> work = counted_work(verdict);
-  if (!work || !verdict->passed() || figures.latency_seconds <= 0) return nullptr;
+  if (!work || !verdict->passed() || !(figures.latency_seconds > 0)) return nullptr;
   auto gflops = [&](double seconds) { return seconds > 0 ? work->flops / seconds / 1e9 : 0.0; };
   return Json{{"intensity", work->flops / work->bytes},
               {"gflops",
@@ -118,8 +120,9 @@ Json roofline_point(const RunView& view, int64_t id, const search::Figures& figu
 // its count over its share of the latency. 0 where the count is 0: silu does no multiply-adds, so
 // its verdicts say nothing of the FMA ceiling.
 double ceiling_from_share(double count, double percent, double latency_seconds) {
-  if (count <= 0 || percent <= 0 || latency_seconds <= 0) return 0;
-  return count / (percent / 100 * latency_seconds) / 1e9;
+  if (!(count > 0 && percent > 0 && latency_seconds > 0)) return 0;
+  double ceiling = count / (percent / 100 * latency_seconds) / 1e9;
+  return std::isfinite(ceiling) ? ceiling : 0;
 }
 
 // The measured ceilings the run's % of peak is against (the baseline's score: the probe's, at the
@@ -132,7 +135,8 @@ Json roofline_ceilings(const RunView& view) {
   if (!work || !baseline->passed() || !baseline->timing) return nullptr;
   const kernel::RooflineScore& score = *baseline->roofline;
   double latency = baseline->timing->latency_seconds;
-  if (score.peak_seconds <= 0 || latency <= 0) return nullptr;
+  if (!(score.peak_seconds > 0 && latency > 0) || !std::isfinite(score.peak_seconds))
+    return nullptr;
   Json ceilings = Json::array();
   auto add = [&](const std::string& bound, double count, double percent) {
     double value = ceiling_from_share(count, percent, latency);
