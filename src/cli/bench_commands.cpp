@@ -138,6 +138,24 @@ void check_kernels(const std::filesystem::path& from, const std::vector<std::str
       from.string(), names.size(), extension, extension, extension, from.string(), extension));
 }
 
+// Without --tasks, `--kernels FROM` times the tasks FROM has kernels for: a folder of two kernels
+// is a benchmark of two, not of the whole suite's baselines.
+std::vector<std::string> tasks_with_kernels(const std::filesystem::path& from,
+                                            const std::vector<std::string>& names,
+                                            const std::string& extension) {
+  std::vector<std::string> chosen;
+  for (const std::string& name : names) {
+    if (kernel_in(from, name, extension)) chosen.push_back(name);
+  }
+  if (chosen.size() < names.size()) {
+    std::cerr << fmt::format(
+        "{} has kernels for {} of the suite's {} tasks; timing those (--tasks A,B names others, "
+        "whose baselines are then timed)\n",
+        from.string(), chosen.size(), names.size());
+  }
+  return chosen;
+}
+
 int run_bench(const BenchArguments& arguments) {
   platform::PlatformChoice choice = platform::parse_platform_choice(arguments.platform);
   const std::string& extension = choice.kernel_extension;
@@ -145,7 +163,10 @@ int run_bench(const BenchArguments& arguments) {
   std::vector<std::string> names = split_list(arguments.tasks);
   if (names.empty()) names = task::task_names_in(suite);
   if (names.empty()) throw UserError("no tasks in " + suite.string());
-  if (!arguments.kernels.empty()) check_kernels(arguments.kernels, names, extension);
+  if (!arguments.kernels.empty()) {
+    check_kernels(arguments.kernels, names, extension);
+    if (arguments.tasks.empty()) names = tasks_with_kernels(arguments.kernels, names, extension);
+  }
 
   platform::BuiltPlatform built = platform::make_platform(choice, {.progress = &std::cerr});
   std::vector<report::BenchRow> rows;
@@ -338,7 +359,7 @@ void register_bench_commands(CLI::App& app, CommandTable& table) {
   CLI::App* import_command =
       task->add_subcommand("import",
                            "Make a task folder from a FlashInfer-Bench definition (float32, "
-                           "bfloat16, float16, int8, int32 tensors)");
+                           "bfloat16, float16, float8_e4m3fn, int8, int32 tensors)");
   import_command->add_option("definition", import_arguments->definition, "DEFINITION.json")
       ->required()
       ->check(CLI::ExistingFile);

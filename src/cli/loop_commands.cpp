@@ -433,7 +433,8 @@ int run_optimize(const OptimizeArguments& arguments) {
     summaries.emplace_back(task.name, summary);
   }
   if (summaries.size() == 1) {
-    report::print_run_summary(std::cout, summaries[0].second);
+    report::print_run_summary(std::cout, summaries[0].second,
+                              workspace_option(arguments.workspace));
   } else {
     report::print_run_summaries(std::cout, summaries);
   }
@@ -445,7 +446,7 @@ int run_resume(const ResumeArguments& arguments) {
   StopOnSignals signals;
   search::RunSummary summary = resume_stored_run(*bench, arguments.workspace, arguments.run_id,
                                                  signals, arguments.more_iterations);
-  report::print_run_summary(std::cout, summary);
+  report::print_run_summary(std::cout, summary, workspace_option(arguments.workspace));
   return exit_code(summary.state, signals);
 }
 

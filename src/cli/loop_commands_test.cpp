@@ -118,6 +118,27 @@ TEST(BenchSuite, ATaskThatCannotRunIsARowAndTheOthersStillRun) {
   EXPECT_NE(bench.output.find("[2/2] b_axpy: baseline"), std::string::npos) << bench.output;
 }
 
+// `bench --kernels DIR` times the tasks DIR has kernels for, not the whole suite's baselines.
+TEST(BenchSuite, KernelsFromAFolderTimeOnlyTheirTasks) {
+  TempDir dir;
+  std::filesystem::path suite = dir.path() / "suite";
+  std::filesystem::path axpy = std::filesystem::path(ACCELOPT_SOURCE_DIR) / "tests/data/tasks/axpy";
+  for (const char* name : {"a_axpy", "b_axpy"}) {
+    std::filesystem::create_directories(suite / name);
+    std::filesystem::copy(axpy, suite / name, std::filesystem::copy_options::recursive);
+  }
+  std::filesystem::create_directories(dir.path() / "mine");
+  std::filesystem::copy_file(axpy / "baseline.cpp", dir.path() / "mine" / "b_axpy.cpp");
+  Result bench = testing::run_accelopt("bench --suite " + suite.string() + " --kernels " +
+                                           (dir.path() / "mine").string() +
+                                           " --workload small --budget 1 --no-library",
+                                       dir.path());
+  EXPECT_NE(bench.output.find("has kernels for 1 of the suite's 2 tasks"), std::string::npos)
+      << bench.output;
+  EXPECT_NE(bench.output.find("[1/1] b_axpy: from mine"), std::string::npos) << bench.output;
+  EXPECT_EQ(bench.output.find("a_axpy: baseline"), std::string::npos) << bench.output;
+}
+
 TEST(OptimizeEndToEnd, TunerThenRunsShowExportMemory) {
   TempDir dir;
   std::filesystem::path workspace = dir.path() / "ws";

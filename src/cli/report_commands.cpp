@@ -50,7 +50,8 @@ int run_runs(const std::string& workspace) {
 
 int run_show(const RunArguments& arguments) {
   auto store = open_workspace(arguments.workspace, Access::kRead);
-  report::print_show(std::cout, report::load_run_view(*store, arguments.run_id));
+  report::print_show(std::cout, report::load_run_view(*store, arguments.run_id),
+                     workspace_option(arguments.workspace));
   return 0;
 }
 

@@ -19,4 +19,8 @@ enum class Access : uint8_t {
 
 std::unique_ptr<store::Store> open_workspace(const std::string& workspace, Access access);
 
+// What a hint must add to reach `workspace` ("--workspace DIR", quoted for a shell, a database
+// URL without its password), or "" for the default one.
+std::string workspace_option(const std::string& workspace);
+
 }  // namespace accelopt::cli

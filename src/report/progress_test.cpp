@@ -44,5 +44,14 @@ TEST(ProgressLine, TheFastestKernelHasItsIntervalAndAnchor) {
       << progress_line(progress);
 }
 
+// Before anything is timed there is no fastest kernel: no 0.00x, no 0.0 % of peak.
+TEST(ProgressLine, SaysNothingWasTimedBeforeAnyKernelWas) {
+  search::SearchEvent progress = event(search::EventKind::kIterationStarted, 0);
+  std::string line = progress_line(progress);
+  EXPECT_NE(line.find("nothing timed yet"), std::string::npos) << line;
+  EXPECT_EQ(line.find("0.00x"), std::string::npos) << line;
+  EXPECT_EQ(line.find("% of peak"), std::string::npos) << line;
+}
+
 }  // namespace
 }  // namespace accelopt::report

@@ -25,7 +25,9 @@ std::string confirmation_note(const search::RunSummary& summary) {
 
 // The best's % of peak derives from the baseline's (search/figures.h): best % / baseline % is the
 // speedup; the speedup is the confirmation's when the run ended with one.
-void print_run_summary(std::ostream& out, const search::RunSummary& summary) {
+void print_run_summary(std::ostream& out, const search::RunSummary& summary,
+                       std::string_view workspace_option) {
+  std::string also = workspace_option.empty() ? "" : " " + std::string(workspace_option);
   fmt::print(out, "\n{:<10} {:>22} {:>12}\n", "kernel", "speedup", "% of peak");
   fmt::print(out, "{:<10} {:>22} {:>11.1f}%{}{}\n", "baseline", "1.00x",
              summary.baseline_percent_of_peak,
@@ -36,11 +38,11 @@ void print_run_summary(std::ostream& out, const search::RunSummary& summary) {
              search::busy_mark(summary.best_busy));
   if (summary.baseline_busy || summary.best_busy) out << search::kBusyLegend << "\n";
   if (!summary.outcome.empty()) out << summary.outcome << "\n";
-  fmt::print(out, "run {}: {} ({} iterations, {} evaluations); see `accelopt show {}`\n",
+  fmt::print(out, "run {}: {} ({} iterations, {} evaluations); see `accelopt show {}{}`\n",
              summary.run_id, summary.state, summary.iterations_done, summary.evaluations,
-             summary.run_id);
+             summary.run_id, also);
   if (search::worth_resuming(summary.state)) {
-    fmt::print(out, "continue it with `accelopt resume {}`\n", summary.run_id);
+    fmt::print(out, "continue it with `accelopt resume {}{}`\n", summary.run_id, also);
   }
 }
 

@@ -48,6 +48,19 @@ TEST(RunSummaryText, AnInterruptedRunSaysHowToContinue) {
   EXPECT_NE(one_run(interrupted).find("continue it with `accelopt resume 4`"), std::string::npos);
 }
 
+// A run kept outside the default workspace is shown and resumed there: the hints work as printed.
+TEST(RunSummaryText, TheHintsCarryTheWorkspaceTheRunWasGiven) {
+  search::RunSummary interrupted = summary(4, 10, 1.1);
+  interrupted.state = "interrupted";
+  std::ostringstream out;
+  print_run_summary(out, interrupted, "--workspace /tmp/ws");
+  EXPECT_NE(out.str().find("see `accelopt show 4 --workspace /tmp/ws`"), std::string::npos)
+      << out.str();
+  EXPECT_NE(out.str().find("continue it with `accelopt resume 4 --workspace /tmp/ws`"),
+            std::string::npos)
+      << out.str();
+}
+
 TEST(RunSummaryText, SeveralRunsGetARowEachAndTheGeometricMeans) {
   search::RunSummary unconfirmed = summary(2, 40, 1.0);
   unconfirmed.confirmed = false;

@@ -147,10 +147,11 @@ std::string short_timestamp(const std::string& timestamp) {
   return timestamp.substr(0, 10) + " " + timestamp.substr(11, 5);
 }
 
-std::string confirmation_text(const RunView& view) {
+std::string confirmation_text(const RunView& view, std::string_view workspace_option) {
   if (view.confirmation) return view.confirmation->outcome();
   const std::string& state = view.run.state;
-  std::string resume = fmt::format("`accelopt resume {}` continues it", view.run.id);
+  std::string resume = fmt::format("`accelopt resume {}{}{}` continues it", view.run.id,
+                                   workspace_option.empty() ? "" : " ", workspace_option);
   if (state.rfind("failed", 0) == 0) {
     return fmt::format("not confirmed: the run {}; {}", state, resume);
   }
@@ -249,7 +250,7 @@ void print_runs(std::ostream& out, const store::Store& store, const std::string&
   }
 }
 
-void print_show(std::ostream& out, const RunView& view) {
+void print_show(std::ostream& out, const RunView& view, std::string_view workspace_option) {
   const search::RunSettings& settings = view.settings;
   fmt::print(out, "run {}  task {} (workload {})  agents {}  preset {}  strategy {}\n", view.run.id,
              view.task(), or_unknown(settings.workload), or_unknown(settings.agents),
@@ -299,7 +300,7 @@ void print_show(std::ostream& out, const RunView& view) {
       fmt::print(out, "  #{} against {}: {}\n", m.candidate, against, result);
     }
   }
-  fmt::print(out, "  {}\n", confirmation_text(view));
+  fmt::print(out, "  {}\n", confirmation_text(view, workspace_option));
   if (auto best = view.best()) {
     fmt::print(out, "  best: #{} {}\n", best->candidate, figures_text(best->figures));
   }

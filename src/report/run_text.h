@@ -2,6 +2,7 @@
 #pragma once
 
 #include <ostream>
+#include <string_view>
 
 #include "llm/ledger.h"
 #include "report/run_view.h"
@@ -13,8 +14,9 @@ namespace accelopt::report {
 void print_runs(std::ostream& out, const store::Store& store, const std::string& workspace);
 
 // The story of a run: settings, a row per iteration, the final beam, the lineage of the best,
-// the memory entries made and the cost by role.
-void print_show(std::ostream& out, const RunView& view);
+// the memory entries made and the cost by role. `workspace_option` ("--workspace DIR", or empty
+// for the default workspace) goes into the command it suggests.
+void print_show(std::ostream& out, const RunView& view, std::string_view workspace_option = {});
 
 // The model calls' totals per role, per model and overall. Returns 0; 1 when there are none,
 // unless the run's `agents` were the tuner, which calls no model.

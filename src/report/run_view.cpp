@@ -191,8 +191,18 @@ std::string one_line(std::string_view text, size_t width) {
     if (c == ' ' && !collapsed.empty() && collapsed.back() == ' ') continue;
     collapsed += c;
   }
-  if (collapsed.size() > width) collapsed = collapsed.substr(0, width > 3 ? width - 3 : 0) + "...";
-  return collapsed;
+  if (collapsed.size() <= width) return collapsed;
+  // Cut between words; a single word longer than half the room is cut where the room ends, on a
+  // character's first byte.
+  size_t room = width > 3 ? width - 3 : 0;
+  size_t space = collapsed.rfind(' ', room);
+  size_t cut = space != std::string::npos && space >= room / 2 ? space : room;
+  while (cut > 0 && (static_cast<unsigned char>(collapsed[cut]) & 0xC0) == 0x80) --cut;
+  collapsed.resize(cut);
+  while (!collapsed.empty() &&
+         std::string_view(" ,;:").find(collapsed.back()) != std::string_view::npos)
+    collapsed.pop_back();
+  return collapsed + "...";
 }
 
 }  // namespace accelopt::report

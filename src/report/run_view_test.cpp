@@ -32,6 +32,15 @@ TEST(OneLine, HeadingsListsAndBreaksBecomeOneLine) {
   EXPECT_EQ(one_line("", 8), "");
 }
 
+// A cut falls between words (a memory line in `show` ended "vector e..."), and never inside a
+// character.
+TEST(OneLine, ACutFallsBetweenWords) {
+  EXPECT_EQ(one_line("a scalar exp is not faster than a vector exp", 32),
+            "a scalar exp is not faster...");
+  EXPECT_EQ(one_line("pipelines \u00e9\u00e9\u00e9\u00e9", 15), "pipelines...");
+  EXPECT_EQ(one_line("\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9", 8), "\u00e9\u00e9...");
+}
+
 TEST(RunView, ReadsTheRunBack) {
   auto store = store::Store::open(":memory:");
   int64_t run = testing::write_sample_run(*store, silu());
