@@ -81,7 +81,8 @@ constexpr const char* kIsa = "avx2";
 // arithmetic across the clock reads, and time nothing. Each chain starts from its own value, so
 // the compiler cannot merge chains that compute the same thing (it once merged bf16_dot_chains'
 // twelve into one, and the rate counted twelve); the loops are not unrolled, so one pass of the
-// loop is one iteration, as probe_loops() counts it and machine_test checks in the built code.
+// loop is one iteration, as probe_loops() counts it and ProbeDisassembly
+// (probe_disassembly_test.cpp) checks in the built code.
 
 // Twelve independent chains cover the FMA latency on both FMA ports of current x86 cores.
 constexpr int kFmaChains = 12;

@@ -90,8 +90,9 @@ class CeilingSampler {
 // One timed loop of the probe and of CeilingSampler: the function (in machine.cpp), the
 // instruction it times and how many of them one pass of its hot loop issues, and what each counts
 // for (FLOPs, or bytes for the bandwidth loops). Every rate is computed from this table, and
-// machine_test disassembles the built library to check each loop against it: a compiler that
-// merges identical chains (it once merged bf16_dot_chains' twelve into one) fails that test.
+// ProbeDisassembly (probe_disassembly_test.cpp) disassembles the built library to check each loop
+// against it: a compiler that merges identical chains (it once merged bf16_dot_chains' twelve into
+// one) fails that test.
 struct ProbeLoop {
   std::string function;     // "fma_chains"
   std::string instruction;  // mnemonic prefix as objdump prints it: "vfmadd", "vdpbf16ps"

@@ -88,9 +88,9 @@ std::string run_tool(const std::vector<std::string>& argv) {
   return result.output;
 }
 
-// The anonymous-namespace symbol of `function` in the library ("..._GLOBAL__N_110fma_chainsEl").
-std::string symbol_of(const std::string& library, const std::string& function) {
-  std::istringstream lines(run_tool({"/usr/bin/nm", library}));
+// The anonymous-namespace symbol of `function` in nm's listing ("..._GLOBAL__N_110fma_chainsEl").
+std::string symbol_of(const std::string& symbols, const std::string& function) {
+  std::istringstream lines(symbols);
   std::string mangled = "_GLOBAL__N_1" + std::to_string(function.size()) + function + "E";
   for (std::string line; std::getline(lines, line);) {
     std::string symbol = line.substr(line.rfind(' ') + 1);
@@ -104,8 +104,9 @@ TEST(ProbeDisassembly, EveryTimedLoopIssuesTheInstructionsItsRateCounts) {
   ASSERT_TRUE(std::filesystem::exists(library)) << library;
   ASSERT_TRUE(std::filesystem::exists("/usr/bin/objdump")) << "binutils (objdump, nm) missing";
   ASSERT_FALSE(probe_loops().empty());
+  std::string symbols = run_tool({"/usr/bin/nm", library});
   for (const ProbeLoop& loop : probe_loops()) {
-    std::string symbol = symbol_of(library, loop.function);
+    std::string symbol = symbol_of(symbols, loop.function);
     ASSERT_FALSE(symbol.empty()) << loop.function << " not found in " << library;
     std::string text = run_tool(
         {"/usr/bin/objdump", "-d", "--no-show-raw-insn", "--disassemble=" + symbol, library});
