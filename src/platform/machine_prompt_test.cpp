@@ -98,6 +98,43 @@ TEST_F(CpuPrompt, GivesABFloat16TaskTheDotProductsCeiling) {
   EXPECT_TRUE(has(prompt, "scored against: FP32 FMA 170.0 GFLOP/s")) << prompt;
 }
 
+// The bfloat16 ceiling is shown only to a task scored against it; a float32 task is told its
+// matrix ceiling is the FMA's, and what converting to bfloat16 would cost, never the faster figure.
+TEST_F(CpuPrompt, ShowsTheBFloat16CeilingOnlyToBFloat16Tasks) {
+  cpu::MachinePeaks peaks = example_peaks();
+  peaks.bf16_dot_gflops = 340;
+  peaks.narrow_matrix_gflops["bfloat16"] = 340;
+  MachineDescription description = cpu::describe_machine(cpu::describe_cpu(), peaks, compiler_);
+  task::Task attention = task::load_task(
+      ACCELOPT_SOURCE_DIR "/bench/flashinfer/gqa_ragged_prefill_causal_h32_kv4_d128");
+  const task::Workload& workload = attention.workload_or_default("small");
+  std::string narrow =
+      render("cpu", machine_variables(description, attention, workload), attention, workload.name);
+  EXPECT_TRUE(has(narrow,
+                  "`_mm512_dpbf16_ps`, 16 float lanes each adding two bfloat16 products): "
+                  "340.0 GFLOP/s on one core, measured; this task's inputs are bfloat16"))
+      << narrow;
+  EXPECT_FALSE(has(narrow, "do not raise it")) << narrow;
+
+  task::Task matmul = bench_task("matmul");
+  std::string wide =
+      render("cpu", machine_variables(description, matmul, matmul.default_workload()), matmul,
+             matmul.default_workload().name);
+  EXPECT_TRUE(has(wide,
+                  "Matrix ceiling: this task's matrix FLOPs are scored against the FP32 FMA "
+                  "ceiling, 170.0 GFLOP/s. The CPU's bfloat16 dot products"))
+      << wide;
+  EXPECT_TRUE(has(wide, "three dot products per product")) << wide;
+  EXPECT_FALSE(has(wide, "340.0")) << wide;
+
+  // A CPU without them: the float32 task's matrix ceiling is named, the dot products are not.
+  std::string plain =
+      render("cpu", machine_variables(description_, matmul, matmul.default_workload()), matmul,
+             matmul.default_workload().name);
+  EXPECT_TRUE(has(plain, "scored against the FP32 FMA ceiling, 170.0 GFLOP/s.\n")) << plain;
+  EXPECT_FALSE(has(plain, "_mm512_dpbf16_ps")) << plain;
+}
+
 TEST_F(CpuPrompt, GivesTheCeilingsAtTheTasksWorkingSetWithUnitsAndScope) {
   task::Task silu = bench_task("silu");
   const task::Workload& workload = silu.default_workload();  // 2048 × 7168: 112 MiB moved

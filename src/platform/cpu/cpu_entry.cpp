@@ -87,6 +87,11 @@ MachineDescription describe_machine(const CpuDescription& cpu, const MachinePeak
                       peaks.bf16_dot_gflops));
       machine["bf16_dot_gflops"] = fmt::format("{:.1f}", peaks.bf16_dot_gflops);
     }
+    if (!peaks.issue_check.empty())
+      description.facts.emplace_back("issue rates", peaks.issue_check);
+    for (const std::string& refusal : peaks.refused) {
+      description.facts.emplace_back("refused ceiling", refusal);
+    }
     machine["fma_gflops"] = fmt::format("{:.1f}", peaks.fma_gflops);
     machine["vector_gflops"] = fmt::format("{:.1f}", peaks.vector_gflops);
     machine["bandwidth"] = bandwidth;

@@ -27,7 +27,9 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // Bumped whenever the probe measures differently, so cached figures from an older probe are redone.
-constexpr int kProbeVersion = 5;  // 4: each ceiling the best of several rounds; 5: the bf16 dot
+// 4: each ceiling the best of several rounds; 5: the bf16 dot; 6: its chains independent (5's
+// were merged into one by the compiler and counted twelve times), checked against issue rates.
+constexpr int kProbeVersion = 6;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -76,14 +78,20 @@ constexpr const char* kIsa = "avx2";
 #endif
 
 // The measured functions are opaque to the optimizer (noipa): otherwise it may move their pure
-// arithmetic across the clock reads, and time nothing.
+// arithmetic across the clock reads, and time nothing. Each chain starts from its own value, so
+// the compiler cannot merge chains that compute the same thing (it once merged bf16_dot_chains'
+// twelve into one, and the rate counted twelve); the loops are not unrolled, so one pass of the
+// loop is one iteration, as probe_loops() counts it and ProbeDisassembly
+// (probe_disassembly_test.cpp) checks in the built code.
 
 // Twelve independent chains cover the FMA latency on both FMA ports of current x86 cores.
+constexpr int kFmaChains = 12;
 __attribute__((noipa)) float fma_chains(long iterations) {
   Vector a0 = splat(0.1f), a1 = splat(0.2f), a2 = splat(0.3f), a3 = splat(0.4f), a4 = splat(0.5f),
          a5 = splat(0.6f), a6 = splat(0.7f), a7 = splat(0.8f), a8 = splat(0.9f), a9 = splat(1.0f),
          a10 = splat(1.1f), a11 = splat(1.2f);
   const Vector m = splat(0.9999999f), c = splat(1e-7f);
+#pragma GCC unroll 1
   for (long i = 0; i < iterations; ++i) {
     a0 = fma(a0, m, c), a1 = fma(a1, m, c), a2 = fma(a2, m, c), a3 = fma(a3, m, c);
     a4 = fma(a4, m, c), a5 = fma(a5, m, c), a6 = fma(a6, m, c), a7 = fma(a7, m, c);
@@ -93,11 +101,13 @@ __attribute__((noipa)) float fma_chains(long iterations) {
          sum(add(add(a8, a9), add(a10, a11)));
 }
 
+constexpr int kAddChains = 12;
 __attribute__((noipa)) float add_chains(long iterations) {
   Vector a0 = splat(0.1f), a1 = splat(0.2f), a2 = splat(0.3f), a3 = splat(0.4f), a4 = splat(0.5f),
          a5 = splat(0.6f), a6 = splat(0.7f), a7 = splat(0.8f), a8 = splat(0.9f), a9 = splat(1.0f),
          a10 = splat(1.1f), a11 = splat(1.2f);
   const Vector c = splat(1e-7f);
+#pragma GCC unroll 1
   for (long i = 0; i < iterations; ++i) {
     a0 = add(a0, c), a1 = add(a1, c), a2 = add(a2, c), a3 = add(a3, c);
     a4 = add(a4, c), a5 = add(a5, c), a6 = add(a6, c), a7 = add(a7, c);
@@ -108,25 +118,28 @@ __attribute__((noipa)) float add_chains(long iterations) {
 }
 
 // AVX-512 BF16's dot product (vdpbf16ps): each of 16 float lanes adds two bfloat16 products, 64
-// FLOPs an instruction, the matrix ceiling of a bfloat16 kernel. Twelve chains, as fma_chains.
-// Compiled for the extension whatever -march says; called only where the CPU has it.
+// FLOPs an instruction, the matrix ceiling of a bfloat16 kernel. Sixteen chains: its latency is
+// longer than the FMA's (6 cycles on Zen 5, which issues two a cycle: twelve chains reached 93 %
+// of sixteen's rate there). Compiled for the extension whatever -march says; called only where
+// the CPU has it.
+constexpr int kDotChains = 16;
 #if defined(__x86_64__)
 #define ACCELOPT_HAS_BF16_PROBE 1
 __attribute__((target("avx512f,avx512bf16"), noipa)) float bf16_dot_chains(long iterations) {
-  __m512 a0 = _mm512_set1_ps(0.1f), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0,
-         a8 = a0, a9 = a0, a10 = a0, a11 = a0;
-  const auto x = (__m512bh)_mm512_set1_epi16(0x3C00);  // 2^-7: a sum of 1e9 of them stays finite
-  for (long i = 0; i < iterations; ++i) {
-    a0 = _mm512_dpbf16_ps(a0, x, x), a1 = _mm512_dpbf16_ps(a1, x, x);
-    a2 = _mm512_dpbf16_ps(a2, x, x), a3 = _mm512_dpbf16_ps(a3, x, x);
-    a4 = _mm512_dpbf16_ps(a4, x, x), a5 = _mm512_dpbf16_ps(a5, x, x);
-    a6 = _mm512_dpbf16_ps(a6, x, x), a7 = _mm512_dpbf16_ps(a7, x, x);
-    a8 = _mm512_dpbf16_ps(a8, x, x), a9 = _mm512_dpbf16_ps(a9, x, x);
-    a10 = _mm512_dpbf16_ps(a10, x, x), a11 = _mm512_dpbf16_ps(a11, x, x);
+  __m512 chains[kDotChains];
+  for (int chain = 0; chain < kDotChains; ++chain) {
+    chains[chain] = _mm512_set1_ps(0.1f * static_cast<float>(chain + 1));
   }
-  __m512 total = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)),
-                               _mm512_add_ps(_mm512_add_ps(a4, a5), _mm512_add_ps(a6, a7)));
-  total = _mm512_add_ps(total, _mm512_add_ps(_mm512_add_ps(a8, a9), _mm512_add_ps(a10, a11)));
+  const auto x = (__m512bh)_mm512_set1_epi16(0x3C00);  // 2^-7: a sum of 1e9 of them stays finite
+#pragma GCC unroll 1
+  for (long i = 0; i < iterations; ++i) {
+#pragma GCC unroll 16
+    for (int chain = 0; chain < kDotChains; ++chain) {
+      chains[chain] = _mm512_dpbf16_ps(chains[chain], x, x);
+    }
+  }
+  __m512 total = _mm512_setzero_ps();
+  for (const __m512& chain : chains) total = _mm512_add_ps(total, chain);
   alignas(64) float lanes[16];
   _mm512_store_ps(lanes, total);
   float sum = 0;
@@ -162,6 +175,7 @@ __attribute__((noipa)) float triad(float* __restrict a, const float* __restrict 
                                    const float* __restrict c, size_t count, long repeat) {
   for (long r = 0; r < repeat; ++r) {
     const Vector scale = splat(0.5f + static_cast<float>(r & 1));
+#pragma GCC unroll 1
     for (size_t i = 0; i < count; i += kLanes) {
 #ifdef __AVX512F__
       _mm512_storeu_ps(a + i, fma(_mm512_loadu_ps(c + i), scale, _mm512_loadu_ps(b + i)));
@@ -180,6 +194,7 @@ __attribute__((noipa)) float streaming_triad(float* __restrict a, const float* _
                                              const float* __restrict c, size_t count, long repeat) {
   for (long r = 0; r < repeat; ++r) {
     const Vector scale = splat(0.5f + static_cast<float>(r & 1));
+#pragma GCC unroll 1
     for (size_t i = 0; i < count; i += kLanes) {
 #ifdef __AVX512F__
       _mm512_stream_ps(a + i, fma(_mm512_loadu_ps(c + i), scale, _mm512_loadu_ps(b + i)));
@@ -199,7 +214,9 @@ __attribute__((noipa)) float read_stream(const float* __restrict a, size_t count
   Vector totals[8];
   for (Vector& total : totals) total = splat(0);
   for (long r = 0; r < repeat; ++r) {
+#pragma GCC unroll 1
     for (size_t i = 0; i + 8 * kLanes <= count; i += 8 * kLanes) {
+#pragma GCC unroll 8
       for (int j = 0; j < 8; ++j) {
 #ifdef __AVX512F__
         totals[j] = add(totals[j], _mm512_loadu_ps(a + i + j * kLanes));
@@ -212,6 +229,27 @@ __attribute__((noipa)) float read_stream(const float* __restrict a, size_t count
   Vector total = splat(0);
   for (const Vector& partial : totals) total = add(total, partial);
   return sum(total);
+}
+
+// A chain of dependent integer adds: one a cycle on every x86 core, so adds per second are the
+// clock the core runs at now (virtual machines often hide cpufreq).
+__attribute__((noipa)) long dependent_adds(long hundreds) {
+  long value = 0;
+  for (long i = 0; i < hundreds; ++i) {
+    asm volatile(".rept 100\n\tadd $1, %0\n\t.endr" : "+r"(value));
+  }
+  return value;
+}
+
+double measured_clock_ghz() {
+  constexpr long kHundreds = 20000;  // 2e6 adds, about 0.6 ms at 3.5 GHz
+  double best = 0;
+  for (int repetition = 0; repetition < 20; ++repetition) {
+    auto start = Clock::now();
+    dependent_adds(kHundreds);
+    best = std::max(best, 100.0 * kHundreds / seconds_since(start) / 1e9);
+  }
+  return best;
 }
 
 // Floats aligned to 64 bytes, as streaming stores need.
@@ -231,6 +269,13 @@ class AlignedFloats {
   float* data_;
 };
 
+// The bytes one call moves: its passes over `count` floats, `repeat` times.
+double loop_bytes(const std::string& function, size_t count, long repeat) {
+  const ProbeLoop& loop = probe_loop(function);
+  return loop.work_per_pass() * static_cast<double>(count / loop.floats_per_pass) *
+         static_cast<double>(repeat);
+}
+
 double read_gbytes_per_second(size_t working_set_bytes, const ProbeOptions& options,
                               volatile float& sink) {
   size_t count = std::max<size_t>(working_set_bytes / sizeof(float), 8 * kLanes);
@@ -238,7 +283,7 @@ double read_gbytes_per_second(size_t working_set_bytes, const ProbeOptions& opti
   std::vector<float> a(count, 1.0f);
   auto passes = [&](long repeat) { return read_stream(a.data(), count, repeat); };
   passes(1);
-  return best_rate(passes, static_cast<double>(count) * sizeof(float), options.sample_seconds,
+  return best_rate(passes, loop_bytes("read_stream", count, 1), options.sample_seconds,
                    options.repetitions / 4 + 3, sink) /
          1e9;
 }
@@ -254,7 +299,7 @@ double triad_gbytes_per_second(size_t working_set_bytes, bool streaming,
     return streaming ? streaming_triad(a.data(), b.data(), c.data(), count, repeat)
                      : triad(a.data(), b.data(), c.data(), count, repeat);
   };
-  double bytes_per_pass = 3.0 * static_cast<double>(count) * sizeof(float);
+  double bytes_per_pass = loop_bytes(streaming ? "streaming_triad" : "triad", count, 1);
   passes(1);  // first touch
   return best_rate(passes, bytes_per_pass, options.sample_seconds, options.repetitions / 4 + 3,
                    sink) /
@@ -279,6 +324,29 @@ class PinnedTo {
 };
 
 }  // namespace
+
+const std::vector<ProbeLoop>& probe_loops() {
+  constexpr double kVectorBytes = kLanes * sizeof(float);
+  static const std::vector<ProbeLoop> loops = {
+    {"fma_chains", "vfmadd", kFmaChains, 2.0 * kLanes, 0},
+    {"add_chains", "vaddps", kAddChains, kLanes, 0},
+#if defined(ACCELOPT_HAS_BF16_PROBE)
+    {"bf16_dot_chains", "vdpbf16ps", kDotChains, 64, 0},
+#endif
+    // One FMA a pass reads a vector of b and c and writes one of a: 3 vectors of traffic.
+    {"triad", "vfmadd", 1, 3 * kVectorBytes, kLanes},
+    {"streaming_triad", "vmovntps", 1, 3 * kVectorBytes, kLanes},
+    {"read_stream", "vaddps", 8, kVectorBytes, 8 * kLanes},
+  };
+  return loops;
+}
+
+const ProbeLoop& probe_loop(const std::string& function) {
+  for (const ProbeLoop& loop : probe_loops()) {
+    if (loop.function == function) return loop;
+  }
+  throw InternalError("no probe loop named " + function);
+}
 
 struct CeilingSampler::Buffers {
   size_t count = 0;  // floats in each of a, b, c
@@ -337,25 +405,25 @@ void CeilingSampler::sample() {
     long iterations = repeat_ * 64;
     auto start = Clock::now();
     sink = sink + (bound_ == "fma" ? matrix_chains(iterations) : add_chains(iterations));
-    double flops_per_iteration = bound_ != "fma" ? 12.0 * kLanes
-                                 : bf16_dot_     ? 12.0 * 64
-                                                 : 12.0 * kLanes * 2;
+    const char* loop = bound_ != "fma" ? "add_chains"
+                       : bf16_dot_     ? "bf16_dot_chains"
+                                       : "fma_chains";
+    double flops_per_iteration = probe_loop(loop).work_per_pass();
     samples_.push_back(rate(flops_per_iteration * static_cast<double>(iterations), start) / 1e9);
     return;
   }
   Buffers& x = *buffers_;
-  double bytes = 3.0 * static_cast<double>(x.count) * sizeof(float) * static_cast<double>(repeat_);
   auto start = Clock::now();
   sink = sink + triad(x.a.data(), x.b.data(), x.c.data(), x.count, repeat_);
-  double best = rate(bytes, start);
+  double best = rate(loop_bytes("triad", x.count, repeat_), start);
   start = Clock::now();
   sink = sink + streaming_triad(x.a.data(), x.b.data(), x.c.data(), x.count, repeat_);
-  best = std::max(best, rate(bytes, start));
+  best = std::max(best, rate(loop_bytes("streaming_triad", x.count, repeat_), start));
   start = Clock::now();
   for (float* array : {x.a.data(), x.b.data(), x.c.data()}) {
     sink = sink + read_stream(array, x.count, repeat_);
   }
-  best = std::max(best, rate(bytes, start));
+  best = std::max(best, rate(3 * loop_bytes("read_stream", x.count, repeat_), start));
   samples_.push_back(best / 1e9);
 }
 
@@ -501,6 +569,78 @@ Microarchitecture identify_microarchitecture(const std::string& vendor, int fami
   return {};
 }
 
+// FLOPs a cycle, at most, by generation: FMA pipes × lanes × 2; vector adds on the add pipes;
+// vdpbf16ps at most at the FMA's instruction rate, 4 FLOPs a float lane (the issue's
+// measurement on Zen 4, and 128 on full-width Zen 5, measured: docs/harness.md). AMD's Software
+// Optimization Guides for Zen 3-5, Intel's Optimization Reference Manual.
+std::optional<IssueRates> documented_issue_rates(const std::string& microarchitecture) {
+  static const std::map<std::string, IssueRates> table = {
+      {"AMD Zen / Zen+", {16, 8, 0}},  // two 128-bit FMA pipes, two 128-bit add pipes
+      {"AMD Zen 2", {32, 16, 0}},      // two 256-bit FMA pipes, two 256-bit add pipes
+      {"AMD Zen 3", {32, 16, 0}},
+      {"AMD Zen 4", {32, 16, 64}},   // 512-bit operations in two 256-bit halves
+      {"AMD Zen 5", {64, 32, 128}},  // two 512-bit FMA pipes, two 512-bit add pipes
+      {"AMD Zen 5 (mobile)", {32, 16, 64}},
+      // Two 512-bit FMA units (ports 0+1 fused and 5); Cooper Lake shares Cascade Lake's model
+      // number and has AVX-512 BF16.
+      {"Intel Skylake-SP / Cascade Lake", {64, 32, 128}},
+      {"Intel Ice Lake-SP", {64, 32, 0}},
+      {"Intel Sapphire Rapids", {64, 32, 128}},
+      {"Intel Emerald Rapids", {64, 32, 128}},
+      {"Intel Granite Rapids", {64, 32, 128}},
+      {"Intel Ice Lake", {32, 32, 0}},  // one 512-bit FMA unit
+      {"Intel Tiger Lake", {32, 32, 0}},
+      {"Intel Alder Lake", {32, 32, 0}},  // two 256-bit FMA units, AVX-512 disabled
+      {"Intel Raptor Lake", {32, 32, 0}},
+  };
+  auto it = table.find(microarchitecture);
+  if (it == table.end()) return std::nullopt;
+  return it->second;
+}
+
+namespace {
+
+// Caps `measured` to what `per_cycle` FLOPs at `clock` allow, beyond `margin`; says why.
+void refuse_above(double& measured, double per_cycle, const CoreClock& clock, double margin,
+                  const std::string& ceiling, const std::string& generation,
+                  std::vector<std::string>& refused) {
+  double limit = per_cycle * clock.ghz;
+  if (measured <= limit * (1 + margin)) return;
+  std::string outcome = limit > 0 ? fmt::format("capped to that limit")
+                                  : std::string("dropped: the generation has none");
+  refused.push_back(fmt::format(
+      "{} {:.1f} GFLOP/s refused: above the {:.1f} GFLOP/s one {} core can issue ({:.0f} FLOPs a "
+      "cycle at {:.2f} GHz, {}) by more than {:.0f} %; the probe did not measure what it counts. "
+      "{}",
+      ceiling, measured, limit, generation, per_cycle, clock.ghz, clock.source, 100 * margin,
+      outcome));
+  measured = limit;
+}
+
+}  // namespace
+
+void refuse_impossible_ceilings(MachinePeaks& peaks, const std::string& microarchitecture,
+                                const IssueRates& rates, const CoreClock& clock, double margin) {
+  if (clock.ghz <= 0) {
+    peaks.issue_check = "not checked: the core's clock is not known";
+    return;
+  }
+  peaks.issue_check = fmt::format(
+      "checked against {}'s issue rates at {:.2f} GHz ({}): at most {:.1f} GFLOP/s FP32 FMA, "
+      "{:.1f} other FP32 vector arithmetic, {:.1f} bfloat16 dot products, {:.0f} % margin",
+      microarchitecture, clock.ghz, clock.source, rates.fma_flops_per_cycle * clock.ghz,
+      rates.vector_flops_per_cycle * clock.ghz, rates.bf16_dot_flops_per_cycle * clock.ghz,
+      100 * margin);
+  refuse_above(peaks.fma_gflops, rates.fma_flops_per_cycle, clock, margin, "FP32 FMA",
+               microarchitecture, peaks.refused);
+  refuse_above(peaks.vector_gflops, rates.vector_flops_per_cycle, clock, margin,
+               "other FP32 vector arithmetic", microarchitecture, peaks.refused);
+  refuse_above(peaks.bf16_dot_gflops, rates.bf16_dot_flops_per_cycle, clock, margin,
+               "bfloat16 dot products", microarchitecture, peaks.refused);
+  peaks.narrow_matrix_gflops.erase("bfloat16");
+  if (peaks.bf16_dot_gflops > 0) peaks.narrow_matrix_gflops["bfloat16"] = peaks.bf16_dot_gflops;
+}
+
 std::vector<CacheLevel> read_caches(const std::filesystem::path& cpu_root) {
   struct Seen {
     long size_kib = 0;
@@ -608,6 +748,8 @@ Json MachinePeaks::to_json() const {
   json["bf16_dot_gflops"] = bf16_dot_gflops;
   json["probed_at"] = probed_at;
   json["probe_seconds"] = probe_seconds;
+  json["issue_check"] = issue_check;
+  json["refused"] = refused;
   return json;
 }
 
@@ -624,8 +766,51 @@ MachinePeaks MachinePeaks::from_json(const Json& json) {
   if (peaks.bf16_dot_gflops > 0) peaks.narrow_matrix_gflops["bfloat16"] = peaks.bf16_dot_gflops;
   peaks.probed_at = json.value("probed_at", "");
   peaks.probe_seconds = json.value("probe_seconds", 0.0);
+  peaks.issue_check = json.value("issue_check", "");
+  peaks.refused = json.value("refused", std::vector<std::string>{});
   return peaks;
 }
+
+namespace {
+
+// One round of the arithmetic ceilings, each kept if better than the rounds before.
+void probe_arithmetic(MachinePeaks& peaks, double sample_seconds, int repetitions,
+                      volatile float& sink) {
+  auto best = [&](auto work, const char* loop) {
+    return best_rate(work, probe_loop(loop).work_per_pass(), sample_seconds, repetitions, sink) /
+           1e9;
+  };
+  peaks.fma_gflops = std::max(peaks.fma_gflops, best(fma_chains, "fma_chains"));
+  peaks.vector_gflops = std::max(peaks.vector_gflops, best(add_chains, "add_chains"));
+#ifdef ACCELOPT_HAS_BF16_PROBE
+  if (__builtin_cpu_supports("avx512bf16")) {
+    peaks.bf16_dot_gflops =
+        std::max(peaks.bf16_dot_gflops, best(bf16_dot_chains, "bf16_dot_chains"));
+  }
+#endif
+}
+
+// cpufreq's maximum where sysfs has it; else the fastest clock the rounds measured.
+CoreClock core_clock(double measured_ghz) {
+  std::string khz = read_word("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq");
+  double max_ghz = khz.empty() ? 0 : std::atof(khz.c_str()) / 1e6;
+  if (max_ghz > 0) return {max_ghz, "cpuinfo_max_freq"};
+  return {measured_ghz, "measured"};
+}
+
+// The figures checked against the core's issue rates where its generation is known.
+void check_against_issue_rates(MachinePeaks& peaks, double measured_ghz) {
+  std::string generation = describe_cpu().microarchitecture.name;
+  std::optional<IssueRates> rates = documented_issue_rates(generation);
+  if (!rates) {
+    peaks.issue_check =
+        "not checked: no documented issue rates for this CPU's generation (" + generation + ")";
+    return;
+  }
+  refuse_impossible_ceilings(peaks, generation, *rates, core_clock(measured_ghz));
+}
+
+}  // namespace
 
 MachinePeaks probe_machine(const ProbeOptions& options) {
   auto start = Clock::now();
@@ -641,23 +826,10 @@ MachinePeaks probe_machine(const ProbeOptions& options) {
   int rounds = std::max(options.rounds, 1);
   ProbeOptions round_options = options;
   round_options.repetitions = std::max(options.repetitions / rounds, 1);
+  double clock_ghz = 0;
   for (int round = 0; round < rounds; ++round) {
-    peaks.fma_gflops =
-        std::max(peaks.fma_gflops, best_rate(fma_chains, 12.0 * kLanes * 2, options.sample_seconds,
-                                             round_options.repetitions, sink) /
-                                       1e9);
-    peaks.vector_gflops =
-        std::max(peaks.vector_gflops, best_rate(add_chains, 12.0 * kLanes, options.sample_seconds,
-                                                round_options.repetitions, sink) /
-                                          1e9);
-#ifdef ACCELOPT_HAS_BF16_PROBE
-    if (__builtin_cpu_supports("avx512bf16")) {
-      peaks.bf16_dot_gflops = std::max(peaks.bf16_dot_gflops,
-                                       best_rate(bf16_dot_chains, 12.0 * 64, options.sample_seconds,
-                                                 round_options.repetitions, sink) /
-                                           1e9);
-    }
-#endif
+    probe_arithmetic(peaks, options.sample_seconds, round_options.repetitions, sink);
+    clock_ghz = std::max(clock_ghz, measured_clock_ghz());
     // The ceiling at each size is the best of a triad, the same with streaming stores, and a
     // read-only stream: kernels that mostly read reach the last, kernels that stream their
     // outputs the second, and a roofline must not sit below what a kernel can reach.
@@ -676,6 +848,7 @@ MachinePeaks probe_machine(const ProbeOptions& options) {
     peaks.bandwidth[i].gbytes_per_second =
         std::max(peaks.bandwidth[i].gbytes_per_second, peaks.bandwidth[i + 1].gbytes_per_second);
   }
+  check_against_issue_rates(peaks, clock_ghz);
   if (peaks.bf16_dot_gflops > 0) peaks.narrow_matrix_gflops["bfloat16"] = peaks.bf16_dot_gflops;
   std::time_t now = std::time(nullptr);
   char stamp[32];
@@ -698,6 +871,9 @@ MachinePeaks load_or_probe_machine(bool force, std::ostream* progress) {
   if (progress)
     *progress << "Probing this machine's peaks (once per CPU model, a few seconds)...\n";
   MachinePeaks peaks = probe_machine({});
+  if (progress) {
+    for (const std::string& refusal : peaks.refused) *progress << "Refused: " << refusal << "\n";
+  }
   Json json = peaks.to_json();
   json["probe_version"] = kProbeVersion;
   write_file_atomic(file, json.dump(2) + "\n");

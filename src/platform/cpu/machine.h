@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -29,6 +30,10 @@ struct MachinePeaks : Peaks {
   double bf16_dot_gflops = 0;
   std::string probed_at;
   double probe_seconds = 0;
+  // How the figures were checked against the core's documented issue rates, and the ceilings
+  // refused for exceeding them (refuse_impossible_ceilings); shown by `accelopt machine probe`.
+  std::string issue_check;
+  std::vector<std::string> refused;
 
   // Where the task's matrix ceiling is the bfloat16 dot product's (Peaks::for_task), which the
   // ceiling timed beside a run's baseline must then time too.
@@ -81,6 +86,54 @@ class CeilingSampler {
   std::unique_ptr<Buffers> buffers_;
   std::vector<double> samples_;
 };
+
+// One timed loop of the probe and of CeilingSampler: the function (in machine.cpp), the
+// instruction it times and how many of them one pass of its hot loop issues, and what each counts
+// for (FLOPs, or bytes for the bandwidth loops). Every rate is computed from this table, and
+// ProbeDisassembly (probe_disassembly_test.cpp) disassembles the built library to check each loop
+// against it: a compiler that merges identical chains (it once merged bf16_dot_chains' twelve into
+// one) fails that test.
+struct ProbeLoop {
+  std::string function;     // "fma_chains"
+  std::string instruction;  // mnemonic prefix as objdump prints it: "vfmadd", "vdpbf16ps"
+  int per_pass = 0;         // instructions per pass of the loop
+  double work_per_instruction = 0;
+  int floats_per_pass = 0;  // bandwidth loops: the elements of each array one pass covers
+
+  double work_per_pass() const { return per_pass * work_per_instruction; }
+};
+// The loops this build times: fma_chains, add_chains, bf16_dot_chains (x86-64 builds), triad,
+// streaming_triad, read_stream.
+const std::vector<ProbeLoop>& probe_loops();
+// Throws InternalError for a function not in the table.
+const ProbeLoop& probe_loop(const std::string& function);
+
+// What one core of a generation can issue, at most, in FLOPs per cycle, from the vendors'
+// optimization guides: FP32 FMAs (2 FLOPs a lane), other FP32 vector arithmetic, and AVX-512 BF16
+// dot products (4 FLOPs a float lane; 0 where the generation has none).
+struct IssueRates {
+  double fma_flops_per_cycle = 0;
+  double vector_flops_per_cycle = 0;
+  double bf16_dot_flops_per_cycle = 0;
+};
+// For the generations identify_microarchitecture names (Zen 3 to 5, Skylake-SP to Granite
+// Rapids, Ice/Tiger Lake, Alder/Raptor Lake); nullopt for the rest.
+std::optional<IssueRates> documented_issue_rates(const std::string& microarchitecture);
+
+// The clock the issue rates are multiplied by: cpufreq's cpuinfo_max_freq where sysfs has it,
+// else measured (a chain of dependent integer adds runs one a cycle on every x86 core).
+struct CoreClock {
+  double ghz = 0;
+  std::string source;  // "cpuinfo_max_freq" or "measured"
+};
+
+// A measured ceiling above what the core can issue (`rates` × `clock`, beyond `margin`) is not a
+// measurement of the machine but of a broken probe: it is refused, capped to the issue limit, and
+// the reason added to peaks.refused. Also sets peaks.issue_check, what the figures were checked
+// against.
+void refuse_impossible_ceilings(MachinePeaks& peaks, const std::string& microarchitecture,
+                                const IssueRates& rates, const CoreClock& clock,
+                                double margin = 0.10);
 
 // A CPU generation as far as /proc/cpuinfo's vendor, family and model tell it, from a small table
 // of the common server and client parts; "unknown" for the rest.

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "common/files.h"
@@ -168,6 +170,86 @@ TEST(Machine, BFloat16TasksMeetTheDotProductsCeiling) {
   peaks.narrow_matrix_gflops["bfloat16"] = 230;
   EXPECT_TRUE(peaks.matrix_ceiling_is_bf16_dot(fp8));
   EXPECT_EQ(peaks.for_task(fp8).fma_gflops, 230);
+}
+
+// The issue's figures (Zen 4, 2026-12-06): a bfloat16 ceiling twice what the core can issue is
+// refused and capped; the FMA ceiling under the limit is kept; the record says both.
+TEST(Machine, RefusesACeilingAboveWhatTheCoreCanIssue) {
+  std::optional<IssueRates> zen4 = documented_issue_rates("AMD Zen 4");
+  ASSERT_TRUE(zen4.has_value());
+  EXPECT_EQ(zen4->fma_flops_per_cycle, 32);
+  EXPECT_EQ(zen4->bf16_dot_flops_per_cycle, 64);
+  MachinePeaks peaks = example_peaks();
+  peaks.fma_gflops = 117.7;
+  peaks.bf16_dot_gflops = 470.4;
+  peaks.narrow_matrix_gflops["bfloat16"] = 470.4;
+  refuse_impossible_ceilings(peaks, "AMD Zen 4", *zen4, {3.7, "measured"});
+  EXPECT_DOUBLE_EQ(peaks.fma_gflops, 117.7);  // at most 118.4
+  EXPECT_DOUBLE_EQ(peaks.bf16_dot_gflops, 64 * 3.7);
+  EXPECT_DOUBLE_EQ(peaks.narrow_matrix_gflops.at("bfloat16"), 64 * 3.7);
+  ASSERT_EQ(peaks.refused.size(), 1u);
+  EXPECT_NE(peaks.refused[0].find("bfloat16 dot products 470.4 GFLOP/s refused"), std::string::npos)
+      << peaks.refused[0];
+  EXPECT_NE(peaks.refused[0].find("236.8 GFLOP/s one AMD Zen 4 core can issue"), std::string::npos)
+      << peaks.refused[0];
+  EXPECT_NE(peaks.issue_check.find("3.70 GHz (measured)"), std::string::npos) << peaks.issue_check;
+  MachinePeaks read_back = MachinePeaks::from_json(peaks.to_json());
+  EXPECT_EQ(read_back.refused, peaks.refused);
+  EXPECT_EQ(read_back.issue_check, peaks.issue_check);
+}
+
+TEST(Machine, KeepsCeilingsWithinTheMarginAndDropsWhatTheGenerationLacks) {
+  MachinePeaks peaks = example_peaks();
+  peaks.fma_gflops = 240;  // 64 FLOPs a cycle at 3.5 GHz is 224: 7 % above, within the margin
+  peaks.vector_gflops = 100;
+  peaks.bf16_dot_gflops = 440;
+  refuse_impossible_ceilings(peaks, "AMD Zen 5", *documented_issue_rates("AMD Zen 5"),
+                             {3.5, "cpuinfo_max_freq"});
+  EXPECT_TRUE(peaks.refused.empty()) << peaks.refused.front();
+  EXPECT_EQ(peaks.fma_gflops, 240);
+  EXPECT_EQ(peaks.narrow_matrix_gflops.at("bfloat16"), 440);
+  // A generation with no AVX-512 BF16 cannot have measured it: the figure is not used.
+  refuse_impossible_ceilings(peaks, "Intel Ice Lake-SP",
+                             *documented_issue_rates("Intel Ice Lake-SP"),
+                             {3.5, "cpuinfo_max_freq"});
+  EXPECT_EQ(peaks.bf16_dot_gflops, 0);
+  EXPECT_FALSE(peaks.narrow_matrix_gflops.contains("bfloat16"));
+  ASSERT_EQ(peaks.refused.size(), 1u);
+  EXPECT_NE(peaks.refused[0].find("dropped"), std::string::npos) << peaks.refused[0];
+  // Unknown generations and unknown clocks are not checked, and say so.
+  EXPECT_FALSE(documented_issue_rates("unknown").has_value());
+  MachinePeaks unclocked = example_peaks();
+  unclocked.fma_gflops = 1e6;
+  refuse_impossible_ceilings(unclocked, "AMD Zen 4", *documented_issue_rates("AMD Zen 4"), {});
+  EXPECT_EQ(unclocked.fma_gflops, 1e6);
+  EXPECT_NE(unclocked.issue_check.find("not checked"), std::string::npos);
+}
+
+// Every generation identify_microarchitecture names has issue rates to check against.
+TEST(Machine, EveryNamedGenerationHasIssueRates) {
+  for (auto [vendor, family, model] :
+       std::vector<std::tuple<std::string, int, int>>{{"AuthenticAMD", 0x17, 0x01},
+                                                      {"AuthenticAMD", 0x17, 0x31},
+                                                      {"AuthenticAMD", 0x19, 0x01},
+                                                      {"AuthenticAMD", 0x19, 0x11},
+                                                      {"AuthenticAMD", 0x1a, 0x02},
+                                                      {"AuthenticAMD", 0x1a, 0x24},
+                                                      {"GenuineIntel", 6, 0x55},
+                                                      {"GenuineIntel", 6, 0x6a},
+                                                      {"GenuineIntel", 6, 0x8f},
+                                                      {"GenuineIntel", 6, 0xcf},
+                                                      {"GenuineIntel", 6, 0xad},
+                                                      {"GenuineIntel", 6, 0x7e},
+                                                      {"GenuineIntel", 6, 0x8c},
+                                                      {"GenuineIntel", 6, 0x97},
+                                                      {"GenuineIntel", 6, 0xb7}}) {
+    std::string name = identify_microarchitecture(vendor, family, model).name;
+    std::optional<IssueRates> rates = documented_issue_rates(name);
+    ASSERT_TRUE(rates.has_value()) << name;
+    EXPECT_GT(rates->fma_flops_per_cycle, 0) << name;
+    // vdpbf16ps issues at most as an FMA does, with twice its FLOPs.
+    EXPECT_LE(rates->bf16_dot_flops_per_cycle, 2 * rates->fma_flops_per_cycle) << name;
+  }
 }
 
 TEST(Machine, CeilingSamplerTimesTheDotProductsForBFloat16) {

@@ -11,10 +11,14 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "gpu_probe_loops.h"
+
 namespace {
 
-constexpr int kChains = 8;
-constexpr int kIterations = 4096;
+using accelopt_gpu_probe::kChains;
+using accelopt_gpu_probe::kIterations;
+using accelopt_gpu_probe::kPerPass;
+using accelopt_gpu_probe::kUnroll;
 
 void check(cudaError_t error, const char* what) {
   if (error != cudaSuccess) {
@@ -26,9 +30,13 @@ void check(cudaError_t error, const char* what) {
 __global__ void fma_kernel(float* out, float seed) {
   float acc[kChains];
   for (int c = 0; c < kChains; ++c) acc[c] = seed + threadIdx.x + c;
-  for (int i = 0; i < kIterations; ++i) {
+#pragma unroll 1
+  for (int i = 0; i < kIterations; i += kUnroll) {
 #pragma unroll
-    for (int c = 0; c < kChains; ++c) acc[c] = fmaf(acc[c], 0.999999f, 1e-7f);
+    for (int u = 0; u < kUnroll; ++u) {
+#pragma unroll
+      for (int c = 0; c < kChains; ++c) acc[c] = fmaf(acc[c], 0.999999f, 1e-7f);
+    }
   }
   float sum = 0;
   for (int c = 0; c < kChains; ++c) sum += acc[c];
@@ -38,9 +46,13 @@ __global__ void fma_kernel(float* out, float seed) {
 __global__ void add_kernel(float* out, float seed) {
   float acc[kChains];
   for (int c = 0; c < kChains; ++c) acc[c] = seed + threadIdx.x + c;
-  for (int i = 0; i < kIterations; ++i) {
+#pragma unroll 1
+  for (int i = 0; i < kIterations; i += kUnroll) {
 #pragma unroll
-    for (int c = 0; c < kChains; ++c) acc[c] = acc[c] + 1e-7f;
+    for (int u = 0; u < kUnroll; ++u) {
+#pragma unroll
+      for (int c = 0; c < kChains; ++c) acc[c] = acc[c] + 1e-7f;
+    }
   }
   float sum = 0;
   for (int c = 0; c < kChains; ++c) sum += acc[c];
@@ -114,7 +126,8 @@ int main() {
   float* sink;
   check(cudaMalloc(&sink, sizeof(float)), "cudaMalloc");
   int blocks = properties.multiProcessorCount * 8, threads = 256;
-  double flops = double(blocks) * threads * kIterations * kChains;
+  // Multiply-adds (adds) in all: passes of the loop × what a pass issues (gpu_probe_loops.h).
+  double flops = double(blocks) * threads * (kIterations / kUnroll) * kPerPass;
   double fma = best_seconds([&] { fma_kernel<<<blocks, threads>>>(sink, 1.0f); }, 10);
   std::printf("fp32_fma_gflops %.1f\n", 2 * flops / fma / 1e9);
   double add = best_seconds([&] { add_kernel<<<blocks, threads>>>(sink, 1.0f); }, 10);
