@@ -8,7 +8,9 @@
 #   scripts/setup.sh --cuda   also Debian's CUDA toolkit (nvcc, cuBLAS), from the non-free component,
 #                             which this enables in the apt sources; large (a few GB)
 #   scripts/setup.sh --torch  also Debian's PyTorch (python3-torch, CPU), for tasks whose
-#                             reference.py imports torch (docs/task-format.md); about 1 GB
+#                             reference.py imports torch (docs/task-format.md) such as
+#                             bench/flashinfer's (scripts/test.sh asks for it); 567 MB beyond the
+#                             other packages (apt's figure, Debian 12, 2026-12-06)
 set -euo pipefail
 
 with_cuda=0

@@ -2,9 +2,11 @@
 # Installs what is needed, builds accelopt and runs the whole test suite.
 #   scripts/test.sh          all tests
 #   scripts/test.sh --quick  leaves out the tests labelled slow
+# PyTorch (python3-torch) is installed too, so that the FlashInfer-Bench suite (bench/flashinfer)
+# and the torch reference tests run here as a user runs them; without it they skip, saying so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+bash scripts/setup.sh --torch
 bash scripts/build.sh
 label_args=()
 [ "${1:-}" = "--quick" ] && label_args=(-LE slow)
