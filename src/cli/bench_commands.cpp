@@ -8,6 +8,7 @@
 #include <memory>
 #include <regex>
 #include <sstream>
+#include <thread>
 
 #include "cli/commands.h"
 #include "common/error.h"
@@ -156,6 +157,26 @@ std::vector<std::string> tasks_with_kernels(const std::filesystem::path& from,
   return chosen;
 }
 
+// One row's verdict. The machine too busy to judge the kernel (MACHINE_BUSY: the platform retried
+// its compiles already) gets one more try after a pause; a task that cannot run here (its
+// reference fails, say) gets a row that says why, and the suite goes on with the other tasks.
+kernel::Verdict evaluate_row(platform::Platform& platform, const platform::EvalRequest& request) {
+  kernel::Verdict verdict;
+  try {
+    verdict = platform.evaluate(request);
+    if (verdict.machine_busy()) {
+      std::cerr << "      the machine was busy (" << verdict.message << "); again in 10 s\n";
+      std::this_thread::sleep_for(std::chrono::seconds(10));
+      verdict = platform.evaluate(request);
+    }
+  } catch (const UserError& error) {
+    verdict.task = request.task->name;
+    verdict.status = kernel::Status::kEvaluationFailed;
+    verdict.message = error.what();
+  }
+  return verdict;
+}
+
 int run_bench(const BenchArguments& arguments) {
   platform::PlatformChoice choice = platform::parse_platform_choice(arguments.platform);
   const std::string& extension = choice.kernel_extension;
@@ -225,15 +246,7 @@ int run_bench(const BenchArguments& arguments) {
         }
       }
       report::BenchRow row{name, entry.label, entry.library, {}};
-      try {
-        row.verdict = built.get().evaluate(request);
-      } catch (const UserError& error) {
-        // The task itself cannot run here (its reference fails, say): its row says why, and the
-        // suite goes on with the other tasks.
-        row.verdict.task = task.name;
-        row.verdict.status = kernel::Status::kEvaluationFailed;
-        row.verdict.message = error.what();
-      }
+      row.verdict = evaluate_row(built.get(), request);
       const kernel::Verdict& v = row.verdict;
       std::cerr << fmt::format(
           "      {} {}\n", kernel::status_name(v.status),
@@ -248,10 +261,13 @@ int run_bench(const BenchArguments& arguments) {
   } else {
     report::print_bench_table(std::cout, rows);
   }
+  // A kernel that failed is the suite's failure; a row the machine left unjudged is not.
+  int code = 0;
   for (const report::BenchRow& row : rows) {
-    if (!row.verdict.passed()) return 1;
+    if (row.verdict.failed()) return 1;
+    if (row.verdict.machine_busy()) code = kExitMachineBusy;
   }
-  return 0;
+  return code;
 }
 
 struct DumpArguments {

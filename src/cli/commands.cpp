@@ -73,6 +73,7 @@ int run_eval(const EvalArguments& arguments) {
     std::cout << fmt::format("{:<10} {}\n", "kernel", kernel.string());
     report::print_verdict(std::cout, verdict, arguments.verbose);
   }
+  if (verdict.machine_busy()) return kExitMachineBusy;
   return verdict.passed() ? 0 : 1;
 }
 

@@ -21,6 +21,10 @@ class CommandTable {
 
 void register_commands(CLI::App& app, CommandTable& table);
 
+// The exit code of eval, bench, optimize and resume when the machine was too busy to judge a
+// kernel (MACHINE_BUSY) and none failed: try again later (EX_TEMPFAIL). A failure exits 1.
+inline constexpr int kExitMachineBusy = 75;
+
 // Number checks whose messages name the bound plainly ("must be above 0, not -1"); CLI11's own
 // ranges print the largest double.
 CLI::Validator positive_number();

@@ -247,9 +247,10 @@ std::vector<std::vector<int>> evaluation_slots(const search::SearchConfig& confi
 }
 
 // The exit code of a run that ended in `state`: 0 finished or stopped by a budget, 128 + the
-// signal when interrupted, 1 failed.
+// signal when interrupted, kExitMachineBusy stopped by a busy machine, 1 failed.
 int exit_code(const std::string& state, const StopOnSignals& signals) {
   if (state == "interrupted") return signals.exit_code();
+  if (search::stopped_by_busy_machine(state)) return kExitMachineBusy;
   return state.rfind("failed", 0) == 0 ? 1 : 0;
 }
 
@@ -428,7 +429,11 @@ int run_optimize(const OptimizeArguments& arguments) {
     if (tasks.size() > 1) std::cerr << fmt::format("== {} ==\n", task.name);
     search::RunSummary summary =
         start_new_run(*bench, task, std::move(settings), file, arguments.prompts, signals, {});
-    code = std::max(code, exit_code(summary.state, signals));
+    // A failed run's 1 outweighs a busy machine's 75; signals' 128 + N outweigh both.
+    int run_code = exit_code(summary.state, signals);
+    if (code == 0 || (code == kExitMachineBusy && run_code != 0) || run_code > kExitMachineBusy) {
+      code = run_code;
+    }
     if (arguments.save_baseline) save_baseline(*bench->store, task, summary);
     summaries.emplace_back(task.name, summary);
   }

@@ -17,6 +17,7 @@
 #include <cerrno>
 #include <cstring>
 #include <set>
+#include <sstream>
 
 #include "common/error.h"
 #include "common/files.h"
@@ -26,6 +27,52 @@ namespace {
 
 int open_pidfd(pid_t pid) {
   return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+}
+
+double rusage_seconds(const struct rusage& usage) {
+  auto seconds = [](const struct timeval& time) {
+    return static_cast<double>(time.tv_sec) + static_cast<double>(time.tv_usec) * 1e-6;
+  };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+// wait4 on `pid`, retried on EINTR; its rusage holds the child and the children it reaped.
+pid_t wait_for(pid_t pid, int& wait_status, int options, double& cpu_seconds) {
+  struct rusage usage {};
+  pid_t result;
+  do {
+    result = ::wait4(pid, &wait_status, options, &usage);
+  } while (result < 0 && errno == EINTR);
+  if (result == pid) cpu_seconds = rusage_seconds(usage);
+  return result;
+}
+
+// One /proc/PID/stat line: its process group and the CPU ticks of it and its reaped children.
+struct StatLine {
+  pid_t group = -1;
+  uint64_t ticks = 0;
+};
+
+std::optional<StatLine> read_stat(const std::filesystem::path& file) {
+  std::string text;
+  try {
+    text = read_file(file);
+  } catch (const std::exception&) {
+    return std::nullopt;  // ended meanwhile
+  }
+  size_t name_end = text.rfind(')');  // the command name may hold spaces and parentheses
+  if (name_end == std::string::npos) return std::nullopt;
+  std::istringstream fields(text.substr(name_end + 2));
+  // After the name: state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt
+  // utime stime cutime cstime (proc(5), fields 3 to 17).
+  std::string skip;
+  StatLine line;
+  fields >> skip >> skip >> line.group;
+  for (int field = 6; field <= 13; ++field) fields >> skip;
+  uint64_t utime = 0, stime = 0, cutime = 0, cstime = 0;
+  if (!(fields >> utime >> stime >> cutime >> cstime)) return std::nullopt;
+  line.ticks = utime + stime + cutime + cstime;
+  return line;
 }
 
 ExitStatus decode(int wait_status) {
@@ -413,15 +460,18 @@ void Process::release() {
 std::optional<ExitStatus> Process::try_wait() {
   if (status_) return status_;
   int wait_status = 0;
-  pid_t result;
-  do {
-    result = ::waitpid(pid_, &wait_status, WNOHANG);
-  } while (result < 0 && errno == EINTR);
-  if (result == pid_) {
+  double cpu_seconds = 0;
+  if (wait_for(pid_, wait_status, WNOHANG, cpu_seconds) == pid_) {
     status_ = decode(wait_status);
+    status_->cpu_seconds = cpu_seconds;
     ::kill(-pid_, SIGKILL);  // anything it left behind in its group
   }
   return status_;
+}
+
+double Process::cpu_seconds() const {
+  if (status_) return status_->cpu_seconds;
+  return pid_ > 0 ? group_cpu_seconds(pid_) : 0;
 }
 
 ExitStatus Process::wait(std::chrono::milliseconds timeout) {
@@ -430,12 +480,15 @@ ExitStatus Process::wait(std::chrono::milliseconds timeout) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
+      // Read before the kill: a killed driver never reaps its cc1plus, whose time would be lost.
+      double before_kill = group_cpu_seconds(pid_);
       kill_group();
       int wait_status = 0;
-      while (::waitpid(pid_, &wait_status, 0) < 0 && errno == EINTR) {
-      }
+      double reaped = 0;
+      wait_for(pid_, wait_status, 0, reaped);
       status_ = decode(wait_status);
       status_->timed_out = true;
+      status_->cpu_seconds = std::max(before_kill, reaped);
       break;
     }
     struct pollfd entry = {pidfd_, POLLIN, 0};
@@ -477,6 +530,18 @@ CommandResult run_command(SpawnOptions options, std::chrono::milliseconds timeou
   }
   result.output = std::move(output);
   return result;
+}
+
+double group_cpu_seconds(pid_t group) {
+  uint64_t ticks = 0;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::optional<StatLine> line = read_stat(entry.path() / "stat");
+    if (line && line->group == group) ticks += line->ticks;
+  }
+  return static_cast<double>(ticks) / static_cast<double>(::sysconf(_SC_CLK_TCK));
 }
 
 std::vector<std::string> clean_environment(const std::filesystem::path& home) {

@@ -66,6 +66,10 @@ struct ExitStatus {
   int exit_code = 0;
   int signal = 0;          // the signal that ended it, when !exited
   bool timed_out = false;  // we ended it at its deadline
+  // The CPU time (user and system) of the child and of the descendants it waited for (wait4's
+  // figure: a compiler driver's cc1plus included); ended at its deadline, the whole group's CPU
+  // time just before the kill (group_cpu_seconds), descendants it had not reaped included.
+  double cpu_seconds = 0;
 
   std::string describe()
       const;  // "exited with status 3", "killed by signal 11 (Segmentation fault)"
@@ -89,6 +93,8 @@ class Process {
   ExitStatus wait(std::chrono::milliseconds timeout);
   // Non-blocking: the status if the child has ended.
   std::optional<ExitStatus> try_wait();
+  // The CPU time its group has used so far (group_cpu_seconds); once it ended, its status's.
+  double cpu_seconds() const;
   void kill_group();
   void stop_group();
   void continue_group();
@@ -104,12 +110,17 @@ class Process {
 
 // Runs a command to completion under a deadline and returns its status and (trimmed) output.
 struct CommandResult {
-  ExitStatus status;
+  ExitStatus status;  // status.cpu_seconds: the command's CPU time, its children's included
   std::string output;
   double wall_seconds = 0;
 };
 CommandResult run_command(SpawnOptions options, std::chrono::milliseconds timeout,
                           size_t output_limit = 1 << 20);
+
+// The CPU time (user and system, in seconds) of every live process of process group `group`, each
+// with the children it has reaped: what a command and all it started have used until now, from
+// /proc. Processes in a PID namespace of their own count too (they are visible from outside it).
+double group_cpu_seconds(pid_t group);
 
 // A minimal environment for untrusted or reproducible children: PATH, LANG=C, HOME=`home`, TMPDIR.
 std::vector<std::string> clean_environment(const std::filesystem::path& home);

@@ -4,7 +4,9 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
+#include <thread>
 
 #include "common/files.h"
 
@@ -48,6 +50,43 @@ TEST(RunCommand, OwnPidNamespaceHidesEveryOtherProcess) {
     GTEST_SKIP() << "no PID namespace here: " << result.output;
   }
   EXPECT_EQ(result.output.find("reached"), std::string::npos) << result.output;
+}
+
+// Issue 45: a compile's limit is judged on its CPU time, cc1plus's included, which its driver
+// reaps (wait4's figure) or, killed at a deadline, never does (read from /proc before the kill).
+// A fixed amount of work costs the same CPU time however busy the machine is; sleeping costs none.
+constexpr const char* kWork = "i=0; while [ $i -lt 500000 ]; do i=$((i+1)); done";
+
+TEST(RunCommand, CountsTheCpuTimeOfAGrandchildItsParentReaped) {
+  TempDir home;
+  CommandResult worked = run_command(shell(std::string("/bin/sh -c '") + kWork + "'; exit 0", home),
+                                     std::chrono::minutes(5));
+  ASSERT_TRUE(worked.status.exited && worked.status.exit_code == 0) << worked.output;
+  EXPECT_GT(worked.status.cpu_seconds, 0.1);
+  CommandResult slept =
+      run_command(shell("/bin/sh -c 'sleep 1'; exit 0", home), std::chrono::minutes(5));
+  EXPECT_LT(slept.status.cpu_seconds, 0.1) << "a second of sleep is a second of wall time only";
+}
+
+TEST(RunCommand, CountsTheCpuTimeOfAGrandchildKilledAtTheDeadline) {
+  TempDir home;
+  std::filesystem::path done = home.path() / "worked";
+  // The grandchild (`; exit 0`: not exec'd in place of its shell) works, says so, then waits to be
+  // killed: its parent never reaps it.
+  SpawnOptions options = shell(
+      std::string("/bin/sh -c '") + kWork + "; touch " + done.string() + "; sleep 60'; exit 0",
+      home);
+  auto start = std::chrono::steady_clock::now();
+  Process process = Process::spawn(options);
+  while (!std::filesystem::exists(done) &&
+         std::chrono::steady_clock::now() - start < std::chrono::minutes(5)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_TRUE(std::filesystem::exists(done));
+  EXPECT_GT(process.cpu_seconds(), 0.1);
+  ExitStatus status = process.wait(std::chrono::milliseconds(1));
+  EXPECT_TRUE(status.timed_out);
+  EXPECT_GT(status.cpu_seconds, 0.1);
 }
 
 TEST(RunCommand, KillsTheWholeGroupAtTheDeadline) {

@@ -17,6 +17,7 @@ constexpr std::pair<Status, std::string_view> kStatusNames[] = {
     {Status::kIncorrectNumerical, "INCORRECT_NUMERICAL"},
     {Status::kRejectedPhysics, "REJECTED_PHYSICS"},
     {Status::kEvaluationFailed, "EVALUATION_FAILED"},
+    {Status::kMachineBusy, "MACHINE_BUSY"},
 };
 
 }  // namespace

@@ -23,6 +23,10 @@ enum class Status : uint8_t {
   kIncorrectNumerical = 6,  // wrong values, non-finite values, changed inputs, stale results
   kRejectedPhysics = 7,     // faster than the roofline allows: it skipped work
   kEvaluationFailed = 8,    // no worker could evaluate it (remote workers: the reasons in message)
+  // The machine was too busy to judge it: a compile, the reference or a runner's start-up ran out
+  // of wall time on little CPU time, tries and retries alike. Not the kernel's failure: it enters
+  // no beam, memory, fixer or failure count, and a later evaluation of the same source runs again.
+  kMachineBusy = 9,
 };
 
 std::string_view status_name(Status status);  // "PASSED", "COMPILE_ERROR", ...
@@ -112,6 +116,10 @@ struct Verdict {
   bool compile_cached = false;
 
   bool passed() const { return status == Status::kPassed; }
+  // Neither passed nor failed: the machine was too busy to say (Status::kMachineBusy).
+  bool machine_busy() const { return status == Status::kMachineBusy; }
+  // The kernel's failure: neither passed nor left unjudged by a busy machine.
+  bool failed() const { return !passed() && !machine_busy(); }
   Json to_json() const;
   static Verdict from_json(const Json& json);
 };

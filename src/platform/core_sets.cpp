@@ -83,10 +83,10 @@ std::filesystem::path core_claim_directory() {
 
 namespace {
 
-// An open descriptor holding `core`'s lock, or -1 when another evaluation holds it or the file
-// cannot be used.
-int try_lock(const std::filesystem::path& directory, int core) {
-  std::string path = (directory / ("cpu" + std::to_string(core) + ".lock")).string();
+// An open descriptor holding `core`'s lock (`kind`: ".lock" for a claim, ".timing" for a timing
+// mark), or -1 when another evaluation holds it or the file cannot be used.
+int try_lock(const std::filesystem::path& directory, int core, const char* kind = ".lock") {
+  std::string path = (directory / ("cpu" + std::to_string(core) + kind)).string();
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
   if (fd < 0) return -1;
   ::fchmod(fd, 0666);  // whoever made it, every user's evaluations share it (umask aside)
@@ -99,13 +99,17 @@ int try_lock(const std::filesystem::path& directory, int core) {
 
 }  // namespace
 
-CoreClaim claim_cores(const std::vector<int>& preferred, const std::vector<int>& allowed,
-                      const std::filesystem::path& directory) {
+void make_claim_directory(const std::filesystem::path& directory) {
   std::error_code error;
   if (!std::filesystem::is_directory(directory, error)) {
     std::filesystem::create_directories(directory, error);
     ::chmod(directory.c_str(), 01777);  // like /tmp: anyone may add a file, not remove another's
   }
+}
+
+CoreClaim claim_cores(const std::vector<int>& preferred, const std::vector<int>& allowed,
+                      const std::filesystem::path& directory) {
+  make_claim_directory(directory);
   auto claim = [&](const std::vector<int>& candidates, size_t wanted) {
     std::vector<int> cores, locks;
     for (int core : candidates) {
@@ -125,11 +129,24 @@ CoreClaim claim_cores(const std::vector<int>& preferred, const std::vector<int>&
   return CoreClaim(preferred, {}, false);
 }
 
-std::vector<int> unclaimed_cores(const std::vector<int>& cores,
-                                 const std::filesystem::path& directory) {
+CoreClaim mark_timing(const std::vector<int>& cores, const std::filesystem::path& directory) {
+  make_claim_directory(directory);
+  std::vector<int> marked, locks;
+  for (int core : cores) {
+    if (int fd = try_lock(directory, core, ".timing"); fd >= 0) {
+      marked.push_back(core);
+      locks.push_back(fd);
+    }
+  }
+  bool all = marked.size() == cores.size();
+  return CoreClaim(std::move(marked), std::move(locks), all);
+}
+
+std::vector<int> untimed_cores(const std::vector<int>& cores,
+                               const std::filesystem::path& directory) {
   std::vector<int> free;
   for (int core : cores) {
-    if (int fd = try_lock(directory, core); fd >= 0) {
+    if (int fd = try_lock(directory, core, ".timing"); fd >= 0) {
       ::close(fd);
       free.push_back(core);
     }

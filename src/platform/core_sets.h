@@ -1,7 +1,8 @@
 // The cores of evaluations timed at once on one machine: each gets cores of its own, so that two
 // timings never share a core (each would measure the other), from the last core down, where the
 // single evaluation's timing core is (cpu/machine.h's timing_cpu). The runners of an evaluation are
-// pinned to its set (EvalRequest::cores); its compiles may use any core no timing holds. Only the
+// pinned to its set (EvalRequest::cores); compiles may use any core that is not timing at the
+// moment they start, an evaluation's own claimed cores included while it compiles. Only the
 // cores this process may run on count, so a process pinned to some cores (taskset, a worker
 // started on a core of its own) keeps its evaluations there.
 #pragma once
@@ -55,9 +56,15 @@ std::filesystem::path core_claim_directory();
 CoreClaim claim_cores(const std::vector<int>& preferred, const std::vector<int>& allowed,
                       const std::filesystem::path& directory = core_claim_directory());
 
-// The cores of `cores` that no evaluation holds now (this process's claims included): where a
-// compile disturbs no timing.
-std::vector<int> unclaimed_cores(const std::vector<int>& cores,
-                                 const std::filesystem::path& directory = core_claim_directory());
+// Marks `cores` as timing now, against compiles of every process on this machine, for as long as
+// the mark lives: a second flock per core ("cpuN.timing"), held only while turns are timed, not
+// from an evaluation's start as its claim is. held(): every core was marked.
+CoreClaim mark_timing(const std::vector<int>& cores,
+                      const std::filesystem::path& directory = core_claim_directory());
+
+// The cores of `cores` no evaluation is timing on now (this process's marks included): where a
+// compile starting now disturbs no timing.
+std::vector<int> untimed_cores(const std::vector<int>& cores,
+                               const std::filesystem::path& directory = core_claim_directory());
 
 }  // namespace accelopt::platform

@@ -68,6 +68,15 @@ class EvaluationAbandoned : public std::runtime_error {
   EvaluationAbandoned() : std::runtime_error("the evaluation was abandoned") {}
 };
 
+// The harness's own work for an evaluation (the reference, the anchor, their compiles and
+// start-ups) ran out of time because the machine was busy; a platform turns it into a
+// MACHINE_BUSY verdict, never into the kernel's failure or the task's. The message has the
+// figures (wall time, CPU time, time waited for a core).
+class MachineBusy : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 class Platform {
  public:
   virtual ~Platform() = default;

@@ -1,5 +1,7 @@
 #include "platform/python_reference.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstring>
 #include <optional>
@@ -7,6 +9,7 @@
 #include "common/error.h"
 #include "common/files.h"
 #include "common/hash.h"
+#include "platform/platform.h"
 #include "platform/runner_process.h"
 #include "platform/shared_buffers.h"
 
@@ -181,9 +184,14 @@ struct PythonReference::State {
     std::optional<std::string> line = process->read_line(deadline, timed_out);
     if (!line) {
       if (timed_out) {
+        std::string late = who() + " did not load within " +
+                           std::to_string(options.start_timeout.count() / 1000) + " s";
+        auto [running, waiting] = process->core_seconds();
         process->kill();
-        throw UserError(who() + " did not load within " +
-                        std::to_string(options.start_timeout.count() / 1000) + " s");
+        if (busy_more_than_running(waiting, running)) {
+          throw MachineBusy(busy_text(late, waiting, running));
+        }
+        throw UserError(late);
       }
       throw UserError(ended("loading"));
     }
@@ -195,6 +203,12 @@ struct PythonReference::State {
     sandbox["isolated"] = true;
     sandbox["measures"] = ready.at("measures");
     sandbox["torch"] = ready.at("torch");
+  }
+
+  static std::string busy_text(const std::string& late, double waiting, double running) {
+    return fmt::format(
+        "the machine was busy: {}, having waited {:.1f} s for a core and run {:.1f} s", late,
+        waiting, running);
   }
 
   static std::string failure_text(const std::string& line) {
@@ -264,12 +278,19 @@ struct PythonReference::State {
     ++calls;
     bool timed_out = false;
     auto deadline = std::chrono::steady_clock::now() + options.call_timeout;
+    auto [running_before, waiting_before] = process->core_seconds();
     std::optional<std::string> line = process->read_line(deadline, timed_out);
     if (!line) {
       if (timed_out) {
+        std::string late = who() + " ran past its deadline (" +
+                           std::to_string(options.call_timeout.count()) + " ms) on " + label;
+        auto [running, waiting] = process->core_seconds();
         process->kill();
-        throw UserError(who() + " ran past its deadline (" +
-                        std::to_string(options.call_timeout.count()) + " ms) on " + label);
+        if (running_before >= 0 && running >= 0 &&
+            busy_more_than_running(waiting - waiting_before, running - running_before)) {
+          throw MachineBusy(busy_text(late, waiting - waiting_before, running - running_before));
+        }
+        throw UserError(late);
       }
       throw UserError(ended("running on " + label));
     }

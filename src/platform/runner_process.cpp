@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
+#include <fstream>
 
 #include "common/error.h"
 #include "platform/platform.h"
@@ -123,6 +125,19 @@ void RunnerProcess::pause() {
 
 void RunnerProcess::resume() {
   if (process_) process_->continue_group();
+}
+
+std::pair<double, double> RunnerProcess::core_seconds() const {
+  if (!process_) return {-1, -1};
+  // "<ns on a core> <ns runnable, waiting for one> <timeslices>"
+  std::ifstream schedstat("/proc/" + std::to_string(process_->pid()) + "/schedstat");
+  int64_t running = 0, waiting = 0;
+  if (!(schedstat >> running >> waiting)) return {-1, -1};
+  return {1e-9 * static_cast<double>(running), 1e-9 * static_cast<double>(waiting)};
+}
+
+bool busy_more_than_running(double waiting_seconds, double running_seconds) {
+  return waiting_seconds >= 0 && running_seconds >= 0 && waiting_seconds > running_seconds;
 }
 
 std::string RunnerProcess::output() const {

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "common/files.h"
 #include "common/line_reader.h"
@@ -52,6 +53,10 @@ class RunnerProcess {
   void pause();   // SIGSTOP the group: it must not run while the other side is timed
   void resume();  // SIGCONT
 
+  // Seconds the main thread has run on a core and waited, runnable, for one since it started
+  // (/proc/PID/schedstat); negative when unknown.
+  std::pair<double, double> core_seconds() const;
+
   // What the kernel printed, through filter_kernel_output.
   std::string output() const;
   const std::string& name() const { return name_; }
@@ -66,6 +71,12 @@ class RunnerProcess {
   std::optional<LineReader> replies_;
   const std::atomic<bool>* abandon_ = nullptr;
 };
+
+// Whether a process that ran past a deadline spent more of it waiting for a core than running on
+// one: then the machine was busy, and the deadline says nothing of the work (a kernel blocked, or
+// one that spins, runs more than it waits on a quiet machine). False when either figure is
+// unknown (negative).
+bool busy_more_than_running(double waiting_seconds, double running_seconds);
 
 // What a kernel printed, fit for a verdict: at most 4 KB (head and tail), every line marked
 // "kernel| " so that it can never pass for the harness's own words, control bytes as '?'.

@@ -124,8 +124,9 @@ void write_under(const std::filesystem::path& file, const std::string& text) {
 }
 
 // FlashInfer's statuses are ours less the two REJECTED_ ones (a source that breaks a rule never
-// built, and a kernel faster than physics computed something else) and EVALUATION_FAILED (no
-// worker could run it).
+// built, and a kernel faster than physics computed something else), EVALUATION_FAILED (no
+// worker could run it) and MACHINE_BUSY (the machine was too busy to judge it: no verdict, as a
+// run that ended early).
 std::string flashinfer_status(kernel::Status status) {
   switch (status) {
     case kernel::Status::kRejectedSource:
@@ -133,6 +134,7 @@ std::string flashinfer_status(kernel::Status status) {
     case kernel::Status::kRejectedPhysics:
       return "INCORRECT_NUMERICAL";
     case kernel::Status::kEvaluationFailed:
+    case kernel::Status::kMachineBusy:
       return "RUNTIME_ERROR";
     default:
       return std::string(kernel::status_name(status));

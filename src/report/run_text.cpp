@@ -182,7 +182,7 @@ void print_iterations(std::ostream& out, const RunView& view) {
       ++count;
       auto trace = view.traces.find(candidate.id);
       if (trace == view.traces.end()) continue;
-      if (!trace->second.verdict.passed()) ++failed;
+      if (trace->second.verdict.failed()) ++failed;
       if (trace->second.reused_from) ++reused;
     }
     auto beam = view.beam_of(checkpoint);
@@ -373,9 +373,8 @@ void print_compare(std::ostream& out, const RunView& left, const RunView& right)
       return std::to_string(view.checkpoints.empty() ? 0 : view.checkpoints.back().iteration);
     if (what == "candidates") return std::to_string(view.candidates.size());
     if (what == "failed") {
-      return std::to_string(
-          std::count_if(view.traces.begin(), view.traces.end(),
-                        [](const auto& t) { return !t.second.verdict.passed(); }));
+      return std::to_string(std::count_if(view.traces.begin(), view.traces.end(),
+                                          [](const auto& t) { return t.second.verdict.failed(); }));
     }
     if (what == "baseline % of peak") return fmt::format("{:.1f}%", view.scale.baseline_percent());
     auto best = view.best();

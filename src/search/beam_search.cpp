@@ -28,6 +28,8 @@ namespace accelopt::search {
 namespace {
 
 constexpr std::string_view kUnreachable = "failed: the agents could not be reached";
+constexpr std::string_view kBusyBaseline =
+    "stopped: the machine was too busy to evaluate the baseline";
 
 // The passing, timed attempts that were not measured before: candidates for the beam.
 std::vector<Scored> newcomers_of(const std::vector<Attempt>& attempts) {
@@ -76,9 +78,9 @@ class Run {
         stop_(context.interrupt),
         progress_(context.events, context.spend_usd, run_id, config_.iterations),
         answers_(*context.store, run_id),
-        evaluator_(config_,
-                   EvaluatorParts{context.task, workload_, run_id, context.platform, context.store,
-                                  &book_, &progress_, &stop_, &clock_, context.eval_slots}),
+        evaluator_(config_, EvaluatorParts{context.task, workload_, run_id, context.platform,
+                                           context.store, &book_, &progress_, &stop_, &clock_,
+                                           context.eval_slots, context.busy_pause}),
         proposer_(config_, *context.task, workload_, answers_, evaluator_, book_, progress_, stop_),
         memory_(config_,
                 MemoryWriterParts{context.task, workload_, run_id, context.store,
@@ -171,6 +173,10 @@ bool Run::start() {
     return false;
   }
   if (!attempt) throw InternalError("the baseline was not evaluated");
+  if (attempt->verdict.machine_busy()) {
+    end(fmt::format("{} ({})", kBusyBaseline, attempt->verdict.message));
+    return false;
+  }
   if (!attempt->verdict.passed()) {
     end(fmt::format("failed: the baseline does not pass ({}: {})",
                     kernel::status_name(attempt->verdict.status), attempt->verdict.message));
@@ -732,7 +738,12 @@ int64_t create_run(RunSettings settings, SearchContext& context) {
 }
 
 bool worth_resuming(const std::string& state) {
-  return state == "interrupted" || state.rfind(kUnreachable, 0) == 0;
+  return state == "interrupted" || state.rfind(kUnreachable, 0) == 0 ||
+         stopped_by_busy_machine(state);
+}
+
+bool stopped_by_busy_machine(const std::string& state) {
+  return state.rfind(kBusyBaseline, 0) == 0;
 }
 
 RunSummary run_created(int64_t run_id, SearchContext& context) {

@@ -96,6 +96,9 @@ struct SearchContext {
   // the platform's choice): cli gives platform/cpu/machine.h's evaluation_cores for a local run,
   // empty sets for remote workers. Empty: the configuration's eval_concurrency, unpinned.
   std::vector<std::vector<int>> eval_slots;
+  // A candidate the machine was too busy to judge (MACHINE_BUSY) is evaluated again once, after
+  // this pause (evaluator.h).
+  std::chrono::milliseconds busy_pause{10000};
 };
 
 struct RunSummary {
@@ -126,9 +129,13 @@ RunSummary start_run(RunSettings settings, SearchContext& context);
 RunSummary start_run(const SearchConfig& config, const std::string& workload,
                      SearchContext& context, const std::string& start_kernel = {});
 
-// True for an end state that resuming is for: "interrupted", or failed because the agents could not
-// be reached (a budget stop or a failing baseline ends the same way again).
+// True for an end state that resuming is for: "interrupted", failed because the agents could not
+// be reached, or stopped because the machine was too busy to evaluate the baseline (a budget stop
+// or a failing baseline ends the same way again).
 bool worth_resuming(const std::string& state);
+// True for the end state of a run stopped because the machine was too busy to evaluate its
+// baseline (MACHINE_BUSY).
+bool stopped_by_busy_machine(const std::string& state);
 
 // The two halves of start_run, for callers that need the run's id before it runs (the LLM ledger
 // records calls under it): create_run records the run, run_created runs it.

@@ -40,9 +40,10 @@ class CrashNow : public std::runtime_error {
 
 // speed = 1 + 0.15 (A - 1) - 0.1 ((B - 3)^2 - 4) + 0.4 (a "FAST" line); the speedup is the
 // source's speed over the anchor's (the baseline's unless the request names another), ±`noise`.
-// "BROKEN" fails to compile. The machine's speed drifts by `drift` per call: each verdict's own
-// latency and % of peak are those of its moment. A "LUCKY" source is measured twice as fast as it
-// is the first time it is timed, and as it is afterwards.
+// "BROKEN" fails to compile; "BUSY" finds the machine too busy to judge it, every time. The
+// machine's speed drifts by `drift` per call: each verdict's own latency and % of peak are those of
+// its moment. A "LUCKY" source is measured twice as fast as it is the first time it is timed, and
+// as it is afterwards.
 class FakePlatform : public platform::Platform {
  public:
   std::string name() const override { return "fake"; }
@@ -74,6 +75,12 @@ class FakePlatform : public platform::Platform {
     moment *= drift;
     kernel::Verdict verdict;
     verdict.task = request.task->name;
+    if (request.source.find("BUSY") != std::string::npos) {
+      ++busy_calls;
+      verdict.status = kernel::Status::kMachineBusy;
+      verdict.message = "the machine was busy: the compiler had 240 s of wall time for 3 s of CPU";
+      return verdict;
+    }
     if (request.source.find("BROKEN") != std::string::npos) {
       verdict.status = kernel::Status::kCompileError;
       verdict.message = "error: BROKEN";
@@ -106,6 +113,7 @@ class FakePlatform : public platform::Platform {
   double noise = 0.01;
   double drift = 1, moment = 1;
   int head_to_head = 0;                 // timings against another beam kernel
+  int busy_calls = 0;                   // evaluations of a BUSY source
   std::set<std::string> lucky_moments;  // the LUCKY sources timed once already
   std::vector<double> budgets;          // the timing budget of each timed request
   std::mutex mutex;                     // guards the members above and below
@@ -774,6 +782,62 @@ TEST_F(SearchTest, AReusedFailingSourceIsNotSentToTheFixerAgain) {
     ASSERT_TRUE(repair.has_value()) << plan;
     EXPECT_EQ(repair->kind, store::CandidateKind::kFixer);
   }
+}
+
+// Issue 45: a kernel the machine was too busy to judge is not the kernel's failure. Plans 1 and 2
+// make the same BUSY source: each is evaluated, and again once after the pause; neither goes to
+// the fixer, counts as failed, or stands for the other.
+class BusyKernelAgents : public ScriptedAgents {
+ public:
+  std::vector<roles::Implementation> implement(const roles::KernelView& kernel,
+                                               const roles::Plan& plan, int) override {
+    std::string source = kernel.source + (plan.text == "plan 0" ? "int FAST = 1;\n" : "BUSY\n");
+    return {roles::Implementation{source, "", "llm:fake"}};
+  }
+};
+
+TEST_F(SearchTest, AKernelTheMachineWasTooBusyToJudgeIsNotItsFailure) {
+  auto store = store::Store::open(":memory:");
+  FakePlatform platform;
+  BusyKernelAgents llm;
+  SearchContext context = llm_context(*store, platform, llm, llm);
+  context.agents.fixer = &llm;
+  context.busy_pause = std::chrono::milliseconds(0);
+  config_.iterations = 1;
+  config_.beam_width = 1;
+  RunSummary summary = start_run(config_, "", context);
+  EXPECT_EQ(summary.state, "finished");
+  EXPECT_EQ(llm.fixes, 0) << "a busy machine's verdict is no error for the fixer";
+  EXPECT_EQ(platform.busy_calls, 4) << "each BUSY candidate tried, then once more";
+  auto candidates = store->candidates(summary.run_id);
+  ASSERT_EQ(candidates.size(), 4u);  // baseline, FAST, BUSY, BUSY again
+  for (size_t busy : {2u, 3u}) {
+    auto trace = store->trace(candidates[busy].id);
+    EXPECT_EQ(trace->verdict.status, kernel::Status::kMachineBusy);
+    EXPECT_FALSE(trace->reused_from.has_value()) << "a busy verdict stands for no source";
+  }
+  ASSERT_FALSE(sink_.events.empty());
+  EXPECT_EQ(sink_.events.back().candidates_failed, 0);
+  EXPECT_NEAR(summary.best_speedup, 1.4, 1e-9);
+}
+
+// The baseline the machine was too busy to judge stops the run, unrecorded, as one to resume;
+// resumed on a quieter machine, it starts from the baseline.
+TEST_F(SearchTest, ABaselineTheMachineWasTooBusyToJudgeStopsARunToResume) {
+  auto store = store::Store::open(":memory:");
+  FakePlatform platform;
+  SearchContext context = tuner_context(*store, platform);
+  context.busy_pause = std::chrono::milliseconds(0);
+  config_.iterations = 1;
+  write_file_atomic(dir_.path() / "baseline.cpp", std::string(kBaseline) + "// BUSY\n");
+  RunSummary stopped = start_run(config_, "", context);
+  EXPECT_TRUE(stopped_by_busy_machine(stopped.state)) << stopped.state;
+  EXPECT_TRUE(worth_resuming(stopped.state));
+  EXPECT_TRUE(store->candidates(stopped.run_id).empty());
+  EXPECT_EQ(platform.busy_calls, 2);
+  write_file_atomic(dir_.path() / "baseline.cpp", kBaseline);
+  RunSummary resumed = resume_run(stopped.run_id, context);
+  EXPECT_EQ(resumed.state, "finished");
 }
 
 // Issue 12: a kernel that stays in the beam is not asked about with the same question again: the

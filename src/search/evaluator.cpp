@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <sstream>
+#include <thread>
 
 #include "common/error.h"
 #include "common/hash.h"
@@ -129,7 +130,10 @@ void Evaluator::load_stored() {
   for (const auto& trace : parts_.store->traces(parts_.run_id)) {
     const store::CandidateRecord& candidate = by_id[trace.candidate_id];
     bool evaluated = !trace.reused_from && !candidate.normalized_hash.empty();
-    if (evaluated) evaluated_by_hash_.emplace(candidate.normalized_hash, trace.candidate_id);
+    // A busy machine's verdict stands for no source: the next candidate with it runs again.
+    if (evaluated && !trace.verdict.machine_busy()) {
+      evaluated_by_hash_.emplace(candidate.normalized_hash, trace.candidate_id);
+    }
     parts_.book->set_verdict(trace.candidate_id, trace.verdict);
     if (candidate.kind == store::CandidateKind::kBaseline) continue;
     if (evaluated) ++started_;
@@ -155,6 +159,16 @@ kernel::Verdict Evaluator::run_platform(platform::EvalRequest request) {
   Gate::Pass slot(gate_);
   if (!parts_.slots.empty()) request.cores = parts_.slots[static_cast<size_t>(slot.place())];
   return parts_.platform->evaluate(request);
+}
+
+kernel::Verdict Evaluator::run_candidate(const platform::EvalRequest& request, int iteration) {
+  kernel::Verdict verdict = run_platform(request);
+  if (!verdict.machine_busy() || parts_.stop->stopped()) return verdict;
+  parts_.progress->emit(EventKind::kNote, iteration,
+                        "the machine was busy; evaluating again in a moment: " + verdict.message);
+  std::this_thread::sleep_for(parts_.busy_pause);
+  if (parts_.stop->stopped()) return verdict;
+  return run_platform(request);
 }
 
 kernel::Verdict Evaluator::time_head_to_head(const std::string& source,
@@ -247,14 +261,15 @@ std::optional<Attempt> Evaluator::evaluate(store::CandidateRecord record, int64_
       return std::nullopt;
     }
     std::lock_guard lock(mutex_);
-    reused_from = evaluated_by_hash_.at(record.normalized_hash);
+    // Busy there, busy here: recorded as this candidate's own, standing for no source.
+    if (!verdict.machine_busy()) reused_from = evaluated_by_hash_.at(record.normalized_hash);
   } else {
     try {
       platform::EvalRequest request;
       request.source = record.source;
       request.timing = baseline ? careful_timing(config_.timing) : config_.timing;
       request.time_ceiling = baseline;  // the run's one % of peak: its ceiling in the same minutes
-      verdict = run_platform(std::move(request));
+      verdict = run_candidate(request, record.iteration);
     } catch (const platform::EvaluationAbandoned&) {
       std::lock_guard lock(mutex_);
       in_flight_.erase(record.normalized_hash);
@@ -266,6 +281,19 @@ std::optional<Attempt> Evaluator::evaluate(store::CandidateRecord record, int64_
       promise.set_exception(std::current_exception());
       throw;
     }
+  }
+  if (baseline && verdict.machine_busy()) {
+    // Not recorded: the run cannot start without its baseline, and a resumed run evaluates it
+    // afresh (a stored key would be read back as it is).
+    if (mine) {
+      {
+        std::lock_guard lock(mutex_);
+        in_flight_.erase(record.normalized_hash);
+      }
+      promise.set_value(verdict);
+    }
+    attempt.verdict = verdict;
+    return attempt;
   }
   // The row carries the run's figure (figures.h); the baseline's own timing is the run's scale.
   std::optional<store::TraceFigures> row;
@@ -282,7 +310,7 @@ std::optional<Attempt> Evaluator::evaluate(store::CandidateRecord record, int64_
   if (mine) {
     {
       std::lock_guard lock(mutex_);
-      evaluated_by_hash_[record.normalized_hash] = record.id;
+      if (!verdict.machine_busy()) evaluated_by_hash_[record.normalized_hash] = record.id;
       in_flight_.erase(record.normalized_hash);
     }
     promise.set_value(verdict);

@@ -4,7 +4,10 @@
 // them); a repeat is recorded as a candidate whose trace copies the first. Every candidate lands in
 // the store with its verdict, one transaction each, under its key: a key already stored (a resumed
 // run) is read back instead of evaluated. Budgets count evaluations as they start, so the ones in
-// flight never take a run past max_evaluations. (thread-safe)
+// flight never take a run past max_evaluations. A verdict of MACHINE_BUSY (the machine too busy to
+// judge the kernel) is evaluated again once after a pause; still busy, it is recorded as such but
+// never stands for its source: the next candidate with that source is evaluated afresh, in this run
+// or a resumed one. (thread-safe)
 #pragma once
 
 #include <chrono>
@@ -98,6 +101,7 @@ struct EvaluatorParts {
   // One entry per evaluation that may run at once: the cores its runners are pinned to (empty: the
   // platform's choice). Empty: config.eval_concurrency slots (at least one), none pinned.
   std::vector<std::vector<int>> slots;
+  std::chrono::milliseconds busy_pause{10000};  // before a MACHINE_BUSY evaluation's second try
 };
 
 class Evaluator {
@@ -113,7 +117,8 @@ class Evaluator {
   // beam kernel `beam_parent` from `plan`. nullopt when a budget or a stop request keeps it from
   // starting, or when Ctrl-C abandons it on the way (nothing is recorded then). The baseline is
   // evaluated whatever the budgets, with careful timing (figures.h): the run's % of peak rests on
-  // it. Platform errors propagate.
+  // it; a baseline the machine was too busy to judge is not recorded (candidate 0). Platform
+  // errors propagate.
   std::optional<Attempt> evaluate(store::CandidateRecord record, int64_t beam_parent,
                                   const roles::Plan& plan);
 
@@ -137,6 +142,8 @@ class Evaluator {
   // Why a new evaluation may not start now; empty: it may. (caller must hold mutex_)
   std::string budget_spent() const;
   kernel::Verdict run_platform(platform::EvalRequest request);
+  // run_platform for a candidate, tried again once after busy_pause when the machine was busy.
+  kernel::Verdict run_candidate(const platform::EvalRequest& request, int iteration);
 
   const SearchConfig& config_;
   EvaluatorParts parts_;

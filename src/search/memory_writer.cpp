@@ -26,7 +26,8 @@ std::vector<roles::Sibling> siblings_of(const std::vector<Attempt>& attempts, in
                                         int64_t fast, const RunScale& scale) {
   std::vector<roles::Sibling> siblings;
   for (const Attempt& attempt : attempts) {
-    if (attempt.beam_parent != parent) continue;
+    // A kernel the busy machine left unjudged says nothing of its plan.
+    if (attempt.beam_parent != parent || attempt.verdict.machine_busy()) continue;
     roles::Sibling sibling;
     sibling.plan = first_line(attempt.plan.text);
     sibling.status = kernel::status_name(attempt.verdict.status);

@@ -25,6 +25,7 @@ class Progress {
     std::lock_guard lock(mutex_);
     ++done_;
     if (evaluated) ++evaluations_;
+    if (verdict.machine_busy()) return;  // not judged: no failure of the kernel's
     if (!verdict.passed()) {
       ++failed_;
       return;

@@ -204,7 +204,8 @@ std::vector<Attempt> Proposer::attempts(const CandidateKey& place, const Scored&
       recorded.detail["parse_error"] = implementation.parse_error;
     }
     std::optional<Attempt> attempt = evaluator_.evaluate(record, parent.candidate, recorded);
-    if (attempt && fixer != nullptr && !attempt->verdict.passed()) {
+    // A busy machine's verdict is no error of the kernel's for the fixer to repair.
+    if (attempt && fixer != nullptr && attempt->verdict.failed()) {
       attempt = repaired(key, std::move(*attempt), parent, plan, *fixer);
     }
     results[index] = std::move(attempt);
@@ -222,7 +223,7 @@ std::vector<Attempt> Proposer::attempts(const CandidateKey& place, const Scored&
 
 Attempt Proposer::repaired(const CandidateKey& key, Attempt attempt, const Scored& parent,
                            const roles::Plan& plan, roles::Fixer& fixer) {
-  for (int round = 1; !attempt.verdict.passed() && round <= config_.fix_rounds; ++round) {
+  for (int round = 1; attempt.verdict.failed() && round <= config_.fix_rounds; ++round) {
     if (stop_.stopped()) break;
     CandidateKey repair = key.repair(round);
     std::string failed_hash = attempt.source.empty() ? "" : normalized_hash(attempt.source);

@@ -126,7 +126,7 @@ class AdversarialTest : public testing::TestWithParam<std::string> {
     task_ = std::make_unique<task::Task>(
         task::load_task(std::filesystem::path(ACCELOPT_SOURCE_DIR) / "tests/data/tasks/axpy"));
     platform::cpu::CpuPlatformOptions options;
-    options.compiler.timeout = std::chrono::seconds(20);
+    options.compiler.cpu_limit = std::chrono::seconds(20);
     options.compiler.cpus = platform::cpu::compile_cpus();
     options.call_timeout = std::chrono::milliseconds(3000);
     platform_ = std::make_unique<platform::cpu::CpuPlatform>(

@@ -39,7 +39,7 @@ class CorrectnessTest : public testing::TestWithParam<std::string> {
  protected:
   static void SetUpTestSuite() {
     platform::cpu::CpuPlatformOptions options;
-    options.compiler.timeout = std::chrono::seconds(30);
+    options.compiler.cpu_limit = std::chrono::seconds(30);
     options.compiler.cpus = platform::cpu::compile_cpus();
     options.call_timeout = std::chrono::milliseconds(5000);
     platform_ = std::make_unique<platform::cpu::CpuPlatform>(

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <regex>
 #include <sstream>
 #include <thread>
@@ -107,7 +108,7 @@ Compiler::Compiler(CompilerOptions options)
   TempDir scratch("accelopt-version");
   auto probe = [&](bool isolate) {
     return run_stage({"-E", "-v", "-x", "c++", "/dev/null", "-o", "/dev/null"}, scratch.path(),
-                     std::chrono::seconds(30), isolate);
+                     std::chrono::seconds(30), 30, isolate);
   };
   CommandResult search = probe(options_.isolate);
   if (options_.isolate && search.status.exited && search.status.exit_code == kIsolationFailed) {
@@ -125,7 +126,7 @@ Compiler::Compiler(CompilerOptions options)
     throw UserError(options_.compiler + " -E -v printed no include search list");
   }
   CommandResult version =
-      run_stage({"--version"}, scratch.path(), std::chrono::seconds(30), isolated());
+      run_stage({"--version"}, scratch.path(), std::chrono::seconds(30), 30, isolated());
   if (!succeeded(version)) {
     throw UserError("cannot run " + options_.compiler + " --version: " + version.status.describe());
   }
@@ -135,8 +136,8 @@ Compiler::Compiler(CompilerOptions options)
 
 CommandResult Compiler::run_stage(const std::vector<std::string>& arguments,
                                   const std::filesystem::path& work,
-                                  std::chrono::milliseconds timeout, bool isolate,
-                                  const std::vector<int>& cpus) const {
+                                  std::chrono::milliseconds timeout, uint64_t cpu_seconds,
+                                  bool isolate, const std::vector<int>& cpus) const {
   TempDir root("accelopt-compiler-root");
   SpawnOptions spawn;
   spawn.argv = {options_.compiler};
@@ -145,7 +146,7 @@ CommandResult Compiler::run_stage(const std::vector<std::string>& arguments,
   spawn.working_directory = work;
   spawn.limits.address_space_bytes = options_.memory_bytes;
   spawn.limits.file_size_bytes = 512ull << 20;
-  spawn.limits.cpu_seconds = static_cast<uint64_t>(options_.timeout.count()) + 5;
+  spawn.limits.cpu_seconds = cpu_seconds;
   spawn.cpus = cpus.empty() ? options_.cpus : cpus;
   if (isolate) {
     spawn.isolation.enabled = true;
@@ -166,7 +167,7 @@ CommandResult Compiler::run_stage(const std::vector<std::string>& arguments,
 
 CompileResult Compiler::compile(const std::string& source, const std::string& header,
                                 const std::vector<std::string>& extra_flags, SourceTrust trust,
-                                const std::vector<int>& cpus) {
+                                const CoreChoice& cpus) {
   std::vector<std::string> flags = options_.flags;
   flags.insert(flags.end(), extra_flags.begin(), extra_flags.end());
   bool checked = trust == SourceTrust::kAgentKernel;
@@ -175,23 +176,6 @@ CompileResult Compiler::compile(const std::string& source, const std::string& he
   CompileResult result;
   result.key = CompileCache::key(pipeline, flags, header, source);
   result.directory = cache_.entry(result.key);
-
-  auto load_cached = [&]() -> bool {
-    std::optional<Json> record = cache_.load(result.key);
-    if (!record) return false;
-    const Json& json = *record;
-    result.ok = json.value("ok", false);
-    result.seconds = json.value("seconds", 0.0);
-    if (json.contains("rejection")) result.rejection = json["rejection"].get<std::string>();
-    result.diagnostics = read_file(result.directory / "diagnostics.txt");
-    if (std::filesystem::exists(result.directory / "remarks.txt")) {
-      result.remarks = read_file(result.directory / "remarks.txt");
-    }
-    result.library = result.directory / "kernel.so";
-    if (result.ok && !std::filesystem::exists(result.library)) return false;
-    result.cached = true;
-    return true;
-  };
 
   // Compiles of different keys overlap (on cores no timing uses: `cpus`); one key is made once.
   {
@@ -210,31 +194,81 @@ CompileResult Compiler::compile(const std::string& source, const std::string& he
       compiler.made_.notify_all();
     }
   } made{*this, result.key};
-  if (load_cached()) return result;
+  if (load_cached(result)) return result;
 
-  TempDir work("accelopt-compile");
-  write_file_atomic(work.path() / "kernel.cpp", source);
-  write_file_atomic(work.path() / task::kKernelHeaderName, header);
-  auto deadline = Clock::now() + options_.timeout;
+  // A busy machine is never the kernel's fault: a try that ran out of wall time on little CPU is
+  // made again, after a pause that doubles.
+  std::optional<Attempt> attempt;
+  for (int tried = 1;; ++tried) {
+    attempt.emplace(compile_once(source, header, flags, checked, cpus));
+    attempt->result.tries = tried;
+    if (!attempt->result.machine_busy || tried > options_.busy_retries) break;
+    std::this_thread::sleep_for(options_.busy_pause * (1 << (tried - 1)));
+  }
+  CompileResult fresh = std::move(attempt->result);
+  fresh.key = result.key;
+  fresh.directory = result.directory;
+  if (fresh.machine_busy) {
+    fresh.diagnostics += fmt::format(", on each of {} tries; not the kernel's fault", fresh.tries);
+  }
+  // Never kept: what ran out of time (CPU or wall) or was ended by a signal may finish next time.
+  if (!attempt->keepable) return fresh;
+  keep(*attempt, fresh, flags, checked);
+  return fresh;
+}
+
+bool Compiler::load_cached(CompileResult& result) const {
+  std::optional<Json> record = cache_.load(result.key);
+  if (!record) return false;
+  const Json& json = *record;
+  result.ok = json.value("ok", false);
+  result.seconds = json.value("seconds", 0.0);
+  result.cpu_seconds = json.value("cpu_seconds", 0.0);
+  if (json.contains("rejection")) result.rejection = json["rejection"].get<std::string>();
+  result.diagnostics = read_file(result.directory / "diagnostics.txt");
+  if (std::filesystem::exists(result.directory / "remarks.txt")) {
+    result.remarks = read_file(result.directory / "remarks.txt");
+  }
+  result.library = result.directory / "kernel.so";
+  if (result.ok && !std::filesystem::exists(result.library)) return false;
+  result.cached = true;
+  return true;
+}
+
+Compiler::Attempt Compiler::compile_once(const std::string& source, const std::string& header,
+                                         const std::vector<std::string>& flags, bool checked,
+                                         const CoreChoice& cpus) const {
+  Attempt attempt;
+  CompileResult& result = attempt.result;
+  const std::filesystem::path& work = attempt.work.emplace("accelopt-compile").path();
+  write_file_atomic(work / "kernel.cpp", source);
+  write_file_atomic(work / task::kKernelHeaderName, header);
+  auto start = Clock::now();
+  auto backstop = start + options_.cpu_limit * options_.wall_factor;
   auto left = [&]() {
     return std::max(std::chrono::milliseconds(1),
-                    std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()));
+                    std::chrono::duration_cast<std::chrono::milliseconds>(backstop - Clock::now()));
   };
   std::vector<std::string> compile_flags, libraries;
   for (const std::string& flag : flags)
     (is_library(flag) ? libraries : compile_flags).push_back(flag);
-  std::string log;
 
+  // Each stage may use what the earlier ones left of the CPU limit (RLIMIT_CPU counts whole
+  // seconds, each process on its own: the stages' sum is what the limit is judged on).
   auto stage = [&](std::vector<std::string> arguments) {
-    CommandResult run = run_stage(arguments, work.path(), left(), isolated(), cpus);
-    log += run.output;
+    double cpu_left = static_cast<double>(options_.cpu_limit.count()) - result.cpu_seconds;
+    auto cpu_seconds = static_cast<uint64_t>(std::ceil(std::max(cpu_left, 1.0)));
+    CommandResult run = run_stage(arguments, work, left(), cpu_seconds, isolated(),
+                                  cpus ? cpus() : std::vector<int>{});
+    result.cpu_seconds += run.status.cpu_seconds;
+    attempt.log += run.output;
     return run;
   };
   std::vector<std::string> preprocess = compile_flags;
   preprocess.insert(preprocess.end(), {"-E", "-I.", "kernel.cpp", "-o", "kernel.ii"});
   CommandResult run = stage(preprocess);
   if (checked && !run.status.timed_out) {
-    result.rejection = check_preprocess_stage(run, work.path(), include_directories_);
+    result.rejection = check_preprocess_stage(run, work, include_directories_);
   }
   if (!result.rejection && succeeded(run)) {
     std::vector<std::string> to_assembly = compile_flags;
@@ -248,9 +282,7 @@ CompileResult Compiler::compile(const std::string& source, const std::string& he
     }
     run = stage(to_assembly);
     if (is_clang_) result.remarks = run.output;
-    if (checked && succeeded(run)) {
-      result.rejection = check_assembly(read_file(work.path() / "kernel.s"));
-    }
+    if (checked && succeeded(run)) result.rejection = check_assembly(read_file(work / "kernel.s"));
   }
   if (!result.rejection && succeeded(run)) {
     std::vector<std::string> link = compile_flags;
@@ -258,17 +290,44 @@ CompileResult Compiler::compile(const std::string& source, const std::string& he
     link.insert(link.end(), libraries.begin(), libraries.end());
     run = stage(link);
   }
-  result.seconds =
-      std::chrono::duration<double>(Clock::now() - (deadline - options_.timeout)).count();
+  result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   result.ok = !result.rejection && succeeded(run);
-  if (run.status.timed_out) {
+  if (!result.ok && judge_time(attempt, run.status.timed_out)) return attempt;
+  describe_failure(result, run, attempt.log);
+  if (!is_clang_ && std::filesystem::exists(work / "remarks.txt")) {
+    result.remarks = read_file(work / "remarks.txt");
+  }
+  attempt.keepable = keepable(run.status);
+  return attempt;
+}
+
+bool Compiler::judge_time(Attempt& attempt, bool backstop_fired) const {
+  CompileResult& result = attempt.result;
+  auto limit = static_cast<double>(options_.cpu_limit.count());
+  // The rusage figures are sampled at ticks and scaled: a compile killed at its RLIMIT_CPU of 2 s
+  // once read between 1.9 and 1.96 s (CompilerTest.StopsARunawayCompileAtItsCpuLimit).
+  bool out_of_cpu = result.cpu_seconds >= 0.9 * limit;
+  if (!out_of_cpu && !backstop_fired) return false;
+  result.ok = false;
+  result.rejection.reset();
+  if (out_of_cpu) {
     result.timed_out = true;
     result.diagnostics = fmt::format(
-        "the compiler ran past its {} s limit and was stopped (runaway templates or constexpr "
-        "evaluation?)",
-        options_.timeout.count());
-    return result;  // never kept: a busy machine may finish next time (compile_cache.h)
+        "the compiler ran past its {} s limit of CPU time ({:.1f} s used) and was stopped "
+        "(runaway templates or constexpr evaluation?)",
+        options_.cpu_limit.count(), result.cpu_seconds);
+  } else {
+    result.machine_busy = true;
+    result.diagnostics = fmt::format(
+        "the machine was busy: the compiler was given {:.0f} s of wall time and ran only {:.1f} s "
+        "of it on a core (its limit is {} s of CPU time)",
+        result.seconds, result.cpu_seconds, options_.cpu_limit.count());
   }
+  return true;
+}
+
+void Compiler::describe_failure(CompileResult& result, const CommandResult& run,
+                                const std::string& log) const {
   if (result.rejection) {
     result.diagnostics = *result.rejection;
   } else if (!result.ok) {
@@ -284,28 +343,30 @@ CompileResult Compiler::compile(const std::string& source, const std::string& he
   } else {
     result.diagnostics = trim_diagnostics(log, 5, 4000);
   }
-  if (!is_clang_ && std::filesystem::exists(work.path() / "remarks.txt")) {
-    result.remarks = read_file(work.path() / "remarks.txt");
-  }
+}
 
-  if (!keepable(run.status)) return result;  // ended by a signal: the next try may finish
-
+void Compiler::keep(Attempt& attempt, CompileResult& result, const std::vector<std::string>& flags,
+                    bool checked) {
+  const std::filesystem::path& work = attempt.work->path();
   std::filesystem::path staging = cache_.staging(result.key);
-  std::filesystem::copy_file(work.path() / "kernel.cpp", staging / "kernel.cpp");
-  std::filesystem::copy_file(work.path() / task::kKernelHeaderName,
-                             staging / task::kKernelHeaderName);
-  if (result.ok) std::filesystem::copy_file(work.path() / "kernel.so", staging / "kernel.so");
+  std::filesystem::copy_file(work / "kernel.cpp", staging / "kernel.cpp");
+  std::filesystem::copy_file(work / task::kKernelHeaderName, staging / task::kKernelHeaderName);
+  if (result.ok) std::filesystem::copy_file(work / "kernel.so", staging / "kernel.so");
   write_file_atomic(staging / "diagnostics.txt", result.diagnostics);
   write_file_atomic(staging / "remarks.txt", result.remarks);
-  write_file_atomic(staging / "log.txt", log);
-  Json record = {{"ok", result.ok}, {"seconds", result.seconds}, {"compiler", version_},
-                 {"flags", flags},  {"isolated", isolated()},    {"checked", checked}};
+  write_file_atomic(staging / "log.txt", attempt.log);
+  Json record = {{"ok", result.ok},
+                 {"seconds", result.seconds},
+                 {"cpu_seconds", result.cpu_seconds},
+                 {"compiler", version_},
+                 {"flags", flags},
+                 {"isolated", isolated()},
+                 {"checked", checked}};
   if (result.rejection) record["rejection"] = *result.rejection;
   CompileResult fresh = result;
-  if (!cache_.keep(result.key, staging, record) && load_cached()) return result;
+  if (!cache_.keep(result.key, staging, record) && load_cached(result)) return;
   result = fresh;
   result.library = result.directory / "kernel.so";
-  return result;
 }
 
 }  // namespace accelopt::platform::cpu

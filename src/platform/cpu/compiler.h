@@ -17,12 +17,14 @@
 #include <chrono>
 #include <condition_variable>
 #include <filesystem>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "common/files.h"
 #include "common/subprocess.h"
 #include "platform/compile_cache.h"
 #include "platform/cpu/compiler_checks.h"
@@ -34,7 +36,16 @@ struct CompilerOptions {
   std::vector<std::string> flags = {
       "-std=c++20",      "-O3",   "-march=native", "-fopenmp", "-ffp-contract=fast",
       "-fno-math-errno", "-fPIC", "-shared"};
-  std::chrono::seconds timeout{60};
+  // The compiler's CPU time for one compile, all stages together: a compile that needs more is
+  // the kernel's failure (COMPILE_ERROR: runaway templates or constexpr evaluation).
+  std::chrono::seconds cpu_limit{60};
+  // The wall clock only backs the CPU limit up: a compile still running after wall_factor × the
+  // CPU limit has mostly waited for a core, so the machine was busy, not the kernel at fault.
+  int wall_factor = 4;
+  // A busy compile is tried again after busy_pause, then after twice that, up to busy_retries
+  // times; still busy, it ends as CompileResult::machine_busy (MACHINE_BUSY), never as an error.
+  int busy_retries = 2;
+  std::chrono::milliseconds busy_pause{2000};
   uint64_t memory_bytes = 4ull << 30;
   std::vector<int> cpus;                  // where the compiler may run; empty: anywhere
   std::filesystem::path cache_directory;  // empty: cache_directory()/compile
@@ -46,9 +57,14 @@ struct CompilerOptions {
 // check applied. The two never share a cache entry.
 enum class SourceTrust { kAgentKernel, kTrustedLibrary };
 
+// Where a compile's next stage may run, asked as it starts: the cores timing now change while a
+// compile lasts.
+using CoreChoice = std::function<std::vector<int>()>;
+
 struct CompileResult {
   bool ok = false;
-  bool timed_out = false;
+  bool timed_out = false;     // used its CPU limit: the kernel's failure
+  bool machine_busy = false;  // ran out of wall time on little CPU time, every try
   bool cached = false;
   std::optional<std::string> rejection;  // a stage's output broke a rule: why (REJECTED_SOURCE)
   std::string key;
@@ -56,7 +72,9 @@ struct CompileResult {
   std::filesystem::path directory;  // the cache entry: kernel.cpp, accelopt_task.h, logs
   std::string diagnostics;          // trimmed to what a person or a model needs
   std::string remarks;              // the compiler's vectorization remarks, raw
-  double seconds = 0;
+  double seconds = 0;               // wall time, the last try's
+  double cpu_seconds = 0;  // the compiler's CPU time, every stage and child, the last try's
+  int tries = 0;           // 0 when served from the cache
 };
 
 class Compiler {
@@ -64,11 +82,11 @@ class Compiler {
   explicit Compiler(CompilerOptions options);
 
   // Thread-safe; concurrent compiles of the same key do the work once, of different keys at once.
-  // `cpus`: where this compile may run (off the cores timing now); empty: the options' cpus.
+  // `cpus`: asked as each stage starts, where it may run (off the cores timing at that moment);
+  // none, or an empty answer: the options' cpus.
   CompileResult compile(const std::string& source, const std::string& header,
                         const std::vector<std::string>& extra_flags = {},
-                        SourceTrust trust = SourceTrust::kAgentKernel,
-                        const std::vector<int>& cpus = {});
+                        SourceTrust trust = SourceTrust::kAgentKernel, const CoreChoice& cpus = {});
 
   const std::string& version() const { return version_; }
   const std::vector<std::string>& flags() const { return options_.flags; }
@@ -85,7 +103,30 @@ class Compiler {
   // the memory and CPU limits, scratch paths removed from its output.
   CommandResult run_stage(const std::vector<std::string>& arguments,
                           const std::filesystem::path& work, std::chrono::milliseconds timeout,
-                          bool isolate, const std::vector<int>& cpus = {}) const;
+                          uint64_t cpu_seconds, bool isolate,
+                          const std::vector<int>& cpus = {}) const;
+  // One try of the three stages in a fresh work directory, under the CPU limit and the wall
+  // backstop.
+  struct Attempt {
+    CompileResult result;
+    bool keepable = false;  // its outcome may be kept in the cache
+    std::string log;
+    std::optional<TempDir> work;
+  };
+  Attempt compile_once(const std::string& source, const std::string& header,
+                       const std::vector<std::string>& flags, bool checked,
+                       const CoreChoice& cpus) const;
+  // Whether `attempt` ended for want of CPU (the kernel's) or of wall time (the machine's), with
+  // the diagnostics that say which; false when it ended in time.
+  bool judge_time(Attempt& attempt, bool backstop_fired) const;
+  void describe_failure(CompileResult& result, const CommandResult& run,
+                        const std::string& log) const;
+  // The cache's entry for result.key, into `result`; false when there is none (or it lost its
+  // library).
+  bool load_cached(CompileResult& result) const;
+  // Copies a finished try into the cache; `result` becomes what the cache serves.
+  void keep(Attempt& attempt, CompileResult& result, const std::vector<std::string>& flags,
+            bool checked);
 
   std::string isolation_problem_;
   std::vector<std::filesystem::path> include_directories_;  // the compiler's <...> search list

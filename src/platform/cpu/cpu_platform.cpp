@@ -64,6 +64,7 @@ class CeilingBetweenTurns : public PairedTurns {
 };
 
 Status outcome_status(CallOutcome outcome) {
+  if (outcome == CallOutcome::kMachineBusy) return Status::kMachineBusy;
   return outcome == CallOutcome::kTimedOut ? Status::kTimeout : Status::kRuntimeError;
 }
 
@@ -86,11 +87,12 @@ std::string case_key(const task::Task& task, const task::Workload& workload) {
 
 }  // namespace
 
-// The cores of one evaluation's timing, marked busy while it lasts so that compiles keep off them.
+// The cores of one evaluation's timing, marked busy while it lasts so that compiles keep off them:
+// this process's (timing_now_) and every other's (mark_timing).
 class TimingOn {
  public:
   TimingOn(CpuPlatform& platform, std::vector<int> cores)
-      : platform_(platform), cores_(std::move(cores)) {
+      : platform_(platform), cores_(std::move(cores)), mark_(mark_timing(cores_)) {
     std::lock_guard lock(platform_.timing_mutex_);
     platform_.timing_now_.insert(cores_.begin(), cores_.end());
   }
@@ -104,6 +106,7 @@ class TimingOn {
  private:
   CpuPlatform& platform_;
   std::vector<int> cores_;
+  CoreClaim mark_;
 };
 
 std::vector<int> CpuPlatform::compile_cores(const std::vector<int>& cores) const {
@@ -114,8 +117,8 @@ std::vector<int> CpuPlatform::compile_cores(const std::vector<int>& cores) const
       if (timing_now_.count(core) == 0) untimed.push_back(core);
     }
   }
-  // Nor where an evaluation of another process times (core_sets.h), while a core is left.
-  if (std::vector<int> free = unclaimed_cores(untimed); !free.empty()) return free;
+  // Nor where an evaluation of another process times now (core_sets.h), while a core is left.
+  if (std::vector<int> free = untimed_cores(untimed); !free.empty()) return free;
   if (!untimed.empty()) return untimed;
   return cores;
 }
@@ -152,7 +155,9 @@ class ReferenceRunner {
       : task_(task), buffers_(sizes), timeout_(timeout) {
     runner_.emplace(std::move(options), buffers_);
     if (auto failure = runner_->start()) {
-      throw UserError("the reference of task " + task.name + " cannot run: " + *failure);
+      std::string message = "the reference of task " + task.name + " cannot run: " + *failure;
+      if (runner_->start_was_busy()) throw MachineBusy(message);
+      throw UserError(message);
     }
   }
   ReferenceRunner(const task::Task& task, std::unique_ptr<PythonReference> python)
@@ -222,8 +227,10 @@ class ReferenceRunner {
   void call_and_read(ReferenceCase& answer) {
     CallResult call = runner_->call(1, timeout_);
     if (call.outcome != CallOutcome::kDone) {
-      throw UserError("the reference of task " + task_.name + " failed on " + answer.label + ": " +
-                      call.message + "\n" + runner_->output());
+      std::string message = "the reference of task " + task_.name + " failed on " + answer.label +
+                            ": " + call.message;
+      if (call.outcome == CallOutcome::kMachineBusy) throw MachineBusy(message);
+      throw UserError(message + "\n" + runner_->output());
     }
     answer.reference_seconds = call.seconds;
     answer.outputs.resize(task_.outputs.size());
@@ -258,8 +265,12 @@ std::unique_ptr<ReferenceRunner> CpuPlatform::start_reference(const task::Task& 
   }
   std::string reference_source = read_file(task.reference_path());
   std::string header = task::generate_kernel_header(task, workload);
-  CompileResult compiled = compiler_.compile(reference_source, header, task.compile_flags,
-                                             SourceTrust::kAgentKernel, compile_cores(cores));
+  CompileResult compiled =
+      compiler_.compile(reference_source, header, task.compile_flags, SourceTrust::kAgentKernel,
+                        [&] { return compile_cores(cores); });
+  if (compiled.machine_busy) {
+    throw MachineBusy("compiling " + task.reference_path().string() + ": " + compiled.diagnostics);
+  }
   if (!compiled.ok) {
     throw UserError(task.reference_path().string() + " does not compile:\n" + compiled.diagnostics);
   }
@@ -399,7 +410,17 @@ class ReferenceAlongside {
 
 }  // namespace
 
-Verdict CpuPlatform::evaluate(const EvalRequest& asked) {
+Verdict CpuPlatform::evaluate(const EvalRequest& request) {
+  try {
+    return evaluate_unguarded(request);
+  } catch (const MachineBusy& busy) {
+    // The reference or the anchor could not finish: the candidate was not judged.
+    VerdictStart started(request, request.task->workload_or_default(request.workload));
+    return started.finish(Status::kMachineBusy, busy.what());
+  }
+}
+
+Verdict CpuPlatform::evaluate_unguarded(const EvalRequest& asked) {
   const task::Task& task = *asked.task;
   require_supported_dtypes(task);
   // A timed evaluation's cores are held against every other evaluation on this machine, this
@@ -499,8 +520,8 @@ std::optional<CompileResult> CpuPlatform::compile_candidate(const EvalRequest& r
     flags.insert(flags.end(), request.extra_flags.begin(), request.extra_flags.end());
     trust = SourceTrust::kTrustedLibrary;
   }
-  CompileResult compiled =
-      compiler_.compile(request.source, header, flags, trust, compile_cores(request.cores));
+  CompileResult compiled = compiler_.compile(request.source, header, flags, trust,
+                                             [&] { return compile_cores(request.cores); });
   verdict.compile_seconds = compiled.seconds;
   verdict.compile_cached = compiled.cached;
   verdict.sandbox["compiler_isolated"] = compiler_.isolated();
@@ -511,6 +532,11 @@ std::optional<CompileResult> CpuPlatform::compile_candidate(const EvalRequest& r
   }
   if (compiled.ok) return compiled;
   verdict.log = compiled.diagnostics;
+  if (compiled.machine_busy) {
+    verdict.status = Status::kMachineBusy;
+    verdict.message = compiled.diagnostics;
+    return std::nullopt;
+  }
   verdict.status = Status::kCompileError;
   verdict.message =
       compiled.timed_out ? compiled.diagnostics : "the kernel does not compile (see the log)";
@@ -522,6 +548,7 @@ bool CpuPlatform::load_candidate(const task::Task& task, Runner& candidate, Verd
     verdict.log = candidate.output();
     bool missing_entry = failure->find("does not define") != std::string::npos;
     verdict.status = missing_entry ? Status::kRejectedSource : Status::kRuntimeError;
+    if (candidate.start_was_busy()) verdict.status = Status::kMachineBusy;
     verdict.message = "the kernel could not be loaded: " + *failure;
     return false;
   }
@@ -610,7 +637,11 @@ std::optional<TurnFailure> CpuPlatform::time_against_anchor(
       request.anchor_source.empty() ? baseline_source : request.anchor_source;
   CompileResult anchor_compiled =
       compiler_.compile(anchor_source, header, task.compile_flags, SourceTrust::kAgentKernel,
-                        compile_cores(request.cores));
+                        [&] { return compile_cores(request.cores); });
+  if (anchor_compiled.machine_busy) {
+    throw MachineBusy("compiling the anchor kernel (" + request.anchor_name +
+                      "): " + anchor_compiled.diagnostics);
+  }
   if (!anchor_compiled.ok) {
     throw UserError("the anchor kernel (" + request.anchor_name + ") does not compile:\n" +
                     anchor_compiled.diagnostics);
@@ -622,7 +653,9 @@ std::optional<TurnFailure> CpuPlatform::time_against_anchor(
   anchor_options.slots = layout;
   Runner anchor(anchor_options, candidate.buffers);
   if (auto failure = anchor.start()) {
-    throw UserError("the anchor kernel (" + request.anchor_name + ") cannot run: " + *failure);
+    std::string message = "the anchor kernel (" + request.anchor_name + ") cannot run: " + *failure;
+    if (anchor.start_was_busy()) throw MachineBusy(message);
+    throw UserError(message);
   }
   // Timed turns run on fresh inputs mixed from a pool of their own (runner_turns.h), never the
   // correctness cases, and are checked against the reference kept running beside them.

@@ -90,6 +90,8 @@ class CpuPlatform : public Platform {
                                              std::vector<uint64_t> seeds = {});
 
  private:
+  // evaluate, less the turn of MachineBusy (thrown by the harness's own work) into its verdict.
+  Verdict evaluate_unguarded(const EvalRequest& request);
   // evaluate's steps, in order. Each fills its part of `verdict`; a step that returns false (or a
   // failure) has given the verdict its status.
   std::optional<CompileResult> compile_candidate(const EvalRequest& request,

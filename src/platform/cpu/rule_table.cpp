@@ -221,8 +221,8 @@ std::vector<SourceRule> make_rules() {
   CompilerOptions compiler;
   for (auto [what, limit] : std::initializer_list<std::pair<const char*, std::string>>{
            {"source", fmt::format("one file of at most {} KiB", kMaxSourceBytes / 1024)},
-           {"compile", fmt::format("at most {} s and {} GiB of memory", compiler.timeout.count(),
-                                   compiler.memory_bytes >> 30)},
+           {"compile", fmt::format("at most {} s of CPU time and {} GiB of memory",
+                                   compiler.cpu_limit.count(), compiler.memory_bytes >> 30)},
            {"memory", memory +
                           " of address space beyond the task's tensors: static arrays, heap, "
                           "stacks and OpenMP's threads together; past it an allocation fails or "

@@ -16,6 +16,8 @@
 #include <sstream>
 #include <string_view>
 
+#include <fmt/format.h>
+
 #ifdef ACCELOPT_HAVE_SECCOMP
 #include <seccomp.h>
 #endif
@@ -101,10 +103,15 @@ std::optional<std::string> Runner::start() {
   auto line =
       process_.read_line(std::chrono::steady_clock::now() + options_.start_timeout, timed_out);
   if (!line) {
-    if (timed_out)
-      return "the runner did not start within " + std::to_string(options_.start_timeout.count()) +
-             " ms";
-    return describe_end();
+    if (!timed_out) return describe_end();
+    std::string late =
+        "the runner did not start within " + std::to_string(options_.start_timeout.count()) + " ms";
+    double waiting = waits().first, running = cpu_seconds();
+    if (!busy_more_than_running(waiting, running)) return late;
+    start_was_busy_ = true;
+    return fmt::format(
+        "the machine was busy: {}, having waited {:.1f} s for a core and run {:.1f} s", late,
+        waiting, running);
   }
   if (line->rfind("FAIL ", 0) == 0) return line->substr(5);
   if (auto number = number_after(*line, "SYSCALL ")) {
@@ -268,6 +275,13 @@ CallResult Runner::run_calls(const std::string& command, int count,
     result.outcome = CallOutcome::kTimedOut;
     result.message = "the kernel did not return within " + std::to_string(timeout.count()) +
                      " ms (" + std::to_string(count) + " call(s)) and was killed";
+    if (busy_more_than_running(result.waiting_seconds, result.cpu_seconds)) {
+      result.outcome = CallOutcome::kMachineBusy;
+      result.message = fmt::format(
+          "the machine was busy: {}, having waited {:.1f} s for a core "
+          "and run {:.1f} s",
+          result.message, result.waiting_seconds, result.cpu_seconds);
+    }
     return result;
   }
   if (std::optional<uint64_t> number = line ? number_after(*line, "SYSCALL ") : std::nullopt) {

@@ -33,7 +33,16 @@ struct RunnerOptions {
 };
 
 // kWroteInput: the kernel wrote into an input, which a runner given slots maps read-only.
-enum class CallOutcome : uint8_t { kDone, kTimedOut, kEnded, kForbiddenSyscall, kWroteInput };
+// kMachineBusy: past its deadline, the runner had waited for a core longer than it ran on one
+// (busy_more_than_running): the machine's fault, not the kernel's.
+enum class CallOutcome : uint8_t {
+  kDone,
+  kTimedOut,
+  kEnded,
+  kForbiddenSyscall,
+  kWroteInput,
+  kMachineBusy
+};
 
 struct CallResult {
   CallOutcome outcome = CallOutcome::kDone;
@@ -63,6 +72,9 @@ class Runner {
   // Starts the process and waits for it to report its sandbox. Returns why it could not start, if
   // it could not (the kernel does not load, say).
   std::optional<std::string> start();
+  // After start() failed: whether it ran out of time because the machine was busy (the runner
+  // waited for a core longer than it ran), which is no kernel's fault.
+  bool start_was_busy() const { return start_was_busy_; }
 
   // Calls the kernel `count` times and waits up to `timeout` for them to return.
   CallResult call(int count, std::chrono::milliseconds timeout);
@@ -97,6 +109,7 @@ class Runner {
   const SharedBuffers& buffers_;
   RunnerProcess process_{"the runner"};
   Json sandbox_ = Json::object();
+  bool start_was_busy_ = false;
 };
 
 // Where accelopt-runner is: $ACCELOPT_RUNNER, beside the running executable, or where it was built.

@@ -20,6 +20,7 @@ namespace accelopt::platform::cpu {
 namespace {
 
 Status outcome_status(CallOutcome outcome) {
+  if (outcome == CallOutcome::kMachineBusy) return Status::kMachineBusy;
   return outcome == CallOutcome::kTimedOut ? Status::kTimeout : Status::kRuntimeError;
 }
 
@@ -690,8 +691,9 @@ TurnResult RunnerTurns::run_turn(Side side, int calls) {
   result.involuntary_switches = std::max<int64_t>(call.involuntary_switches, 0);
   if (call.outcome != CallOutcome::kDone) {
     if (!is_candidate) {
-      throw UserError("the anchor kernel (" + anchor_name_ +
-                      ") failed while timing: " + call.message);
+      std::string failed = "the anchor kernel (" + anchor_name_ + ") failed while timing: ";
+      if (call.outcome == CallOutcome::kMachineBusy) throw MachineBusy(failed + call.message);
+      throw UserError(failed + call.message);
     }
     if (call.outcome == CallOutcome::kWroteInput) {
       Verdict verdict;

@@ -238,7 +238,12 @@ Verdict CudaPlatform::evaluate(const EvalRequest& request) {
                                                      : "the kernel does not compile (see the log)");
   }
 
-  std::vector<ReferenceCase> cases = reference_cases_(task, workload);
+  std::vector<ReferenceCase> cases;
+  try {
+    cases = reference_cases_(task, workload);
+  } catch (const MachineBusy& busy) {  // the CPU's reference: not the kernel's failure
+    return started.finish(Status::kMachineBusy, busy.what());
+  }
   Milliseconds timeout = options_.call_timeout;
   SharedBuffers buffers(buffer_sizes(task, workload));
   CudaRunnerOptions candidate_options =

@@ -1,4 +1,5 @@
-// Constant evaluation that would take the compiler hours: the compile deadline must stop it.
+// Constant evaluation that would take the compiler hours: the compiler's CPU limit must stop it,
+// as the kernel's failure (not MACHINE_BUSY: it works the whole time).
 // expect: COMPILE_ERROR
 // message: limit
 #include "accelopt_task.h"
