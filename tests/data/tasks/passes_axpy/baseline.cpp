@@ -8,7 +8,8 @@
 
 constexpr int PASSES = 3;  // knob: 1 3 9
 
-extern "C" void kernel(const float* __restrict x, const float* __restrict y, float* __restrict out) {
+extern "C" void kernel(const float* __restrict x, const float* __restrict y,
+                       float* __restrict out) {
   for (int pass = 0; pass < PASSES; ++pass) {
     for (std::int64_t i = 0; i < N; ++i) {
       volatile float twice = 2.0f * x[i];
