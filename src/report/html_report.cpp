@@ -320,7 +320,7 @@ constexpr const char* kScript = R"js(
   // Okabe and Ito's palette: told apart with any colour vision. Gold rings only the final beam.
   const colors = { PASSED: '#009E73', COMPILE_ERROR: '#D55E00', RUNTIME_ERROR: '#CC79A7',
     TIMEOUT: '#0072B2', INCORRECT_SHAPE: '#56B4E9', INCORRECT_NUMERICAL: '#E69F00',
-    REJECTED_SOURCE: '#555555', REJECTED_PHYSICS: '#000000', MACHINE_BUSY: '#AAAAAA' };
+    REJECTED_SOURCE: '#555555', REJECTED_PHYSICS: '#000000', MACHINE_BUSY: '#CCCCCC' };
   const unknownColor = '#DDDDDD';
   const gold = '#F0B400';
   const largeTree = 60;  // candidates beyond which a lineage opens on the final beam's ancestry
