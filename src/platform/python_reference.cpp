@@ -188,7 +188,7 @@ struct PythonReference::State {
                            std::to_string(options.start_timeout.count() / 1000) + " s";
         auto [running, waiting] = process->core_seconds();
         process->kill();
-        if (busy_more_than_running(waiting, running)) {
+        if (busy_more_than_running(waiting, running, 1e-3 * options.start_timeout.count())) {
           throw MachineBusy(busy_text(late, waiting, running));
         }
         throw UserError(late);
@@ -287,7 +287,8 @@ struct PythonReference::State {
         auto [running, waiting] = process->core_seconds();
         process->kill();
         if (running_before >= 0 && running >= 0 &&
-            busy_more_than_running(waiting - waiting_before, running - running_before)) {
+            busy_more_than_running(waiting - waiting_before, running - running_before,
+                                   1e-3 * options.call_timeout.count())) {
           throw MachineBusy(busy_text(late, waiting - waiting_before, running - running_before));
         }
         throw UserError(late);

@@ -136,8 +136,10 @@ std::pair<double, double> RunnerProcess::core_seconds() const {
   return {1e-9 * static_cast<double>(running), 1e-9 * static_cast<double>(waiting)};
 }
 
-bool busy_more_than_running(double waiting_seconds, double running_seconds) {
-  return waiting_seconds >= 0 && running_seconds >= 0 && waiting_seconds > running_seconds;
+bool busy_more_than_running(double waiting_seconds, double running_seconds,
+                            double allowed_seconds) {
+  return waiting_seconds >= 0 && running_seconds >= 0 && waiting_seconds > running_seconds &&
+         waiting_seconds >= 0.5 * allowed_seconds;
 }
 
 std::string RunnerProcess::output() const {

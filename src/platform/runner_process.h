@@ -72,11 +72,12 @@ class RunnerProcess {
   const std::atomic<bool>* abandon_ = nullptr;
 };
 
-// Whether a process that ran past a deadline spent more of it waiting for a core than running on
-// one: then the machine was busy, and the deadline says nothing of the work (a kernel blocked, or
-// one that spins, runs more than it waits on a quiet machine). False when either figure is
-// unknown (negative).
-bool busy_more_than_running(double waiting_seconds, double running_seconds);
+// Whether a process that ran past a deadline of `allowed_seconds` spent at least half of it
+// waiting for a core, and more than it ran on one: then the machine was busy, and the deadline
+// says nothing of the work. A process that blocked or slept waited for no core, and one that spins
+// runs more than it waits on a quiet machine: both are past their deadline by their own doing.
+// False when either figure is unknown (negative).
+bool busy_more_than_running(double waiting_seconds, double running_seconds, double allowed_seconds);
 
 // What a kernel printed, fit for a verdict: at most 4 KB (head and tail), every line marked
 // "kernel| " so that it can never pass for the harness's own words, control bytes as '?'.

@@ -107,7 +107,9 @@ std::optional<std::string> Runner::start() {
     std::string late =
         "the runner did not start within " + std::to_string(options_.start_timeout.count()) + " ms";
     double waiting = waits().first, running = cpu_seconds();
-    if (!busy_more_than_running(waiting, running)) return late;
+    if (!busy_more_than_running(waiting, running, 1e-3 * options_.start_timeout.count())) {
+      return late;
+    }
     start_was_busy_ = true;
     return fmt::format(
         "the machine was busy: {}, having waited {:.1f} s for a core and run {:.1f} s", late,
@@ -275,7 +277,8 @@ CallResult Runner::run_calls(const std::string& command, int count,
     result.outcome = CallOutcome::kTimedOut;
     result.message = "the kernel did not return within " + std::to_string(timeout.count()) +
                      " ms (" + std::to_string(count) + " call(s)) and was killed";
-    if (busy_more_than_running(result.waiting_seconds, result.cpu_seconds)) {
+    if (busy_more_than_running(result.waiting_seconds, result.cpu_seconds,
+                               1e-3 * static_cast<double>(timeout.count()))) {
       result.outcome = CallOutcome::kMachineBusy;
       result.message = fmt::format(
           "the machine was busy: {}, having waited {:.1f} s for a core "
