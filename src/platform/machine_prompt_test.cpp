@@ -59,6 +59,22 @@ class CpuPrompt : public testing::Test {
   }()};
   MachineDescription description_ =
       cpu::describe_machine(cpu::describe_cpu(), example_peaks(), compiler_);
+
+  // The example machine with bfloat16 dot products at 340 GFLOP/s.
+  MachineDescription with_bf16_dot() {
+    cpu::MachinePeaks peaks = example_peaks();
+    peaks.bf16_dot_gflops = 340;
+    peaks.narrow_matrix_gflops["bfloat16"] = 340;
+    return cpu::describe_machine(cpu::describe_cpu(), peaks, compiler_);
+  }
+  // The prompt a bfloat16 attention task's small workload gets on `description`.
+  static std::string bf16_attention_prompt(const MachineDescription& description) {
+    task::Task attention = task::load_task(
+        ACCELOPT_SOURCE_DIR "/bench/flashinfer/gqa_ragged_prefill_causal_h32_kv4_d128");
+    const task::Workload& workload = attention.workload_or_default("small");
+    return render("cpu", machine_variables(description, attention, workload), attention,
+                  workload.name);
+  }
 };
 
 TEST_F(CpuPrompt, NamesTheCompilerItsFlagsTheGenerationAndTheCaches) {
@@ -81,15 +97,8 @@ TEST_F(CpuPrompt, NamesTheCompilerItsFlagsTheGenerationAndTheCaches) {
 // A bfloat16 task is scored against the bfloat16 dot products where the CPU has them faster: the
 // prompt names that ceiling and its figure, and its least time, as the verdicts will.
 TEST_F(CpuPrompt, GivesABFloat16TaskTheDotProductsCeiling) {
-  cpu::MachinePeaks peaks = example_peaks();
-  peaks.bf16_dot_gflops = 340;
-  peaks.narrow_matrix_gflops["bfloat16"] = 340;
-  MachineDescription description = cpu::describe_machine(cpu::describe_cpu(), peaks, compiler_);
-  task::Task attention = task::load_task(
-      ACCELOPT_SOURCE_DIR "/bench/flashinfer/gqa_ragged_prefill_causal_h32_kv4_d128");
-  const task::Workload& workload = attention.workload_or_default("small");
-  std::string prompt =
-      render("cpu", machine_variables(description, attention, workload), attention, workload.name);
+  MachineDescription description = with_bf16_dot();
+  std::string prompt = bf16_attention_prompt(description);
   EXPECT_TRUE(has(prompt, "scored against: bfloat16 matrix (bfloat16 inputs) 340.0 GFLOP/s"))
       << prompt;
   task::Task silu = bench_task("silu");
@@ -101,15 +110,8 @@ TEST_F(CpuPrompt, GivesABFloat16TaskTheDotProductsCeiling) {
 // The bfloat16 ceiling is shown only to a task scored against it; a float32 task is told its
 // matrix ceiling is the FMA's, and what converting to bfloat16 would cost, never the faster figure.
 TEST_F(CpuPrompt, ShowsTheBFloat16CeilingOnlyToBFloat16Tasks) {
-  cpu::MachinePeaks peaks = example_peaks();
-  peaks.bf16_dot_gflops = 340;
-  peaks.narrow_matrix_gflops["bfloat16"] = 340;
-  MachineDescription description = cpu::describe_machine(cpu::describe_cpu(), peaks, compiler_);
-  task::Task attention = task::load_task(
-      ACCELOPT_SOURCE_DIR "/bench/flashinfer/gqa_ragged_prefill_causal_h32_kv4_d128");
-  const task::Workload& workload = attention.workload_or_default("small");
-  std::string narrow =
-      render("cpu", machine_variables(description, attention, workload), attention, workload.name);
+  MachineDescription description = with_bf16_dot();
+  std::string narrow = bf16_attention_prompt(description);
   EXPECT_TRUE(has(narrow,
                   "`_mm512_dpbf16_ps`, 16 float lanes each adding two bfloat16 products): "
                   "340.0 GFLOP/s on one core, measured; this task's inputs are bfloat16"))
