@@ -209,16 +209,13 @@ TEST(OptimizeEndToEnd, LlmAgentsAgainstAScriptedServer) {
                                 "plans = 2\nimplementations = 1\nagent_concurrency = 1\n"
                                 "timing_target = 0.1\ntiming_budget_seconds = 1.0\n"
                                 "timing_min_pairs = 4\n");
-  std::string task = std::string(ACCELOPT_SOURCE_DIR) + "/tests/data/tasks/axpy";
+  // passes_axpy's baseline and the scripted kernels send every element through a volatile: far
+  // below the roofline by construction, so the physics check never refuses them on a quiet machine.
+  std::string task = std::string(ACCELOPT_SOURCE_DIR) + "/tests/data/tasks/passes_axpy";
   Result optimize =
-      testing::run_accelopt("optimize --agents llm --task " + task + " --config " +
+      testing::run_accelopt("optimize --agents llm --task " + task + " --workload small --config " +
                                 config.string() + " --workspace " + workspace.string(),
                             dir.path());
-  if (optimize.output.find("baseline does not pass (REJECTED_PHYSICS") != std::string::npos) {
-    // axpy's baseline runs close to the roofline the harness measured for this machine; a fast
-    // moment puts it past the physics margin. That is the harness's call, not the loop's.
-    GTEST_SKIP() << "the harness refused axpy's baseline as too fast: " << optimize.output;
-  }
   ASSERT_EQ(optimize.code, 0) << optimize.output;
   EXPECT_GE(server.count("planner"), 1);
   EXPECT_EQ(server.count("executor"), 2);
@@ -229,9 +226,6 @@ TEST(OptimizeEndToEnd, LlmAgentsAgainstAScriptedServer) {
                 .code,
             0);
   Json traces = Json::parse(read_file(out / "traces.json"));
-  if (traces.dump().find("REJECTED_PHYSICS") != std::string::npos) {
-    GTEST_SKIP() << "the harness refused an axpy kernel as faster than its roofline allows";
-  }
   std::map<std::string, std::string> status_by_kind;
   for (const Json& trace : traces) {
     std::string kind = trace["kind"];

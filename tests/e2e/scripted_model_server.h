@@ -84,7 +84,7 @@ std::string code_after(const std::string& prompt, const std::string& heading);
 
 // Kernels for tests/data/tasks/axpy (out = 2x + y over N floats) with known verdicts.
 namespace axpy {
-std::string faster();    // one vectorized pass: faster than the baseline
+std::string faster();    // one scalar pass through a volatile: 8x lighter than slower()
 std::string slower();    // correct, but eight scalar passes through a volatile
 std::string broken();    // a missing semicolon: COMPILE_ERROR (the fixer's job)
 std::string repaired();  // what a fixer answers for broken(): compiles and is correct
