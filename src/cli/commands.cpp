@@ -6,11 +6,13 @@
 #include <iostream>
 #include <memory>
 
+#include "cli/workspace.h"
 #include "common/error.h"
 #include "common/files.h"
 #include "platform/registry.h"
 #include "report/machine_text.h"
 #include "report/progress.h"
+#include "report/stored_figures.h"
 #include "report/verdict_text.h"
 #include "task/baseline_stub.h"
 #include "task/task.h"
@@ -31,7 +33,27 @@ struct EvalArguments {
   double target = 0.02;
   double budget = 20;
   std::string platform = "cpu";
+  std::string workspace;  // empty: the default one, when it exists
 };
+
+// The figures the workspace holds for the same source on the same task and workload: none when
+// there is no workspace (the default one is only read when it exists, never made).
+std::vector<report::StoredFigure> stored_figures_for(const EvalArguments& arguments,
+                                                     const task::Task& task,
+                                                     const platform::EvalRequest& request) {
+  std::string workspace = arguments.workspace;
+  if (workspace.empty()) {
+    if (!std::filesystem::exists(std::filesystem::path(kDefaultWorkspace) / "accelopt.db")) {
+      return {};
+    }
+    workspace = kDefaultWorkspace;
+  }
+  auto store = open_workspace(workspace, Access::kRead);
+  std::string anchor =
+      request.anchor_source.empty() ? read_file(task.baseline_path()) : request.anchor_source;
+  return report::stored_figures(*store, task.name, task.workload_or_default(request.workload).name,
+                                request.source, anchor);
+}
 
 int run_eval(const EvalArguments& arguments) {
   platform::PlatformChoice choice = platform::parse_platform_choice(arguments.platform);
@@ -72,6 +94,7 @@ int run_eval(const EvalArguments& arguments) {
   } else {
     std::cout << fmt::format("{:<10} {}\n", "kernel", kernel.string());
     report::print_verdict(std::cout, verdict, arguments.verbose);
+    std::cout << report::stored_figures_text(stored_figures_for(arguments, task, request), verdict);
   }
   if (verdict.machine_busy()) return kExitMachineBusy;
   return verdict.passed() ? 0 : 1;
@@ -149,6 +172,9 @@ void register_commands(CLI::App& app, CommandTable& table) {
   eval->add_flag("--no-time", eval_arguments->no_time, "check correctness only");
   eval->add_flag("--time-ceiling", eval_arguments->time_ceiling,
                  "time the task's binding ceiling between the turns and score against it (cpu)");
+  eval->add_option("--workspace,--db", eval_arguments->workspace,
+                   "where to look for this kernel's stored figures (default: .accelopt, when it "
+                   "exists)");
   eval->add_flag("--json", eval_arguments->json, "print the trace record as JSON");
   eval->add_flag("-v,--verbose", eval_arguments->verbose,
                  "show every loop, the sandbox and the log");

@@ -122,12 +122,16 @@ std::unique_ptr<Agents> make_agents(const std::string& mode, const ConfigFile& c
 // Pings the run's models before it starts (as `llm ping` does), so that a closed port or an
 // unknown model is a clear error now rather than a run that fails call by call. A replayed run
 // needs no server.
-void check_models_answer(const std::string& mode, const ConfigFile& config) {
-  if (mode == "tuner" || !config.has_models()) return;
-  if (config.llm.replay.mode == llm::ReplayMode::kReplay) return;
+// Returns the pings' ledger records, for book_preflight once the run they precede is known.
+std::vector<llm::CallRecord> check_models_answer(const std::string& mode,
+                                                 const ConfigFile& config) {
+  if (mode == "tuner" || !config.has_models()) return {};
+  if (config.llm.replay.mode == llm::ReplayMode::kReplay) return {};
   std::string problems;
+  std::vector<llm::CallRecord> calls;
   for (const llm::ModelCheck& check : llm::check_models(config.llm)) {
     if (!check.reachable) problems += fmt::format("\n  {}: {}", check.model, check.error);
+    calls.insert(calls.end(), check.calls.begin(), check.calls.end());
   }
   if (!problems.empty()) {
     throw UserError(
@@ -135,6 +139,17 @@ void check_models_answer(const std::string& mode, const ConfigFile& config) {
                     "[models]) and try again; `accelopt llm ping --config {}` checks",
                     config.path, problems, config.path));
   }
+  return calls;
+}
+
+// The preflight's calls in the run's ledger: every call the server saw is in the ledger.
+void book_preflight(store::Store& store, int64_t run_id, std::vector<llm::CallRecord>& calls) {
+  store::StoreLedger ledger(store);
+  for (llm::CallRecord call : calls) {
+    call.run_id = std::to_string(run_id);
+    ledger.record(call);
+  }
+  calls.clear();  // a command's later runs did not wait on them
 }
 
 // What every run of one command shares: the database, the platform and the progress line.
@@ -325,7 +340,8 @@ std::string agents_mode(const OptimizeArguments& arguments, const ConfigFile& fi
 search::RunSummary start_new_run(Workbench& bench, const task::Task& task,
                                  search::RunSettings settings, const ConfigFile& file,
                                  const std::string& prompts, const StopOnSignals& signals,
-                                 const std::function<void(store::Store&, int64_t)>& created) {
+                                 const std::function<void(store::Store&, int64_t)>& created,
+                                 std::vector<llm::CallRecord>& preflight) {
   // Before the run is recorded: too many evaluations for this machine's cores is refused here.
   std::vector<std::vector<int>> slots =
       evaluation_slots(settings.search, task, bench, settings.remote_workers,
@@ -337,6 +353,7 @@ search::RunSummary start_new_run(Workbench& bench, const task::Task& task,
   search::SearchConfig config = settings.search;
   settings.machine = machine_facts(bench, settings.remote_workers);
   int64_t run_id = search::create_run(std::move(settings), creating);
+  book_preflight(*bench.store, run_id, preflight);
   std::unique_ptr<Agents> agents;
   try {
     if (created) created(*bench.store, run_id);
@@ -369,7 +386,8 @@ search::RunSummary resume_stored_run(Workbench& bench, const std::string& worksp
   }
   ConfigFile file = read_config(settings.config_file);
   std::string mode = settings.agents.empty() ? "tuner" : settings.agents;
-  check_models_answer(mode, file);
+  std::vector<llm::CallRecord> preflight = check_models_answer(mode, file);
+  book_preflight(*bench.store, run_id, preflight);
   auto agents = make_agents(mode, file, settings.search, settings.prompts, bench.platform,
                             *bench.store, run_id);
   search::SearchContext context = make_context(task, bench, *agents, signals);
@@ -402,7 +420,7 @@ int run_optimize(const OptimizeArguments& arguments) {
     throw UserError(fmt::format("--prompts: {} is not a folder", arguments.prompts));
   }
   check_models_configured(mode, file);
-  check_models_answer(mode, file);
+  std::vector<llm::CallRecord> preflight = check_models_answer(mode, file);
   if (arguments.remote_workers) check_remote_workers(arguments.workspace);  // before any database
   auto bench = open_workbench(arguments.workspace, Access::kWrite);
   if (arguments.remote_workers) {
@@ -427,8 +445,8 @@ int run_optimize(const OptimizeArguments& arguments) {
     settings.workload = arguments.workload;
     settings.start_kernel = start_kernel;
     if (tasks.size() > 1) std::cerr << fmt::format("== {} ==\n", task.name);
-    search::RunSummary summary =
-        start_new_run(*bench, task, std::move(settings), file, arguments.prompts, signals, {});
+    search::RunSummary summary = start_new_run(*bench, task, std::move(settings), file,
+                                               arguments.prompts, signals, {}, preflight);
     // A failed run's 1 outweighs a busy machine's 75; signals' 128 + N outweigh both.
     int run_code = exit_code(summary.state, signals);
     if (code == 0 || (code == kExitMachineBusy && run_code != 0) || run_code > kExitMachineBusy) {
@@ -517,7 +535,7 @@ search::RunSummary optimize_one(const NewRun& run, const StopOnSignals& signals)
   check_mode(run.agents);
   check_has_baseline(run.agents, task);
   check_models_configured(run.agents, file);
-  check_models_answer(run.agents, file);
+  std::vector<llm::CallRecord> preflight = check_models_answer(run.agents, file);
   if (run.remote_workers) check_remote_workers(run.workspace);
   auto bench = open_workbench(run.workspace, Access::kWrite);
   if (run.remote_workers) {
@@ -532,7 +550,8 @@ search::RunSummary optimize_one(const NewRun& run, const StopOnSignals& signals)
   settings.config_file = file.path;
   settings.search = run.search;
   settings.workload = run.workload;
-  return start_new_run(*bench, task, std::move(settings), file, "", signals, run.created);
+  return start_new_run(*bench, task, std::move(settings), file, "", signals, run.created,
+                       preflight);
 }
 
 search::RunSummary resume_one(const std::string& workspace, int64_t run_id,

@@ -2,6 +2,7 @@
 // platform, with a tiny budget in a temporary workspace; then `runs`, `show`, `export` and `memory
 // list` read the run back. Then the LLM agents over HTTP, and kill -9 followed by resume.
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <pty.h>
 #include <signal.h>
@@ -11,9 +12,11 @@
 #include <chrono>
 #include <thread>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <regex>
 
 #include "cli/cli_test_support.h"
 #include "common/files.h"
@@ -185,12 +188,83 @@ TEST(OptimizeEndToEnd, TunerThenRunsShowExportMemory) {
   Json run = Json::parse(read_file(out / "run.json"));
   EXPECT_EQ(run["config"]["task"], "silu");
 
+  // One figure: the run's end, `show` and `export` name the same kernel with the same speedup.
+  std::smatch ended, shown;
+  ASSERT_TRUE(std::regex_search(
+      optimize.output, ended, std::regex(R"(best #(\d+) +(\d+\.\d\dx \[\d+\.\d\d, \d+\.\d\d\]))")))
+      << optimize.output;
+  ASSERT_TRUE(std::regex_search(
+      show.output, shown, std::regex(R"(  best: #(\d+) (\d+\.\d\dx \[\d+\.\d\d, \d+\.\d\d\]))")))
+      << show.output;
+  EXPECT_EQ(ended[1], shown[1]) << optimize.output << show.output;
+  EXPECT_EQ(ended[2], shown[2]) << optimize.output << show.output;
+  EXPECT_NE(optimize.output.find("#" + ended[1].str() + "'s figure: "), std::string::npos)
+      << optimize.output;
+  ASSERT_TRUE(run["winner"].is_object()) << run.dump(1);
+  EXPECT_EQ(run["winner"]["candidate"].get<int64_t>(), std::stoll(ended[1].str()));
+  EXPECT_EQ(fmt::format("{:.2f}x", run["winner"]["figures"]["speedup"].get<double>()),
+            ended[2].str().substr(0, ended[2].str().find(' ')));
+
   Result memory =
       testing::run_accelopt("memory list --workspace " + workspace.string(), dir.path());
   EXPECT_EQ(memory.code, 0) << memory.output;
   Result unknown = testing::run_accelopt("show 7 --workspace " + workspace.string(), dir.path());
   EXPECT_EQ(unknown.code, 2) << unknown.output;
   EXPECT_NE(unknown.output.find("there is no run 7"), std::string::npos) << unknown.output;
+}
+
+// Two runs' figures were measured apart: `compare` says they do not rank the runs, `--retime` times
+// the two best kernels head to head; `eval` of an exported kernel prints the figure the workspace
+// holds for it beside its own. (passes_axpy: every kernel the tuner makes is far below the
+// roofline.)
+TEST(OptimizeEndToEnd, CompareRetimesAndEvalReadsTheWorkspace) {
+  TempDir dir;
+  std::filesystem::path workspace = dir.path() / "ws";
+  std::filesystem::path config = dir.path() / "accelopt.toml";
+  write_file_atomic(config,
+                    "[search]\npreset = \"quick\"\niterations = 1\nmax_evaluations = 2\n"
+                    "timing_target = 0.1\ntiming_budget_seconds = 1.0\ntiming_min_pairs = 4\n");
+  std::string task = std::string(ACCELOPT_SOURCE_DIR) + "/tests/data/tasks/passes_axpy";
+  for (int run = 1; run <= 2; ++run) {
+    Result optimize =
+        testing::run_accelopt("optimize --task " + task + " --workload small --config " +
+                                  config.string() + " --workspace " + workspace.string(),
+                              dir.path());
+    ASSERT_EQ(optimize.code, 0) << optimize.output;
+  }
+  Result compare =
+      testing::run_accelopt("compare 1 2 --workspace " + workspace.string(), dir.path());
+  ASSERT_EQ(compare.code, 0) << compare.output;
+  EXPECT_NE(compare.output.find("measured apart"), std::string::npos) << compare.output;
+  EXPECT_NE(compare.output.find("compare 1 2 --retime"), std::string::npos) << compare.output;
+  Result retimed =
+      testing::run_accelopt("compare 1 2 --retime --workspace " + workspace.string(), dir.path());
+  ASSERT_EQ(retimed.code, 0) << retimed.output;
+  EXPECT_NE(retimed.output.find("run 2's best (#"), std::string::npos) << retimed.output;
+  EXPECT_TRUE(retimed.output.find("ranks first") != std::string::npos ||
+              retimed.output.find("no different: the runs do not rank") != std::string::npos)
+      << retimed.output;
+
+  std::filesystem::path out = dir.path() / "export";
+  ASSERT_EQ(testing::run_accelopt(
+                "export 1 --out " + out.string() + " --workspace " + workspace.string(), dir.path())
+                .code,
+            0);
+  Result eval = testing::run_accelopt("eval --task " + task + " --workload small --kernel " +
+                                          (out / "best.cpp").string() + " --workspace " +
+                                          workspace.string() + " --budget 2 --target 0.2",
+                                      dir.path());
+  ASSERT_EQ(eval.code, 0) << eval.output;
+  EXPECT_NE(eval.output.find("stored     run 1 #"), std::string::npos) << eval.output;
+  EXPECT_TRUE(eval.output.find("agrees with this evaluation") != std::string::npos ||
+              eval.output.find("DISJOINT") != std::string::npos)
+      << eval.output;
+  // No workspace given and none here: eval reads nothing and makes nothing.
+  Result alone =
+      testing::run_accelopt("eval --task " + task + " --workload small --no-time", dir.path());
+  EXPECT_EQ(alone.code, 0) << alone.output;
+  EXPECT_EQ(alone.output.find("stored"), std::string::npos) << alone.output;
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / ".accelopt"));
 }
 
 // The LLM agents over HTTP against the scripted model server: the executor answers a faster kernel
@@ -244,6 +318,16 @@ TEST(OptimizeEndToEnd, LlmAgentsAgainstAScriptedServer) {
   Result show = testing::run_accelopt("show 1 --workspace " + workspace.string(), dir.path());
   EXPECT_NE(show.output.find("planner"), std::string::npos) << show.output;  // cost by role
   EXPECT_NE(show.output.find("llm:"), std::string::npos) << show.output;
+
+  // Every call the server saw is in the run's ledger, the preflight's ping included.
+  auto database = store::Store::open(store::database_path(workspace));
+  std::vector<accelopt::CallRecord> calls = database->calls("1");
+  EXPECT_EQ(calls.size(), server.requests().size());
+  EXPECT_EQ(
+      std::count_if(calls.begin(), calls.end(),
+                    [](const accelopt::CallRecord& call) { return call.role == "preflight"; }),
+      1);
+  EXPECT_EQ(server.count("unknown"), 1);  // the ping: "Reply with the single word: pong"
 }
 
 // kill -9 in the middle of a run, then `accelopt resume`: what was recorded before the kill stays

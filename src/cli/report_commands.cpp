@@ -10,13 +10,16 @@
 #include "cli/workspace.h"
 #include "common/error.h"
 #include "common/files.h"
+#include "platform/registry.h"
 #include "report/export.h"
 #include "report/html_report.h"
 #include "report/run_text.h"
 #include "report/run_view.h"
 #include "report/study_report.h"
+#include "search/figures.h"
 #include "search/run_settings.h"
 #include "study/comparison.h"
+#include "task/task.h"
 
 namespace accelopt::cli {
 namespace {
@@ -80,11 +83,51 @@ int run_cost(const RunArguments& arguments) {
   return report::print_cost(std::cout, run, agents, store->calls(run));
 }
 
-int run_compare(const std::vector<int64_t>& run_ids, const std::string& workspace) {
-  auto store = open_workspace(workspace, Access::kRead);
-  report::print_compare(std::cout, report::load_run_view(*store, run_ids[0]),
-                        report::load_run_view(*store, run_ids[1]));
-  return 0;
+struct CompareArguments {
+  std::vector<int64_t> run_ids;
+  std::string workspace = kDefaultWorkspace;
+  bool retime = false;
+};
+
+// Times `right`'s best kernel against `left`'s in one interleaved measurement, on the platform
+// and workload the runs used: what ranks two runs when their stored figures cannot.
+kernel::Verdict retime_bests(const report::RunView& left, const report::RunView& right) {
+  const search::RunSettings& settings = left.settings;
+  if (settings.task != right.settings.task || settings.workload != right.settings.workload ||
+      settings.platform != right.settings.platform) {
+    throw UserError(fmt::format(
+        "--retime: runs {} and {} differ in task, workload or platform: nothing to time head to "
+        "head",
+        left.run.id, right.run.id));
+  }
+  auto left_best = left.best(), right_best = right.best();
+  if (!left_best || !right_best) throw UserError("--retime: one of the runs has no best kernel");
+  platform::PlatformChoice choice = platform::parse_platform_choice(
+      settings.platform.empty() ? std::string("cpu") : settings.platform);
+  task::Task task = task::load_task(settings.task_directory, choice.kernel_extension);
+  platform::BuiltPlatform built = platform::make_platform(choice, {.progress = &std::cerr});
+  platform::EvalRequest request;
+  request.task = &task;
+  request.workload = settings.workload;
+  request.source = right.candidate(right_best->candidate)->source;
+  request.anchor_source = left.candidate(left_best->candidate)->source;
+  request.anchor_name = fmt::format("run {}'s best (#{})", left.run.id, left_best->candidate);
+  request.timing = search::careful_timing(request.timing);
+  std::cerr << fmt::format("re-timing run {}'s best against run {}'s, head to head\n", right.run.id,
+                           left.run.id);
+  return built.get().evaluate(request);
+}
+
+int run_compare(const CompareArguments& arguments) {
+  auto store = open_workspace(arguments.workspace, Access::kRead);
+  report::RunView left = report::load_run_view(*store, arguments.run_ids[0]);
+  report::RunView right = report::load_run_view(*store, arguments.run_ids[1]);
+  report::print_compare(std::cout, left, right);
+  if (!arguments.retime) return 0;
+  kernel::Verdict verdict = retime_bests(left, right);
+  std::cout << "\n" << report::head_to_head_text(left, right, verdict) << "\n";
+  if (verdict.machine_busy()) return kExitMachineBusy;
+  return verdict.passed() ? 0 : 1;
 }
 
 void create_parent_folder(const std::filesystem::path& file) {
@@ -199,13 +242,16 @@ void register_report_commands(CLI::App& app, CommandTable& table) {
     table.select([export_arguments] { return run_export(*export_arguments); });
   });
 
-  auto compare_ids = std::make_shared<std::vector<int64_t>>();
+  auto compare_arguments = std::make_shared<CompareArguments>();
   auto* compare =
       app.add_subcommand("compare", "Two runs side by side, and a diff of their best kernels");
-  compare->add_option("RUNS", *compare_ids, "two run ids")->required()->expected(2);
-  add_workspace(*compare, *workspace);
-  compare->callback([&table, compare_ids, workspace] {
-    table.select([compare_ids, workspace] { return run_compare(*compare_ids, *workspace); });
+  compare->add_option("RUNS", compare_arguments->run_ids, "two run ids")->required()->expected(2);
+  add_workspace(*compare, compare_arguments->workspace);
+  compare->add_flag("--retime", compare_arguments->retime,
+                    "time the two runs' best kernels head to head (their stored figures were "
+                    "measured apart)");
+  compare->callback([&table, compare_arguments] {
+    table.select([compare_arguments] { return run_compare(*compare_arguments); });
   });
 
   auto report_arguments = std::make_shared<ReportArguments>();

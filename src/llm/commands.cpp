@@ -8,6 +8,7 @@
 #include <set>
 
 #include "common/error.h"
+#include "llm/ledger.h"
 #include "llm/models.h"
 
 namespace accelopt::llm {
@@ -103,8 +104,10 @@ std::vector<ModelCheck> check_models(const LlmConfig& run_config, double timeout
   for (const std::string& role : run_config.role_names)
     names.insert(run_config.model_for_role(role).name);
   LlmConfig config = ping_config(run_config, timeout_s);
+  MemoryLedger ledger;
   ModelSetOptions options;
   options.run_id = "check";
+  options.ledger = &ledger;
   options.hooks = std::move(hooks);
   ModelSet models(config, std::move(options));
   std::vector<std::future<ModelCheck>> pings;
@@ -115,7 +118,7 @@ std::vector<ModelCheck> check_models(const LlmConfig& run_config, double timeout
       check.model = name;
       try {
         ChatResponse response =
-            models.client_for_model(name, "check").complete(ping_request(model));
+            models.client_for_model(name, "preflight").complete(ping_request(model));
         check.reachable = true;
         check.latency_s = response.latency_s;
       } catch (const LlmError& error) {
@@ -129,6 +132,11 @@ std::vector<ModelCheck> check_models(const LlmConfig& run_config, double timeout
   }
   std::vector<ModelCheck> checks;
   for (auto& ping : pings) checks.push_back(ping.get());
+  for (const CallRecord& call : ledger.records("check")) {
+    for (ModelCheck& check : checks) {
+      if (check.model == call.model) check.calls.push_back(call);
+    }
+  }
   return checks;
 }
 

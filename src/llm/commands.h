@@ -34,6 +34,9 @@ struct ModelCheck {
   CallStatus status = CallStatus::kOk;
   std::string error;  // empty when reachable: which model, where, and why not
   double latency_s = 0;
+  // The ping's ledger records (role "preflight", run id "check"): the caller books them to the run
+  // they precede, so that the ledger holds every call the server saw.
+  std::vector<CallRecord> calls;
 };
 
 // Pings the models the configuration's roles use, all at once, as `llm ping` does (replay off, no

@@ -12,6 +12,7 @@
 #include "common/error.h"
 #include "common/files.h"
 #include "common/hash.h"
+#include "report/run_text.h"
 
 namespace accelopt::report {
 
@@ -74,14 +75,26 @@ std::string export_accelopt(const RunView& view, const std::filesystem::path& di
     }
     best.push_back(Json{{"file", "kernels/" + name},
                         {"candidate", candidate->id},
+                        {"winner", winner && winner->candidate == candidate->id},
                         {"figures", figures_json(view.figures(candidate->id))},
                         {"verdict", kernel.verdict.to_json()}});
+  }
+  // The kernel the run's final line names, with the same figure and which measurement it is.
+  Json winner_json = nullptr;
+  if (winner) {
+    winner_json = Json{{"candidate", winner->candidate},
+                       {"confirmed", winner->confirmed},
+                       {"figures", figures_json(winner->figures)},
+                       {"origin", winner->origin}};
   }
   Json traces = Json::array();
   for (const auto& candidate : view.candidates) traces.push_back(trace_json(view, candidate));
   write_file_atomic(directory / "traces.json", traces.dump(2) + "\n");
-  Json run{
-      {"run", view.run.id}, {"state", view.run.state}, {"config", view.run.config}, {"best", best}};
+  Json run{{"run", view.run.id},
+           {"state", view.run.state},
+           {"config", view.run.config},
+           {"winner", winner_json},
+           {"best", best}};
   write_file_atomic(directory / "run.json", run.dump(2) + "\n");
   std::string line = fmt::format("exported run {}: {} kernels, {} traces to {}", view.run.id,
                                  best.size(), traces.size(), directory.string());
@@ -368,7 +381,8 @@ std::string csv_field(const std::string& text) {
 std::string candidates_csv(const RunView& view) {
   std::string csv =
       "candidate,parent,iteration,kind,author,status,speedup,speedup_low,speedup_high,latency_ms,"
-      "percent_of_peak,reused_from,plan\n";
+      "percent_of_peak,reused_from,winner,plan\n";
+  auto winner = view.best();
   for (const auto& candidate : view.candidates) {
     const kernel::Verdict* verdict = view.verdict(candidate.id);
     auto trace = view.traces.find(candidate.id);
@@ -376,7 +390,7 @@ std::string candidates_csv(const RunView& view) {
     search::Figures figures = view.figures(candidate.id);
     bool timed = figures.speedup > 0;
     csv +=
-        fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\n", candidate.id,
+        fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", candidate.id,
                     candidate.parent ? std::to_string(*candidate.parent) : "", candidate.iteration,
                     store::kind_name(candidate.kind), csv_field(candidate.author),
                     verdict ? std::string(kernel::status_name(verdict->status)) : "",
@@ -388,6 +402,7 @@ std::string candidates_csv(const RunView& view) {
                     trace != view.traces.end() && trace->second.reused_from
                         ? std::to_string(*trace->second.reused_from)
                         : "",
+                    winner && winner->candidate == candidate.id ? "1" : "",
                     csv_field(one_line(candidate.plan.value("text", ""), 200)));
   }
   return csv;
@@ -426,10 +441,18 @@ std::string export_flashinfer(const RunView& view, const std::filesystem::path& 
   for (const auto& [author, lines] : traces_by_author)
     write_under(directory / "traces" / author / run.op_type / (run.definition + ".jsonl"), lines);
   write_file_atomic(directory / "candidates.csv", candidates_csv(view));
-  return fmt::format(
+  std::string line = fmt::format(
       "exported run {} as FlashInfer Trace: 1 definition, 1 workload, {} solutions, {} traces, "
       "candidates.csv to {} (FlashInfer-Bench: TraceSet.from_path(\"{}\"))",
       view.run.id, view.candidates.size(), traces, directory.string(), directory.string());
+  // FlashInfer's records have no field for it: the run's choice is said here and in the CSV.
+  if (auto winner = view.best(); winner && view.candidate(winner->candidate) != nullptr) {
+    line += fmt::format("\nthe run's best is #{} (solution {}){}: {}", winner->candidate,
+                        solution_name(run, *view.candidate(winner->candidate)),
+                        winner->confirmed ? ", confirmed" : ", not confirmed",
+                        figures_text(winner->figures));
+  }
+  return line;
 }
 
 constexpr const char* kExportMarker = ".accelopt-export.json";

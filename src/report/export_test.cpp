@@ -225,7 +225,7 @@ TEST(FlashinferTraceFigures, PerformanceAndCsvShowTheRunsFigures) {
   std::string csv = read_file(dir.path() / "candidates.csv");
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
             "candidate,parent,iteration,kind,author,status,speedup,speedup_low,speedup_high,"
-            "latency_ms,percent_of_peak,reused_from,plan");
+            "latency_ms,percent_of_peak,reused_from,winner,plan");
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 7);
   // Every row at the run's figures: 1.6 × 10 % and 2 × 10 %, not their moments' 20 % and 40 %.
   EXPECT_NE(csv.find(",16.00,"), std::string::npos) << csv;

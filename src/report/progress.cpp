@@ -12,19 +12,21 @@
 
 namespace accelopt::report {
 
-// "fastest measured" is the best single measurement so far; the run's result is the beam's best,
-// which had to beat its parent beyond the confidence interval, so it can be lower. Before any
-// kernel is timed there is no figure to show, and a 0.00x would read as one.
+// Once a beam is chosen, the line shows its best at the kernel's one figure (what `show`, `export`
+// and the run's end give it); before, "fastest measured" is the best single measurement so far.
+// Before any kernel is timed there is no figure to show, and a 0.00x would read as one.
 std::string progress_line(const search::SearchEvent& event) {
   std::string counts = fmt::format("iteration {}/{}  candidates {} done, {} failed  evaluations {}",
                                    event.iteration, event.iterations, event.candidates_done,
                                    event.candidates_failed, event.evaluations);
+  std::string what = event.best_candidate != 0 ? fmt::format("best #{}", event.best_candidate)
+                                               : std::string("fastest measured");
   std::string fastest =
       event.best_speedup > 0
           ? fmt::format(
-                "fastest measured {:.2f}x [{:.2f}, {:.2f}]{} over the baseline, "
+                "{} {:.2f}x [{:.2f}, {:.2f}]{} over the baseline, "
                 "{:.1f}% of peak{}",
-                event.best_speedup, event.best_speedup_low, event.best_speedup_high,
+                what, event.best_speedup, event.best_speedup_low, event.best_speedup_high,
                 event.best_busy ? " (measured while the machine was busy)" : "",
                 event.best_percent_of_peak, kernel::over_ceiling_note(event.best_percent_of_peak))
           : std::string("nothing timed yet");

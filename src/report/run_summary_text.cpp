@@ -24,7 +24,7 @@ std::string confirmation_note(const search::RunSummary& summary) {
 }  // namespace
 
 // The best's % of peak derives from the baseline's (search/figures.h): best % / baseline % is the
-// speedup; the speedup is the confirmation's when the run ended with one.
+// speedup, the kernel's one figure (the most precise of its measurements).
 void print_run_summary(std::ostream& out, const search::RunSummary& summary,
                        std::string_view workspace_option) {
   std::string also = workspace_option.empty() ? "" : " " + std::string(workspace_option);
@@ -33,10 +33,16 @@ void print_run_summary(std::ostream& out, const search::RunSummary& summary,
              summary.baseline_percent_of_peak,
              kernel::over_ceiling_note(summary.baseline_percent_of_peak),
              search::busy_mark(summary.baseline_busy));
-  fmt::print(out, "{:<10} {:>22} {:>11.1f}%{}{}\n", "best", speedup_text(summary),
+  std::string best =
+      summary.best_candidate == 0 ? "best" : fmt::format("best #{}", summary.best_candidate);
+  fmt::print(out, "{:<10} {:>22} {:>11.1f}%{}{}\n", best, speedup_text(summary),
              summary.best_percent_of_peak, kernel::over_ceiling_note(summary.best_percent_of_peak),
              search::busy_mark(summary.best_busy));
   if (summary.baseline_busy || summary.best_busy) out << search::kBusyLegend << "\n";
+  // Which measurement the figure is, as `show` and `export` give the same kernel and figure.
+  if (summary.best_candidate != 0 && !summary.best_origin.empty()) {
+    fmt::print(out, "#{}'s figure: {}\n", summary.best_candidate, summary.best_origin);
+  }
   if (!summary.outcome.empty()) out << summary.outcome << "\n";
   fmt::print(out, "run {}: {} ({} iterations, {} evaluations); see `accelopt show {}{}`\n",
              summary.run_id, summary.state, summary.iterations_done, summary.evaluations,

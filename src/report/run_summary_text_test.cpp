@@ -32,13 +32,16 @@ std::string one_run(const search::RunSummary& summary) {
 
 TEST(RunSummaryText, OneRunShowsBaselineBestAndWhereToLook) {
   search::RunSummary finished = summary(3, 10, 1.42);
-  finished.outcome = "confirmed: 1.42x";
+  finished.best_candidate = 7;
+  finished.best_origin = "timed paired against the baseline in iteration 2";
+  finished.outcome = "confirmed: #7 is faster than the baseline beyond noise";
   EXPECT_EQ(one_run(finished),
             "\n"
             "kernel                    speedup    % of peak\n"
             "baseline                    1.00x        10.0%\n"
-            "best           1.42x [1.38, 1.46]        14.2%\n"
-            "confirmed: 1.42x\n"
+            "best #7        1.42x [1.38, 1.46]        14.2%\n"
+            "#7's figure: timed paired against the baseline in iteration 2\n"
+            "confirmed: #7 is faster than the baseline beyond noise\n"
             "run 3: finished (2 iterations, 17 evaluations); see `accelopt show 3`\n");
 }
 

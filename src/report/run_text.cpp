@@ -92,40 +92,29 @@ void print_moved(std::ostream& out, const RunView& view, int64_t id, const std::
   out << line << "\n";
 }
 
-// The run's best as `runs` lists it: the confirmed winner's speedup, else the final beam's fastest
-// (1x when that is the baseline), a "?" marking a best that nothing beyond noise confirmed; and
-// its % of peak, the baseline's times that speedup (search/figures.h).
+// The run's best as `runs` lists it: the kernel's one figure (RunView::best, as `show` and
+// `export` give it), a "?" marking a best that nothing beyond noise confirmed (kUnconfirmedLegend);
+// and its % of peak, the baseline's times that speedup (search/figures.h).
 struct BestFigures {
   std::string speedup = "-";
   std::string percent = "-";
+  bool unconfirmed = false;
 };
 
-BestFigures best_figures(const store::Store& store, const store::Checkpoint& checkpoint) {
-  const Json& state = checkpoint.state;
-  int64_t baseline = state.value("baseline", int64_t{0});
-  std::optional<double> speedup;
-  bool significant = true;
-  if (state.contains("confirmation")) {
-    auto confirmation = search::Confirmation::from_json(state["confirmation"]);
-    if (confirmation.done) {
-      speedup = confirmation.speedup;
-      significant = confirmation.significant;
-    }
-  }
-  if (!speedup) {
-    std::vector<search::Scored> beam;
-    for (const Json& id : state.value("beam", Json::array())) {
-      if (auto trace = store.trace(id.get<int64_t>()))
-        beam.push_back({id.get<int64_t>(), trace->verdict});
-    }
-    if (beam.empty()) return {};
-    const search::Scored& best = search::fastest(beam);
-    speedup = best.candidate == baseline ? 1.0 : search::rank_value(best.verdict);
-  }
-  BestFigures figures{fmt::format("{:.2f}x{}", *speedup, significant ? "" : "?"), "-"};
-  if (auto trace = store.trace(baseline); trace && trace->verdict.passed()) {
-    search::RunScale scale(trace->verdict);
-    figures.percent = fmt::format("{:.1f}", scale.of(*speedup, *speedup, *speedup).percent_of_peak);
+constexpr std::string_view kUnconfirmedLegend =
+    "?: not confirmed: no final re-timing yet, or it could not tell the best from the baseline";
+
+BestFigures best_figures(const RunView& view) {
+  auto best = view.best();
+  if (!best || best->figures.speedup <= 0) return {};
+  // The baseline as the best needs no confirming: it is 1x by definition.
+  bool significant =
+      best->candidate == view.baseline_id() ||
+      (view.confirmation && view.confirmation->done && view.confirmation->significant);
+  BestFigures figures{fmt::format("{:.2f}x{}", best->figures.speedup, significant ? "" : "?"), "-",
+                      !significant};
+  if (view.scale.baseline_percent() > 0) {
+    figures.percent = fmt::format("{:.1f}", best->figures.percent_of_peak);
   }
   return figures;
 }
@@ -237,10 +226,12 @@ void print_runs(std::ostream& out, const store::Store& store, const std::string&
   constexpr size_t kStateColumn = 88;
   fmt::print(out, kRow, "run", "task", "workload", "agents", "preset", "iter", "speedup", "% peak",
              "updated", "state");
+  bool any_unconfirmed = false;
   for (const auto& run : runs) {
     auto checkpoint = store.last_checkpoint(run.id);
     search::RunSettings settings = search::RunSettings::from_json(run.config);
-    BestFigures best = checkpoint ? best_figures(store, *checkpoint) : BestFigures{};
+    BestFigures best = checkpoint ? best_figures(load_run_view(store, run.id)) : BestFigures{};
+    any_unconfirmed = any_unconfirmed || best.unconfirmed;
     bool state_fits = run.state.size() <= kWidth - kStateColumn;
     fmt::print(out, kRow, run.id, or_unknown(settings.task), or_unknown(settings.workload),
                or_unknown(settings.agents), settings.search.preset,
@@ -248,6 +239,7 @@ void print_runs(std::ostream& out, const store::Store& store, const std::string&
                short_timestamp(run.updated_at), state_fits ? run.state : "(below)");
     if (!state_fits) fmt::print(out, "      {}\n", one_line(run.state, kWidth - 6));
   }
+  if (any_unconfirmed) fmt::print(out, "{}\n", kUnconfirmedLegend);
 }
 
 void print_show(std::ostream& out, const RunView& view, std::string_view workspace_option) {
@@ -303,6 +295,7 @@ void print_show(std::ostream& out, const RunView& view, std::string_view workspa
   fmt::print(out, "  {}\n", confirmation_text(view, workspace_option));
   if (auto best = view.best()) {
     fmt::print(out, "  best: #{} {}\n", best->candidate, figures_text(best->figures));
+    if (!best->origin.empty()) fmt::print(out, "    its figure: {}\n", best->origin);
   }
   if (auto best = view.best()) {
     out << "\nlineage of the best\n";
@@ -419,6 +412,15 @@ void print_compare(std::ostream& out, const RunView& left, const RunView& right)
     out << "\none of the runs has no best kernel yet: nothing to diff\n";
     return;
   }
+  if (left.run.id != right.run.id) {
+    // Each figure is a speedup over its own run's baseline, timed in its own minutes: on a shared
+    // machine two runs' figures do not rank them (issue 43's A/A runs differed by 2 %).
+    fmt::print(out,
+               "\nthe two runs' figures were measured apart, each against its own baseline: they "
+               "do not rank\nthe runs; `accelopt compare {} {} --retime` times the two best "
+               "kernels head to head\n",
+               left.run.id, right.run.id);
+  }
   const auto* a = left.candidate(left.best()->candidate);
   const auto* b = right.candidate(right.best()->candidate);
   if (a == nullptr || b == nullptr) return;
@@ -426,6 +428,27 @@ void print_compare(std::ostream& out, const RunView& left, const RunView& right)
       unified_diff(a->source, b->source, fmt::format("run {} #{}", left.run.id, a->id),
                    fmt::format("run {} #{}", right.run.id, b->id));
   out << "\nbest kernels: " << (diff.empty() ? "identical\n" : "diff\n") << diff;
+}
+
+}  // namespace accelopt::report
+
+namespace accelopt::report {
+
+std::string head_to_head_text(const RunView& left, const RunView& right,
+                              const kernel::Verdict& verdict) {
+  std::string pair =
+      fmt::format("run {}'s best (#{}) against run {}'s best (#{}), head to head", right.run.id,
+                  right.best()->candidate, left.run.id, left.best()->candidate);
+  if (!verdict.passed() || !verdict.timing) {
+    return fmt::format("{}: {}: {}", pair, kernel::status_name(verdict.status), verdict.message);
+  }
+  const kernel::Timing& timing = *verdict.timing;
+  std::string reading = timing.speedup_low > 1    ? fmt::format("run {} ranks first", right.run.id)
+                        : timing.speedup_high < 1 ? fmt::format("run {} ranks first", left.run.id)
+                                                  : "no different: the runs do not rank";
+  return fmt::format("{}: {:.2f}x [{:.2f}, {:.2f}]{}, {} pairs: {}", pair, timing.speedup,
+                     timing.speedup_low, timing.speedup_high, search::busy_mark(timing.busy()),
+                     timing.pairs, reading);
 }
 
 }  // namespace accelopt::report

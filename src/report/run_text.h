@@ -25,6 +25,9 @@ int print_cost(std::ostream& out, const std::string& run_id, const std::string& 
 
 // Two runs side by side (settings, best, evaluations, cost), then a diff of their best kernels.
 void print_compare(std::ostream& out, const RunView& left, const RunView& right);
+// `compare --retime`'s line: `verdict` times right's best kernel against left's, head to head.
+std::string head_to_head_text(const RunView& left, const RunView& right,
+                              const kernel::Verdict& verdict);
 
 // "1.42x [1.38, 1.46]  31.0% of peak": figures derived from the run's scale (search/figures.h),
 // what tables show; " [busy]" after a figure measured on a busy machine (search::kBusyLegend under

@@ -60,17 +60,23 @@ std::optional<roles::KernelFigures> RunView::kernel_figures(int64_t id) const {
 }
 
 std::optional<RunView::Best> RunView::best() const {
-  if (confirmation && confirmation->done) {
-    const search::Measurement* measured =
-        confirmation->find(confirmation->winner, confirmation->baseline);
-    return Best{confirmation->winner,
-                scale.of(confirmation->speedup, confirmation->speedup_low,
-                         confirmation->speedup_high, measured != nullptr && measured->busy),
-                true};
+  int64_t id = 0;
+  bool confirmed = confirmation && confirmation->done;
+  if (confirmed) {
+    id = confirmation->winner;
+  } else if (!final_beam.empty()) {
+    id = final_beam.front().candidate;
+  } else {
+    return std::nullopt;
   }
-  if (final_beam.empty()) return std::nullopt;
-  int64_t id = final_beam.front().candidate;
-  return Best{id, figures(id), false};
+  Best best{id, figures(id), confirmed};
+  if (id == baseline_id()) {
+    best.origin = "the baseline, timed carefully at the start of the run";
+  } else if (auto told = kernel_figures(id)) {
+    best.origin = told->origin;
+    best.disagreeing = told->disagreeing;
+  }
+  return best;
 }
 
 std::vector<search::Scored> RunView::beam_of(const store::Checkpoint& checkpoint) const {

@@ -57,10 +57,14 @@ struct RunView {
   std::optional<roles::KernelFigures> kernel_figures(int64_t id) const;
   struct Best {
     int64_t candidate = 0;
-    search::Figures figures;
-    bool confirmed = false;  // the figures are the confirmation's head-to-head re-timing
+    search::Figures figures;  // the kernel's one figure, as figures(candidate)
+    bool confirmed = false;   // the run's confirmation chose it
+    std::string origin;       // which measurement the figure is (KernelFigures::origin)
+    std::vector<roles::NamedSpeedup> disagreeing;  // its measurements disjoint from the figure
   };
   // The run's best: the confirmed winner, else the final beam's fastest; nullopt with no beam.
+  // Its figure is the kernel's one figure, the most precise of its measurements against the
+  // baseline (the confirmation's among them), as every table shows it.
   std::optional<Best> best() const;
 
   const store::CandidateRecord* candidate(int64_t id) const;

@@ -30,7 +30,8 @@ std::vector<study::Point> run_curve(const RunView& view) {
     usd += call.cost_usd;
     spent.push_back(Spent{parse_utc(call.timestamp).value_or(0), tokens, usd});
   }
-  auto point_at = [&](const std::string& when, int64_t evaluations, double percent) {
+  auto point_at = [&](const std::string& when, int64_t evaluations,
+                      const search::Figures& figures) {
     study::Point point;
     std::optional<double> at = parse_utc(when);
     point.evaluations = static_cast<double>(evaluations + 1);  // the baseline's counts
@@ -41,23 +42,22 @@ std::vector<study::Point> run_curve(const RunView& view) {
         point.usd = s.usd;
       }
     }
-    point.percent = percent;
+    point.percent = figures.percent_of_peak;
+    point.speedup = figures.speedup;
     return point;
   };
   for (const auto& checkpoint : view.checkpoints) {
     auto beam = view.beam_of(checkpoint);
     if (beam.empty()) continue;
-    double percent = view.figures(search::fastest(beam).candidate).percent_of_peak;
-    curve.push_back(
-        point_at(checkpoint.created_at, view.evaluations(checkpoint.iteration), percent));
+    curve.push_back(point_at(checkpoint.created_at, view.evaluations(checkpoint.iteration),
+                             view.figures(search::fastest(beam).candidate)));
   }
   bool ended = view.run.state == "finished" || view.run.state.rfind("stopped", 0) == 0;
   if (ended && !curve.empty()) {
     if (auto best = view.best()) {
-      study::Point last = point_at(view.run.updated_at, view.evaluations(), 0);
+      study::Point last = point_at(view.run.updated_at, view.evaluations(), best->figures);
       last.tokens = tokens;
       last.usd = usd;
-      last.percent = best->figures.percent_of_peak;
       curve.push_back(last);
     }
   }
@@ -172,8 +172,8 @@ constexpr const char* kStudyScript = R"js(
     });
   });
 
-  const finals = section('Final figures and the cost to reach ' + Math.round(data.fraction * 100) + ' % of the best found');
-  finals.appendChild(el('p', {}, 'Best found per task (any cell): ' + data.tasks.map((t) => t + ' ' + fmt(data.best_found[t], 1) + ' %').join(', ') +
+  const finals = section('Final figures and the cost to reach ' + Math.round(data.fraction * 100) + ' % of the best speedup found');
+  finals.appendChild(el('p', {}, 'Best speedup found per task over its cell\'s own baseline (any cell): ' + data.tasks.map((t) => t + ' ' + fmt(data.best_found[t], 2) + 'x').join(', ') +
     '. A cell that never reached the target counts at its whole cost.'));
   table(finals, ['series', 'task', 'cells', 'final % of peak: median [low, high]'].concat(data.axes.map((a) => a + ' to reach')).concat(['reached']),
     data.rows.map((r) => [r.series, r.task, r.cells, fmt(r.final_percent.median, 1) + ' [' + fmt(r.final_percent.low, 1) + ', ' + fmt(r.final_percent.high, 1) + ']']
@@ -182,7 +182,7 @@ constexpr const char* kStudyScript = R"js(
 
   const comparisons = section('Pairwise comparisons (paired bootstrap over (task, seed) pairs)');
   table(comparisons, ['a', 'b', 'measure', 'a / b', '95 % interval', 'pairs', 'left out', 'shown'],
-    data.comparisons.map((c) => [c.a, c.b, c.measure === 'cost' ? c.axis + ' to reach' : 'final % of peak', fmt(c.ratio, 3),
+    data.comparisons.map((c) => [c.a, c.b, c.measure === 'cost' ? c.axis + ' to reach' : 'final speedup over own baseline', fmt(c.ratio, 3),
       '[' + fmt(c.low, 3) + ', ' + fmt(c.high, 3) + ']', c.pairs, c.left_out, c.shown ? 'yes' : 'no difference shown']));
 
   const cells = section('Cells (each an ordinary run: accelopt show RUN)');
@@ -269,11 +269,14 @@ void print_study_answers(std::ostream& out, const StudyView& view, const study::
   std::string best;
   for (const std::string& task : answers.tasks) {
     auto found = answers.best_found.find(task);
-    best += fmt::format("{}{} {}%", best.empty() ? "" : ", ", task,
-                        found == answers.best_found.end() ? "-" : percent(found->second));
+    best += fmt::format(
+        "{}{} {}", best.empty() ? "" : ", ", task,
+        found == answers.best_found.end() ? "-" : fmt::format("{:.2f}x", found->second));
   }
-  out << fmt::format("best found per task (any cell): {}; target: {:.0f} % of it\n\n", best,
-                     answers.fraction * 100);
+  out << fmt::format(
+      "best speedup found per task over its cell's own baseline (any cell): {}; target: {:.0f} % "
+      "of it\n\n",
+      best, answers.fraction * 100);
   std::string header =
       fmt::format("{:<22} {:<20} {:>5}  {:<22}", "series", "task", "cells", "final % [low, high]");
   for (study::CostAxis axis : answers.axes) {

@@ -124,6 +124,16 @@ class Run {
                                      const platform::TimingOptions& timing);
   RunSummary end(const std::string& state);
   RunSummary summary(const std::string& state) const;
+  // The run's best (the confirmed winner, else the beam's fastest) at its one figure: the most
+  // precise of its measurements against the baseline (figures.h), and which measurement that is.
+  struct BestFigure {
+    int64_t candidate = 0;
+    Figures figures;
+    std::string origin;
+  };
+  std::optional<BestFigure> best_figure() const;
+  // Hands the progress line the run's best at its one figure.
+  void note_best();
 
   SearchConfig config_;
   std::string workload_;
@@ -396,6 +406,7 @@ void Run::checkpoint(int iteration, std::vector<store::MemoryEntryRecord>& entri
   checkpoint.retimings = retimings_;
   context_.store->commit_iteration(checkpoint.to_store(run_id_), entries);
   iterations_done_ = iteration;
+  note_best();
 }
 
 void Run::restore(const SearchCheckpoint& checkpoint) {
@@ -553,8 +564,9 @@ bool Run::confirm() {
         confirmation_ = now;
         checkpoint(iterations_done_, none);
       });
-  if (done) progress_.emit(EventKind::kNote, iterations_done_, confirmation_->outcome());
   note_measurements();
+  note_best();
+  if (done) progress_.emit(EventKind::kNote, iterations_done_, confirmation_->outcome());
   return done;
 }
 
@@ -582,31 +594,50 @@ RunSummary Run::summary(const std::string& state) const {
     result.confirmed = true;
     result.significant = confirmation_->significant;
     result.outcome = confirmation_->outcome();
-    result.best_candidate = confirmation_->winner;
-    result.best_speedup = confirmation_->speedup;
-    result.best_speedup_low = confirmation_->speedup_low;
-    result.best_speedup_high = confirmation_->speedup_high;
-  } else if (!beam_.empty()) {
-    const Scored& best = fastest(beam_, comparisons_);
-    result.best_candidate = best.candidate;
-    Figures figures = best.candidate == baseline_.candidate
-                          ? scale.baseline()
-                          : scale.of(comparisons_.over_baseline(best));
-    result.best_speedup = figures.speedup;
-    result.best_speedup_low = figures.speedup_low;
-    result.best_speedup_high = figures.speedup_high;
   }
   result.baseline_busy = scale.baseline_busy();
-  if (confirmation_ && confirmation_->done) {
-    const Measurement* measured = confirmation_->find(confirmation_->winner, baseline_.candidate);
-    result.best_busy = scale.baseline_busy() || (measured != nullptr && measured->busy);
-  } else if (!beam_.empty()) {
-    result.best_busy = scale.of(comparisons_.over_baseline(fastest(beam_, comparisons_))).busy;
+  if (auto best = best_figure()) {
+    result.best_candidate = best->candidate;
+    result.best_speedup = best->figures.speedup;
+    result.best_speedup_low = best->figures.speedup_low;
+    result.best_speedup_high = best->figures.speedup_high;
+    result.best_busy = best->figures.busy;
+    result.best_percent_of_peak = best->figures.percent_of_peak;
+    result.best_origin = best->origin;
   }
-  result.best_percent_of_peak =
-      scale.of(result.best_speedup, result.best_speedup_low, result.best_speedup_high)
-          .percent_of_peak;
   return result;
+}
+
+std::optional<Run::BestFigure> Run::best_figure() const {
+  BestFigure best;
+  if (confirmation_ && confirmation_->done) {
+    best.candidate = confirmation_->winner;
+  } else if (!beam_.empty()) {
+    best.candidate = fastest(beam_, comparisons_).candidate;
+  } else {
+    return std::nullopt;
+  }
+  RunScale scale(baseline_.verdict);
+  if (best.candidate == baseline_.candidate) {
+    best.figures = scale.baseline();
+    best.origin = "the baseline, timed carefully at the start of the run";
+    return best;
+  }
+  auto verdict = book_.verdict_of(best.candidate);
+  auto record = book_.record_of(best.candidate);
+  std::optional<roles::KernelFigures> told;
+  if (verdict) {
+    told = kernel_figures(scale, *verdict, false, record ? record->iteration : 0,
+                          book_.measurements_of(best.candidate));
+  }
+  if (!told) return std::nullopt;
+  best.figures = scale.of(told->speedup, told->speedup_low, told->speedup_high, told->busy);
+  best.origin = told->origin;
+  return best;
+}
+
+void Run::note_best() {
+  if (auto best = best_figure()) progress_.set_best(best->candidate, best->figures);
 }
 
 RunSummary Run::end(const std::string& state) {

@@ -108,9 +108,12 @@ struct RunSummary {
   int64_t evaluations = 0;
   int64_t baseline_candidate = 0, best_candidate = 0;
   // The best: the confirmed winner when the run ended with a confirmation, else the beam's
-  // fastest as the search measured it. % of peak derives from the baseline's (figures.h), so
-  // best_percent_of_peak / baseline_percent_of_peak == best_speedup.
+  // fastest. Its figure is its one figure, the most precise of its measurements against the
+  // baseline, as `show` and `export` give it; `best_origin` says which measurement that is. % of
+  // peak derives from the baseline's (figures.h): best_percent_of_peak / baseline_percent_of_peak
+  // == best_speedup.
   double best_speedup = 1, best_speedup_low = 1, best_speedup_high = 1;
+  std::string best_origin;
   double baseline_percent_of_peak = 0, best_percent_of_peak = 0;
   double baseline_latency_seconds = 0;
   bool baseline_busy = false, best_busy = false;  // measured while the machine was busy

@@ -51,16 +51,23 @@ std::string Confirmation::decision() const {
     if (!retimed && iterations == 0) return "the run made no iterations: the baseline stays";
     if (!retimed) return "no significant improvement: no kernel beat the baseline; it stays";
     if (!best) return "no significant improvement: no kernel passed its re-timing";
+    // An interval that holds 1 cannot tell the two apart: "no different", not "slower".
     return fmt::format(
         "no significant improvement: the baseline stays the best; the beam's best, #{} {:.2f}x "
-        "[{:.2f}, {:.2f}] re-timed head to head, is slower",
-        best->candidate, best->speedup, best->speedup_low, best->speedup_high);
+        "[{:.2f}, {:.2f}] re-timed head to head, is {}",
+        best->candidate, best->speedup, best->speedup_low, best->speedup_high,
+        best->speedup_high < 1 ? "slower" : "no different");
   }
-  std::string figures =
-      fmt::format("#{} {:.2f}x [{:.2f}, {:.2f}] over the baseline, re-timed head to head", winner,
-                  speedup, speedup_low, speedup_high);
-  if (!significant) return "no significant improvement: the best, " + figures;
-  std::string result = "confirmed: " + figures;
+  // The winner's figure is not repeated here: the run's figure of a kernel is the most precise of
+  // its measurements (figures.h), which the best's row gives, naming the measurement.
+  if (!significant) {
+    return fmt::format(
+        "no significant improvement: the best, #{}, re-timed head to head against the baseline, "
+        "is no different from it",
+        winner);
+  }
+  std::string result = fmt::format(
+      "confirmed: #{} is faster than the baseline beyond noise, re-timed head to head", winner);
   if (!tied.empty()) {
     std::vector<std::string> names;
     for (int64_t id : tied) names.push_back(fmt::format("#{}", id));

@@ -46,7 +46,8 @@ TEST(ConfirmationTest, ALeaderClearOfTheOthersWinsWithoutHeadToHead) {
   EXPECT_TRUE(confirmation.significant);
   EXPECT_DOUBLE_EQ(confirmation.speedup, 1.5);
   EXPECT_EQ(table.asked.size(), 2u);  // the baseline in the beam is not timed against itself
-  EXPECT_EQ(confirmation.outcome().rfind("confirmed: #5 1.50x", 0), 0u) << confirmation.outcome();
+  EXPECT_EQ(confirmation.outcome(),
+            "confirmed: #5 is faster than the baseline beyond noise, re-timed head to head");
 }
 
 TEST(ConfirmationTest, OverlappingKernelsMeetHeadToHead) {
@@ -101,7 +102,14 @@ TEST(ConfirmationTest, ABeamSlowerThanTheBaselineLeavesTheBaselineTheWinner) {
   EXPECT_TRUE(confirmation.tied.empty());
   EXPECT_EQ(confirmation.outcome(),
             "no significant improvement: the baseline stays the best; the beam's best, #7 0.97x "
-            "[0.93, 1.01] re-timed head to head, is slower");
+            "[0.93, 1.01] re-timed head to head, is no different");
+  table.answers[{7, 1}] = timed(7, 1, 0.95, 0.02);  // [0.93, 0.97]: slower beyond noise
+  Confirmation slower;
+  slower.baseline = 1;
+  ASSERT_TRUE(confirm(slower, {5, 7}, table.measure(), kNoSave));
+  EXPECT_NE(slower.outcome().find("[0.93, 0.97] re-timed head to head, is slower"),
+            std::string::npos)
+      << slower.outcome();
 }
 
 TEST(ConfirmationTest, AFailedRetimingIsNoWinner) {

@@ -23,6 +23,9 @@ struct SearchEvent {
   int iteration = 0, iterations = 0;
   int candidates_done = 0, candidates_failed = 0;  // this run so far
   int64_t evaluations = 0;                         // real evaluations (reused ones not counted)
+  // The run's best so far: once a beam is chosen, its best (`best_candidate`) at its one figure
+  // (figures.h), as the run's end names it; before, the fastest single measurement (candidate 0).
+  int64_t best_candidate = 0;
   double best_speedup = 0, best_percent_of_peak = 0;
   double best_speedup_low = 0, best_speedup_high = 0;  // the best speedup's 95 % interval
   bool best_busy = false;  // the best, or the baseline, was measured while the machine was busy

@@ -30,12 +30,24 @@ class Progress {
       ++failed_;
       return;
     }
+    if (best_candidate_ != 0) return;  // the beam's best is the figure now (set_best)
     if (verdict.timing && verdict.timing->speedup > best_speedup_) {
       best_speedup_ = verdict.timing->speedup;
       best_low_ = verdict.timing->speedup_low;
       best_high_ = verdict.timing->speedup_high;
       best_busy_ = verdict.timing->busy();
     }
+  }
+
+  // The beam's best after a selection, or the run's confirmed winner, at its one figure: what
+  // the progress line shows from then on, so that its last line names what the run's end names.
+  void set_best(int64_t candidate, const Figures& figures) {
+    std::lock_guard lock(mutex_);
+    best_candidate_ = candidate;
+    best_speedup_ = figures.speedup;
+    best_low_ = figures.speedup_low;
+    best_high_ = figures.speedup_high;
+    best_busy_ = figures.busy;
   }
 
   void set_scale(const RunScale& scale) {
@@ -68,6 +80,7 @@ class Progress {
     event.candidates_done = done_;
     event.candidates_failed = failed_;
     event.evaluations = evaluations_;
+    event.best_candidate = best_candidate_;
     event.best_speedup = best_speedup_;
     event.best_speedup_low = best_low_;
     event.best_speedup_high = best_high_;
@@ -85,6 +98,7 @@ class Progress {
   int iterations_;
   int done_ = 0, failed_ = 0;
   int64_t evaluations_ = 0;
+  int64_t best_candidate_ = 0;
   double best_speedup_ = 0, best_low_ = 0, best_high_ = 0;
   bool best_busy_ = false;
   RunScale scale_;

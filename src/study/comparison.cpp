@@ -40,10 +40,11 @@ double percent_at(const CellResult& cell, CostAxis axis, double x) {
   return percent;
 }
 
-// The cost at which the cell first reached `target`; nullopt when it never did.
+// The cost at which the cell's speedup over its own baseline first reached `target`; nullopt when
+// it never did. A baseline that happened to read fast does not reach it at its first point.
 std::optional<double> cost_to_reach(const CellResult& cell, CostAxis axis, double target) {
   for (const Point& point : cell.curve) {
-    if (point.percent >= target) return point.cost(axis);
+    if (point.speedup >= target) return point.cost(axis);
   }
   return std::nullopt;
 }
@@ -59,15 +60,15 @@ std::string sentence(const Comparison& c, double fraction) {
   std::string interval = fmt::format("[{}, {}]", number(c.low), number(c.high));
   std::string over = fmt::format("{} (task, seed) pair{}", c.pairs, c.pairs == 1 ? "" : "s");
   if (c.pairs < kMinimumPairs) {
-    return fmt::format(
-        "{} vs {}: too few pairs to show a difference in the {}: {}x {}, over {}", c.a, c.b,
-        c.measure == "cost"
-            ? fmt::format("{} to reach {:.0f} % of the best", axis_name(c.axis), fraction * 100)
-            : "final % of peak",
-        number(c.ratio), interval, over);
+    return fmt::format("{} vs {}: too few pairs to show a difference in the {}: {}x {}, over {}",
+                       c.a, c.b,
+                       c.measure == "cost" ? fmt::format("{} to reach {:.0f} % of the best speedup",
+                                                         axis_name(c.axis), fraction * 100)
+                                           : "final speedup over its own baseline",
+                       number(c.ratio), interval, over);
   }
   if (c.measure == "cost") {
-    std::string what = fmt::format("{:.0f} % of the best", fraction * 100);
+    std::string what = fmt::format("{:.0f} % of the best speedup", fraction * 100);
     if (!c.shown) {
       return fmt::format("{} vs {}: no difference shown in the {} to reach {}: {}x {}, over {}",
                          c.a, c.b, axis_name(c.axis), what, number(c.ratio), interval, over);
@@ -76,11 +77,13 @@ std::string sentence(const Comparison& c, double fraction) {
                        axis_name(c.axis), c.b, interval, over);
   }
   if (!c.shown) {
-    return fmt::format("{} vs {}: no difference shown in the final % of peak: {}x {}, over {}", c.a,
-                       c.b, number(c.ratio), interval, over);
+    return fmt::format(
+        "{} vs {}: no difference shown in the final speedup over each cell's own baseline: {}x "
+        "{}, over {}",
+        c.a, c.b, number(c.ratio), interval, over);
   }
-  return fmt::format("{}'s final % of peak was {}x {}'s, {}, over {}", c.a, number(c.ratio), c.b,
-                     interval, over);
+  return fmt::format("{}'s final speedup over its own baseline was {}x {}'s, {}, over {}", c.a,
+                     number(c.ratio), c.b, interval, over);
 }
 
 }  // namespace
@@ -146,7 +149,7 @@ Answers answer(const std::vector<CellResult>& cells, const std::vector<std::stri
     if (seen_tasks.insert(cell.task).second) answers.tasks.push_back(cell.task);
     if (!cell.has_result()) continue;
     double& best = answers.best_found[cell.task];
-    for (const Point& point : cell.curve) best = std::max(best, point.percent);
+    for (const Point& point : cell.curve) best = std::max(best, point.speedup);
   }
   for (CostAxis axis : kCostAxes) {
     bool spent = false;
@@ -311,8 +314,8 @@ Answers answer(const std::vector<CellResult>& cells, const std::vector<std::stri
       comparison.measure = "final";
       std::vector<double> ratios;
       for (const auto& [cell_a, cell_b] : pairs) {
-        if (cell_a->final_percent() > 0 && cell_b->final_percent() > 0) {
-          ratios.push_back(cell_a->final_percent() / cell_b->final_percent());
+        if (cell_a->final_speedup() > 0 && cell_b->final_speedup() > 0) {
+          ratios.push_back(cell_a->final_speedup() / cell_b->final_speedup());
         } else {
           ++comparison.left_out;
         }

@@ -19,11 +19,15 @@ inline constexpr CostAxis kCostAxes[] = {CostAxis::kEvaluations, CostAxis::kToke
                                          CostAxis::kSeconds};
 std::string_view axis_name(CostAxis axis);  // "evaluations", "tokens", "dollars", "seconds"
 
-// The best % of peak after spending so much. Evaluations count the baseline's (the first point
-// has evaluations 1), so that a cost is never zero on that axis.
+// The best % of peak after spending so much, and the same kernel's speedup over the cell's own
+// baseline. Evaluations count the baseline's (the first point has evaluations 1), so that a cost
+// is never zero on that axis. The curves and tables show % of peak; the comparisons and the cost to
+// reach a target use the speedup, measured paired against the cell's own baseline: two cells'
+// absolute figures rest on baselines timed at different moments, their speedups do not.
 struct Point {
   double evaluations = 0, tokens = 0, usd = 0, seconds = 0;
   double percent = 0;
+  double speedup = 1;
   double cost(CostAxis axis) const;
 };
 
@@ -35,6 +39,7 @@ struct CellResult {
   std::string state;         // the run's; "" when the cell has no run yet
   std::vector<Point> curve;  // in order of spending; the last is the run's end (its final figure)
   double final_percent() const { return curve.empty() ? 0 : curve.back().percent; }
+  double final_speedup() const { return curve.empty() ? 0 : curve.back().speedup; }
   bool has_result() const { return !curve.empty(); }
 };
 
@@ -78,7 +83,7 @@ struct Comparison {
 struct Answers {
   double fraction = 0.9;
   std::vector<std::string> series, tasks;
-  std::map<std::string, double> best_found;  // per task, over every cell of the study
+  std::map<std::string, double> best_found;  // per task, the best speedup of any cell
   std::vector<CostAxis> axes;                // those on which some cell spent something
   std::vector<SeriesTask> rows;
   std::vector<Curve> curves;
