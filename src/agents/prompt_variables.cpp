@@ -7,6 +7,8 @@
 
 #include "common/files.h"
 #include "kernel/knobs.h"
+#include "kernel/source_text.h"
+#include "platform/case_variation.h"
 #include "task/abi.h"
 #include "task/dtype.h"
 
@@ -44,6 +46,18 @@ Json tensor_variables(const task::Task& task, const std::vector<task::TensorSpec
          {"description", tensor.description},
          {"distribution", task::distribution_text(tensor.distribution)},
          {"tolerance", task::tolerance_text(task.tolerance(tensor.name))}});
+  }
+  mark_last(list);
+  return list;
+}
+
+// Every case a correctness check draws, family by family, with the ranges of its secret variations
+// (platform/case_variation.h: the table the draws use).
+Json case_variables(const task::Task& task) {
+  Json list = Json::array();
+  for (const platform::CaseFamily& family : platform::describe_correctness_cases(task)) {
+    list.push_back(
+        {{"set", family.set}, {"cases", family.cases}, {"description", family.description}});
   }
   mark_last(list);
   return list;
@@ -194,6 +208,7 @@ Json task_variables(const task::Task& task, const std::string& workload_name) {
           {"rel_l2_tolerance", format(task.rel_l2_tolerance, 2)},
           {"seeds", task.seeds},
           {"input_sets", input_set_variables(task)},
+          {"cases", case_variables(task)},
           {"has_input_sets", !task.input_sets.empty()},
           {"roofline",
            {{"mm_flops", format(counts.mm_flops, 4)},

@@ -161,20 +161,30 @@ TEST(Prompts, EveryRoleIsToldHowTheHarnessChecks) {
   for (const std::string role : {"planner", "executor", "fixer"}) {
     std::string user = prompts.render(role + ".user", variables);
     SCOPED_TRACE(role);
-    EXPECT_NE(user.find("on 5 cases drawn from the inputs' own distributions"), std::string::npos)
+    // Every case the checker draws, with its ranges (issue 48, item 1): the four plain cases, the
+    // fifth's wider spread, and how each edge-case set varies its distributions.
+    EXPECT_NE(user.find("- 4 case(s): the inputs' own distributions: `x` ~ normal(mean 0, std 1)."),
+              std::string::npos)
         << user;
-    EXPECT_NE(user.find("`x` ~ normal(mean 0, std 1)"), std::string::npos);
+    EXPECT_NE(user.find("- 1 case(s): the same distributions, but a wider spread of `x`: its std "
+                        "multiplied by a factor from 2 to 4"),
+              std::string::npos);
+    EXPECT_EQ(user.find("5 case(s): the inputs' own"), std::string::npos);  // the fifth is wider
     EXPECT_NE(user.find("- `out`: relative L2 error below 2e-05, and every element within 1e-06 + "
                         "0.0001·|reference|."),
               std::string::npos);
-    EXPECT_NE(user.find("- `large` (1 case(s) per evaluation): |x| up to 200: exp(-x) overflows "
-                        "float for x < -88. Draws `x` ~ uniform in [-200, 200]; tolerance on this "
-                        "set: `out`: relative L2 error below 2e-05, and every element within "
-                        "0.001 + 0.0001·|reference|."),
+    EXPECT_NE(user.find("- 1 case(s), edge-case set `large`: |x| up to 200: exp(-x) overflows "
+                        "float for x < -88. Draws `x` ~ uniform in [-200, 200], the other inputs "
+                        "from their own distributions; each case varies the set's distributions, "
+                        "by amounts drawn in secret: a uniform narrowed to a sub-range 0.5 to 1 "
+                        "times as wide, anywhere inside its range."),
               std::string::npos)
         << user;
-    EXPECT_NE(user.find("- `denormal` (1 case(s) per evaluation): subnormal x. Draws `x` ~ uniform "
-                        "in [-1e-38, 1e-38]."),
+    EXPECT_NE(user.find("- on the edge-case set `large` instead: `out`: relative L2 error below "
+                        "2e-05, and every element within 0.001 + 0.0001·|reference|."),
+              std::string::npos);
+    EXPECT_NE(user.find("- 1 case(s), edge-case set `denormal`: subnormal x. Draws `x` ~ uniform "
+                        "in [-1e-38, 1e-38]"),
               std::string::npos);
     EXPECT_NE(user.find("may be NaN or ±inf only where the reference's is the same"),
               std::string::npos);
