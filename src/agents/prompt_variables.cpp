@@ -439,15 +439,18 @@ Json memory_variables(const std::vector<roles::Insight>& insights) {
       }
       if (insight.iteration > 0) origin += fmt::format(" in iteration {}", insight.iteration);
     }
-    Json entry = {{"title", insight.title},
-                  {"description", insight.description},
-                  {"before", insight.before_snippet},
-                  {"after", insight.after_snippet},
-                  {"speedup", format(insight.speedup)},
-                  {"speedup_low", format(insight.speedup_low)},
-                  {"speedup_high", format(insight.speedup_high)},
-                  {"positive", insight.positive},
-                  {"origin", origin}};
+    Json entry = {
+        {"title", insight.title},
+        {"description", insight.description},
+        {"before", insight.before_snippet},
+        {"after", insight.after_snippet},
+        {"speedup", format(insight.speedup)},
+        {"speedup_low", format(insight.speedup_low)},
+        {"speedup_high", format(insight.speedup_high)},
+        {"positive", insight.positive},
+        // The heading follows the lesson's own direction where its author said it.
+        {"faster", insight.effect.empty() ? insight.positive : insight.effect == "faster"},
+        {"origin", origin}};
     entries.push_back(entry);
     (insight.positive ? positive : negative).push_back(entry);
   }
