@@ -366,6 +366,22 @@ std::vector<roles::Plan> drop_near_duplicates(std::vector<roles::Plan> plans, do
   return kept;
 }
 
+namespace {
+
+// "faster" or "not faster" from what a summarizer wrote in its answer's `effect`; empty when it
+// wrote neither.
+std::string lesson_effect(const std::string& written) {
+  std::string text = lower(trim(written));
+  if (text.find("not") != std::string::npos || text.find("slower") != std::string::npos ||
+      text.find("avoid") != std::string::npos) {
+    return "not faster";
+  }
+  if (text.find("faster") != std::string::npos) return "faster";
+  return {};
+}
+
+}  // namespace
+
 SummaryAnswer parse_summary(const std::string& answer) {
   SummaryAnswer result;
   std::string text = trim(strip_thinking(answer));
@@ -398,6 +414,7 @@ SummaryAnswer parse_summary(const std::string& answer) {
     insight.description = json_text(*json, {"description", "insight", "summary", "explanation"});
     insight.before_snippet = snippet(json_text(*json, {"before", "before_snippet", "slow"}));
     insight.after_snippet = snippet(json_text(*json, {"after", "after_snippet", "fast"}));
+    insight.effect = lesson_effect(json_text(*json, {"effect", "lesson"}));
     if (!insight.title.empty() && !insight.description.empty()) {
       result.insight = std::move(insight);
       return result;
@@ -409,7 +426,7 @@ SummaryAnswer parse_summary(const std::string& answer) {
   }
   // Sections: "Title: …", "**Description:** …", "## Before" with a code block, ...
   static const std::regex section(
-      R"(^\s*(#{1,6}\s*)?(\*\*)?\s*(title|description|before|after)\s*(\*\*)?\s*:?\s*(\*\*)?\s*(.*)$)",
+      R"(^\s*(#{1,6}\s*)?(\*\*)?\s*(title|description|effect|before|after)\s*(\*\*)?\s*:?\s*(\*\*)?\s*(.*)$)",
       std::regex::icase);
   std::map<std::string, std::string> sections;
   std::string current;
@@ -431,6 +448,7 @@ SummaryAnswer parse_summary(const std::string& answer) {
     insight.description = trim(sections["description"]);
     insight.before_snippet = snippet(sections["before"]);
     insight.after_snippet = snippet(sections["after"]);
+    insight.effect = lesson_effect(sections["effect"]);
     result.insight = std::move(insight);
     return result;
   }

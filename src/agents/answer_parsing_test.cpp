@@ -188,6 +188,24 @@ TEST(ParseSummary, ReadsBareJsonAmidProse) {
   EXPECT_EQ(answer.insight->after_snippet, "a");
 }
 
+// The direction the summarizer gives its lesson heads it in the memory (issue 48, item 3).
+TEST(ParseSummary, ReadsWhichWayTheLessonPoints) {
+  auto effect_of = [](const std::string& effect) {
+    SummaryAnswer answer =
+        parse_summary("{\"title\": \"T\", \"effect\": \"" + effect + "\", \"description\": \"D\"}");
+    return answer.insight ? answer.insight->effect : std::string("(none)");
+  };
+  EXPECT_EQ(effect_of("faster"), "faster");
+  EXPECT_EQ(effect_of("not faster"), "not faster");
+  EXPECT_EQ(effect_of("Slower"), "not faster");
+  EXPECT_EQ(effect_of("whatever"), "");
+  SummaryAnswer sections =
+      parse_summary("Title: Lookup exp\nEffect: not faster\nDescription: The table gathers.\n");
+  ASSERT_TRUE(sections.insight) << sections.error;
+  EXPECT_EQ(sections.insight->effect, "not faster");
+  EXPECT_EQ(sections.insight->description, "The table gathers.");
+}
+
 TEST(ParseSummary, ReadsSections) {
   SummaryAnswer answer = parse_summary(
       "**Title:** Register blocking\n**Description:** Keep a 4x16 block of out in registers.\n"

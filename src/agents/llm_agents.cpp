@@ -61,6 +61,9 @@ class LlmAgent {
         {"role", role_},
         // The executor and the fixer get the rule table whole; the others, what a plan needs.
         {"writes_code", role_ == roles::kExecutor || role_ == roles::kFixer},
+        // The allowed headers listed one by one: for the fixer (a refused include is repaired
+        // there) and the baseline's writer (once per task); every executor call gets a summary.
+        {"header_list", role_ == roles::kFixer || templates_ == "baseline"},
         {"platform", options_.platform},
         {"machine", platform::machine_variables(options_.machine, *kernel.task,
                                                 kernel.task->workload_or_default(kernel.workload))},

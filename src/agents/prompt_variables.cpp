@@ -7,6 +7,8 @@
 
 #include "common/files.h"
 #include "kernel/knobs.h"
+#include "kernel/source_text.h"
+#include "platform/case_variation.h"
 #include "task/abi.h"
 #include "task/dtype.h"
 
@@ -44,6 +46,18 @@ Json tensor_variables(const task::Task& task, const std::vector<task::TensorSpec
          {"description", tensor.description},
          {"distribution", task::distribution_text(tensor.distribution)},
          {"tolerance", task::tolerance_text(task.tolerance(tensor.name))}});
+  }
+  mark_last(list);
+  return list;
+}
+
+// Every case a correctness check draws, family by family, with the ranges of its secret variations
+// (platform/case_variation.h: the table the draws use).
+Json case_variables(const task::Task& task) {
+  Json list = Json::array();
+  for (const platform::CaseFamily& family : platform::describe_correctness_cases(task)) {
+    list.push_back(
+        {{"set", family.set}, {"cases", family.cases}, {"description", family.description}});
   }
   mark_last(list);
   return list;
@@ -101,47 +115,6 @@ std::string source_line(const std::string& source, int number) {
   return {};
 }
 
-// Whether the loop starting at `line` holds intrinsics (_mm512_add_ps, __m256 …): hand-vectorized
-// code, which the compiler reports as a loop it did not vectorize.
-bool loop_uses_intrinsics(const std::string& source, int line) {
-  if (line <= 0) return false;
-  size_t start = 0;
-  for (int i = 1; i < line && start != std::string::npos; ++i) {
-    start = source.find('\n', start);
-    if (start != std::string::npos) ++start;
-  }
-  if (start == std::string::npos) return false;
-  // The loop's body: past the parenthesis that opens on its line, to the matching brace, or its
-  // one statement.
-  size_t i = source.find('(', start);
-  size_t line_end = source.find('\n', start);
-  if (i == std::string::npos || (line_end != std::string::npos && i > line_end)) {
-    i = start;  // no parenthesis on the line: its body follows
-  } else {
-    for (int depth = 0; i < source.size(); ++i) {
-      if (source[i] == '(') ++depth;
-      if (source[i] == ')' && --depth <= 0) break;
-    }
-    ++i;
-  }
-  size_t end = source.size();
-  i = source.find_first_not_of(" \t\r\n", i);
-  if (i != std::string::npos && source[i] == '{') {
-    for (int depth = 0; i < source.size(); ++i) {
-      if (source[i] == '{') ++depth;
-      if (source[i] == '}' && --depth == 0) {
-        end = i;
-        break;
-      }
-    }
-  } else if (i != std::string::npos) {
-    end = std::min(source.size(), source.find(';', i));
-  }
-  static const std::regex intrinsic(R"(\b(_mm(256|512)?_\w+|__m(128|256|512)[id]?)\b)");
-  return std::regex_search(source.begin() + static_cast<std::ptrdiff_t>(start),
-                           source.begin() + static_cast<std::ptrdiff_t>(end), intrinsic);
-}
-
 }  // namespace
 
 std::string trim_middle(const std::string& text, size_t max_chars) {
@@ -194,6 +167,7 @@ Json task_variables(const task::Task& task, const std::string& workload_name) {
           {"rel_l2_tolerance", format(task.rel_l2_tolerance, 2)},
           {"seeds", task.seeds},
           {"input_sets", input_set_variables(task)},
+          {"cases", case_variables(task)},
           {"has_input_sets", !task.input_sets.empty()},
           {"roofline",
            {{"mm_flops", format(counts.mm_flops, 4)},
@@ -216,7 +190,7 @@ std::string profile_summary(const kernel::Verdict& verdict, const std::string& s
   if (figures != nullptr && figures->baseline) {
     out << "- This is the run's baseline: 1x by definition, the kernel every speedup here is "
            "relative to; latency "
-        << format(figures->latency_seconds * 1e3, 4) << " ms"
+        << kernel::latency_text(figures->latency_seconds)
         << (figures->origin.empty() ? "" : " (" + figures->origin + ")") << "\n";
     if (own_latency > 0 && figures->latency_seconds > 0) {
       rescale = own_latency / figures->latency_seconds;
@@ -224,9 +198,10 @@ std::string profile_summary(const kernel::Verdict& verdict, const std::string& s
   } else if (figures != nullptr) {
     out << "- Speed: " << format(figures->speedup, 3) << "x the baseline's (95% interval "
         << format(figures->speedup_low, 3) << "–" << format(figures->speedup_high, 3) << "; "
-        << figures->origin << "); latency " << format(figures->latency_seconds * 1e3, 4) << " ms ("
-        << format(figures->latency_low * 1e3, 4) << "–" << format(figures->latency_high * 1e3, 4)
-        << " ms), derived from that speedup and the baseline's careful latency\n";
+        << figures->origin << "); latency "
+        << kernel::latency_interval_text(figures->latency_seconds, figures->latency_low,
+                                         figures->latency_high)
+        << ", derived from that speedup and the baseline's careful latency\n";
     if (figures->busy) {
       out << "- That figure was measured while the machine was busy (other work shared its cores "
              "or memory): it may move on a quiet machine\n";
@@ -246,9 +221,10 @@ std::string profile_summary(const kernel::Verdict& verdict, const std::string& s
     }
   } else if (verdict.timing) {
     const kernel::Timing& timing = *verdict.timing;
-    out << "- Latency: " << format(timing.latency_seconds * 1e3, 4) << " ms (95% interval "
-        << format(timing.latency_low * 1e3, 4) << "–" << format(timing.latency_high * 1e3, 4)
-        << " ms); " << format(timing.speedup, 3) << "x the speed of the " << timing.anchor << "\n";
+    out << "- Latency: "
+        << kernel::latency_interval_text(timing.latency_seconds, timing.latency_low,
+                                         timing.latency_high)
+        << "; " << format(timing.speedup, 3) << "x the speed of the " << timing.anchor << "\n";
   }
   if (verdict.roofline) {
     const kernel::RooflineScore& score = *verdict.roofline;
@@ -283,7 +259,7 @@ std::string profile_summary(const kernel::Verdict& verdict, const std::string& s
       int line = loop.value("line", 0);
       std::string text = source_line(source, line);
       std::string where = "line " + std::to_string(line) + (text.empty() ? "" : " `" + text + "`");
-      if (loop_uses_intrinsics(source, line)) {
+      if (kernel::loop_uses_intrinsics(source, line)) {
         intrinsic.push_back(where);
         continue;
       }
@@ -311,7 +287,9 @@ std::string profile_summary(const kernel::Verdict& verdict, const std::string& s
            "instructions present in the code, not how often they run): "
         << mix.value("fp_512", 0) << " 512-bit, " << mix.value("fp_256", 0) << " 256-bit, "
         << mix.value("fp_128", 0) << " 128-bit, " << mix.value("fp_scalar", 0)
-        << " scalar (scalar share " << format(100 * mix.value("share_scalar", 0.0), 3) << "%)\n";
+        << " scalar (scalar share " << format(100 * mix.value("share_scalar", 0.0), 3)
+        << "%; one-lane instructions: scalar code, loop remainders and the last steps of a "
+           "horizontal sum all count here)\n";
   }
   if (!verdict.passed() && !verdict.message.empty()) out << "- " << verdict.message << "\n";
   std::string text = out.str();
@@ -424,15 +402,18 @@ Json memory_variables(const std::vector<roles::Insight>& insights) {
       }
       if (insight.iteration > 0) origin += fmt::format(" in iteration {}", insight.iteration);
     }
-    Json entry = {{"title", insight.title},
-                  {"description", insight.description},
-                  {"before", insight.before_snippet},
-                  {"after", insight.after_snippet},
-                  {"speedup", format(insight.speedup)},
-                  {"speedup_low", format(insight.speedup_low)},
-                  {"speedup_high", format(insight.speedup_high)},
-                  {"positive", insight.positive},
-                  {"origin", origin}};
+    Json entry = {
+        {"title", insight.title},
+        {"description", insight.description},
+        {"before", insight.before_snippet},
+        {"after", insight.after_snippet},
+        {"speedup", format(insight.speedup)},
+        {"speedup_low", format(insight.speedup_low)},
+        {"speedup_high", format(insight.speedup_high)},
+        {"positive", insight.positive},
+        // The heading follows the lesson's own direction where its author said it.
+        {"faster", insight.effect.empty() ? insight.positive : insight.effect == "faster"},
+        {"origin", origin}};
     entries.push_back(entry);
     (insight.positive ? positive : negative).push_back(entry);
   }

@@ -122,7 +122,7 @@ TEST(Prompts, ThePlannerSeesProfileMemoryAndKnobs) {
   roles::KernelView kernel{&task, "", read_file(task.baseline_path()), measured_verdict()};
   std::string user =
       PromptLibrary({}, kBuiltin).render("planner.user", all_variables(task, kernel));
-  EXPECT_NE(user.find("4.2 ms"), std::string::npos) << user;
+  EXPECT_NE(user.find("4.20 ms"), std::string::npos) << user;
   EXPECT_NE(user.find("17.5% of this machine's peak for the task (memory bound)"),
             std::string::npos);
   EXPECT_NE(user.find("line 16 `for (std::int64_t i = 0; i < count; ++i) denominator[i] = 1.0f + "
@@ -130,12 +130,55 @@ TEST(Prompts, ThePlannerSeesProfileMemoryAndKnobs) {
             std::string::npos)
       << user;
   EXPECT_NE(user.find("12 scalar"), std::string::npos);
-  EXPECT_NE(user.find("Worked: Fuse passes (measured speedup 1.4x"), std::string::npos);
-  EXPECT_NE(user.find("Backfired: Huge tiles"), std::string::npos);
+  EXPECT_NE(user.find("### Faster: Fuse passes (the rewrite measured 1.4x"), std::string::npos);
+  EXPECT_NE(user.find("### Not faster: Huge tiles"), std::string::npos);
   EXPECT_NE(user.find("CHUNK = 1024 (allowed: 64 256 1024 4096 16384)"), std::string::npos);
   EXPECT_NE(user.find("`x` float32[M, N] = [2048, 7168]"), std::string::npos) << user;
   EXPECT_NE(user.find("proposal 2 of 4"), std::string::npos);
   EXPECT_EQ(user.find("Plans already tried"), std::string::npos);  // none yet
+}
+
+// A lesson is headed by which way it points, as its summarizer said, not by whether its rewrite
+// beat its parent: "… is not faster than a vector exp" from a 9.27x rewrite is never "Faster"
+// (issue 48, item 3); unsaid, the rewrite's sign stands for it.
+TEST(Prompts, AMemoryLessonIsHeadedByItsOwnDirection) {
+  task::Task task = task::load_task(kSourceDir / "bench" / "cpu" / "silu");
+  roles::KernelView kernel{&task, "", read_file(task.baseline_path()), measured_verdict()};
+  roles::Insight lookup{"A lookup table is not faster than a vector exp",
+                        "The polynomial did the work; the table added gathers.",
+                        "",
+                        "",
+                        9.27,
+                        9.1,
+                        9.4,
+                        true};
+  lookup.effect = "not faster";
+  roles::Insight unsaid{"Fuse passes", "One pass.", "", "", 1.4, 1.3, 1.5, true};
+  Json variables = all_variables(task, kernel);
+  variables["memory"] = memory_variables({lookup, unsaid});
+  std::string user = PromptLibrary({}, kBuiltin).render("planner.user", variables);
+  EXPECT_NE(user.find("### Not faster: A lookup table is not faster than a vector exp (the "
+                      "rewrite measured 9.27x, 95% interval 9.1–9.4"),
+            std::string::npos)
+      << user;
+  EXPECT_EQ(user.find("### Faster: A lookup table"), std::string::npos);
+  EXPECT_EQ(user.find("Worked:"), std::string::npos);
+  EXPECT_NE(user.find("### Faster: Fuse passes"), std::string::npos);
+}
+
+// A latency has three significant digits in its own unit: a 10 µs kernel is never "0.01 ms"
+// (issue 48, item 2).
+TEST(Prompts, ALatencyKeepsThreeSignificantDigits) {
+  task::Task task = task::load_task(kSourceDir / "bench" / "cpu" / "silu");
+  kernel::Verdict verdict = measured_verdict();
+  verdict.timing->latency_seconds = 1.0e-5;
+  verdict.timing->latency_low = 0.9788e-5;
+  verdict.timing->latency_high = 1.01e-5;
+  roles::KernelView kernel{&task, "", read_file(task.baseline_path()), verdict};
+  std::string user =
+      PromptLibrary({}, kBuiltin).render("planner.user", all_variables(task, kernel));
+  EXPECT_NE(user.find("- Latency: 10.0 µs (95% interval 9.79–10.1 µs)"), std::string::npos) << user;
+  EXPECT_EQ(user.find("0.01 ms"), std::string::npos);
 }
 
 // A kernel that stays in the beam is planned for again: the planner sees what it proposed before.
@@ -161,20 +204,30 @@ TEST(Prompts, EveryRoleIsToldHowTheHarnessChecks) {
   for (const std::string role : {"planner", "executor", "fixer"}) {
     std::string user = prompts.render(role + ".user", variables);
     SCOPED_TRACE(role);
-    EXPECT_NE(user.find("on 5 cases drawn from the inputs' own distributions"), std::string::npos)
+    // Every case the checker draws, with its ranges (issue 48, item 1): the four plain cases, the
+    // fifth's wider spread, and how each edge-case set varies its distributions.
+    EXPECT_NE(user.find("- 4 case(s): the inputs' own distributions: `x` ~ normal(mean 0, std 1)."),
+              std::string::npos)
         << user;
-    EXPECT_NE(user.find("`x` ~ normal(mean 0, std 1)"), std::string::npos);
+    EXPECT_NE(user.find("- 1 case(s): the same distributions, but a wider spread of `x`: its std "
+                        "multiplied by a factor from 2 to 4"),
+              std::string::npos);
+    EXPECT_EQ(user.find("5 case(s): the inputs' own"), std::string::npos);  // the fifth is wider
     EXPECT_NE(user.find("- `out`: relative L2 error below 2e-05, and every element within 1e-06 + "
                         "0.0001·|reference|."),
               std::string::npos);
-    EXPECT_NE(user.find("- `large` (1 case(s) per evaluation): |x| up to 200: exp(-x) overflows "
-                        "float for x < -88. Draws `x` ~ uniform in [-200, 200]; tolerance on this "
-                        "set: `out`: relative L2 error below 2e-05, and every element within "
-                        "0.001 + 0.0001·|reference|."),
+    EXPECT_NE(user.find("- 1 case(s), edge-case set `large`: |x| up to 200: exp(-x) overflows "
+                        "float for x < -88. Draws `x` ~ uniform in [-200, 200], the other inputs "
+                        "from their own distributions; each case varies the set's distributions, "
+                        "by amounts drawn in secret: a uniform narrowed to a sub-range 0.5 to 1 "
+                        "times as wide, anywhere inside its range."),
               std::string::npos)
         << user;
-    EXPECT_NE(user.find("- `denormal` (1 case(s) per evaluation): subnormal x. Draws `x` ~ uniform "
-                        "in [-1e-38, 1e-38]."),
+    EXPECT_NE(user.find("- on the edge-case set `large` instead: `out`: relative L2 error below "
+                        "2e-05, and every element within 0.001 + 0.0001·|reference|."),
+              std::string::npos);
+    EXPECT_NE(user.find("- 1 case(s), edge-case set `denormal`: subnormal x. Draws `x` ~ uniform "
+                        "in [-1e-38, 1e-38]"),
               std::string::npos);
     EXPECT_NE(user.find("may be NaN or ±inf only where the reference's is the same"),
               std::string::npos);

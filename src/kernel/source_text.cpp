@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <regex>
 
 namespace accelopt::kernel {
 namespace {
@@ -325,6 +326,45 @@ std::vector<std::string> code_tokens(const std::string& source) {
   Tokenizer tokenizer;
   for (size_t i : logical_positions(source)) tokenizer.add(source[i], kinds[i]);
   return tokenizer.take();
+}
+
+bool loop_uses_intrinsics(const std::string& source, int line) {
+  if (line <= 0) return false;
+  size_t start = 0;
+  for (int i = 1; i < line && start != std::string::npos; ++i) {
+    start = source.find('\n', start);
+    if (start != std::string::npos) ++start;
+  }
+  if (start == std::string::npos) return false;
+  // The loop's body: past the parenthesis that opens on its line, to the matching brace, or its
+  // one statement.
+  size_t i = source.find('(', start);
+  size_t line_end = source.find('\n', start);
+  if (i == std::string::npos || (line_end != std::string::npos && i > line_end)) {
+    i = start;  // no parenthesis on the line: its body follows
+  } else {
+    for (int depth = 0; i < source.size(); ++i) {
+      if (source[i] == '(') ++depth;
+      if (source[i] == ')' && --depth <= 0) break;
+    }
+    ++i;
+  }
+  size_t end = source.size();
+  i = source.find_first_not_of(" \t\r\n", i);
+  if (i != std::string::npos && source[i] == '{') {
+    for (int depth = 0; i < source.size(); ++i) {
+      if (source[i] == '{') ++depth;
+      if (source[i] == '}' && --depth == 0) {
+        end = i;
+        break;
+      }
+    }
+  } else if (i != std::string::npos) {
+    end = std::min(source.size(), source.find(';', i));
+  }
+  static const std::regex intrinsic(R"(\b(_mm(256|512)?_\w+|__m(128|256|512)[id]?)\b)");
+  return std::regex_search(source.begin() + static_cast<std::ptrdiff_t>(start),
+                           source.begin() + static_cast<std::ptrdiff_t>(end), intrinsic);
 }
 
 }  // namespace accelopt::kernel

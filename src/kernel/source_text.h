@@ -52,4 +52,9 @@ std::vector<Directive> find_directives(const std::string& source);
 // character that is not a blank alone. Directives' tokens are included.
 std::vector<std::string> code_tokens(const std::string& source);
 
+// Whether the loop that starts at `line` (1-based) holds x86 intrinsics (`_mm512_add_ps`,
+// `__m256`, ...): hand-vectorized code, which the compiler's vectorizer reports as a loop it did
+// not vectorize.
+bool loop_uses_intrinsics(const std::string& source, int line);
+
 }  // namespace accelopt::kernel

@@ -1,6 +1,7 @@
 #include "kernel/verdict.h"
 
 #include <cmath>
+#include <cstdio>
 
 #include "common/error.h"
 
@@ -25,6 +26,42 @@ constexpr std::pair<Status, std::string_view> kStatusNames[] = {
 std::string over_ceiling_note(double percent_of_peak) {
   if (!(percent_of_peak > 100)) return {};
   return " (" + std::string(kOverCeiling) + ")";
+}
+
+namespace {
+
+struct LatencyUnit {
+  double scale;
+  const char* name;
+};
+
+LatencyUnit unit_for(double seconds) {
+  if (seconds >= 1) return {1, "s"};
+  if (seconds >= 1e-3) return {1e3, "ms"};
+  if (seconds >= 1e-6) return {1e6, "µs"};
+  return {1e9, "ns"};
+}
+
+std::string three_digits(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%#.3g", value);
+  std::string result = text;
+  if (!result.empty() && result.back() == '.') result.pop_back();  // "100." from %#g
+  return result;
+}
+
+}  // namespace
+
+std::string latency_text(double seconds) {
+  LatencyUnit unit = unit_for(seconds);
+  return three_digits(seconds * unit.scale) + " " + unit.name;
+}
+
+std::string latency_interval_text(double seconds, double low, double high) {
+  LatencyUnit unit = unit_for(seconds);
+  return three_digits(seconds * unit.scale) + " " + unit.name + " (95% interval " +
+         three_digits(low * unit.scale) + "–" + three_digits(high * unit.scale) + " " + unit.name +
+         ")";
 }
 
 std::string waited_for_core_text(const MachineLoad& load) {

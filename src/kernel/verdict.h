@@ -101,6 +101,12 @@ inline constexpr std::string_view kOverCeiling = "over the measured ceiling: the
 // " (over the measured ceiling: the ceiling is wrong)" above 100 %, else empty.
 std::string over_ceiling_note(double percent_of_peak);
 
+// A latency to three significant digits, in the unit that keeps them: "9.79 µs", "10.0 µs",
+// "4.21 ms", "1.50 s" (never "0.01 ms" for a 10 µs kernel).
+std::string latency_text(double seconds);
+// "10.0 µs (95% interval 9.79–10.1 µs)": the interval in the latency's own unit.
+std::string latency_interval_text(double seconds, double low, double high);
+
 struct Verdict {
   Status status = Status::kPassed;
   std::string message;  // one or two plain sentences

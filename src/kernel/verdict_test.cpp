@@ -17,6 +17,18 @@ Verdict through_text(const Verdict& verdict) {
   return Verdict::from_json(Json::parse(verdict.to_json().dump()));
 }
 
+// Three significant digits in a unit that keeps them (issue 48: "0.01 ms (0.009788-0.0101 ms)").
+TEST(Verdict, ALatencyIsWrittenToThreeSignificantDigits) {
+  EXPECT_EQ(latency_text(1.0e-5), "10.0 µs");
+  EXPECT_EQ(latency_text(9.788e-6), "9.79 µs");
+  EXPECT_EQ(latency_text(0.0042), "4.20 ms");
+  EXPECT_EQ(latency_text(0.1), "100 ms");
+  EXPECT_EQ(latency_text(2.5), "2.50 s");
+  EXPECT_EQ(latency_text(5.4e-8), "54.0 ns");
+  EXPECT_EQ(latency_interval_text(1.0e-5, 9.788e-6, 1.01e-5),
+            "10.0 µs (95% interval 9.79–10.1 µs)");
+}
+
 TEST(Verdict, NonFiniteFiguresRoundTrip) {
   Verdict verdict;
   verdict.status = Status::kIncorrectNumerical;

@@ -80,6 +80,7 @@ Json insight_to_json(const roles::Insight& insight) {
               {"speedup_low", insight.speedup_low},
               {"speedup_high", insight.speedup_high},
               {"positive", insight.positive},
+              {"effect", insight.effect},
               {"detail", insight.detail}};
 }
 
@@ -93,6 +94,7 @@ roles::Insight insight_from_json(const Json& json) {
   insight.speedup_low = json.value("speedup_low", insight.speedup);
   insight.speedup_high = json.value("speedup_high", insight.speedup);
   insight.positive = json.value("positive", insight.speedup >= 1);
+  insight.effect = json.value("effect", "");
   insight.detail = json.value("detail", Json::object());
   return insight;
 }

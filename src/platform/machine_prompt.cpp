@@ -21,6 +21,44 @@ std::string seconds_text(double seconds) {
   return fmt::format("{:.3g} µs", seconds * 1e6);
 }
 
+// The bandwidth table with a row at `working_set` where no measured row is there: the figure the
+// ceilings use, interpolated (log-linear in the working set) between the measured rows around it,
+// or the nearest measured row's beyond either end. Rows are the platform's, {working_set,
+// gbytes_per_second}, one per peaks.bandwidth point; a table of another shape is left alone.
+Json with_working_set_row(const Json& table, const Peaks& peaks, double working_set) {
+  if (!table.is_array() || table.size() != peaks.bandwidth.size() || peaks.bandwidth.empty()) {
+    return table;
+  }
+  Json rows = Json::array();
+  std::string figure = fmt::format("{:.1f}", peaks.bandwidth_at(working_set));
+  std::string mine = "this task's working set";
+  bool placed = false;
+  for (size_t i = 0; i < table.size(); ++i) {
+    double size = peaks.bandwidth[i].working_set_bytes;
+    if (!placed && size == working_set) {
+      Json row = table[i];
+      row["note"] = mine + ", measured";
+      rows.push_back(row);
+      placed = true;
+      continue;
+    }
+    if (!placed && size > working_set) {
+      rows.push_back({{"working_set", bytes_text(working_set)},
+                      {"gbytes_per_second", figure},
+                      {"note", i == 0 ? mine + ": below the smallest size measured, its figure"
+                                      : mine + ": interpolated between the rows around it"}});
+      placed = true;
+    }
+    rows.push_back(table[i]);
+  }
+  if (!placed) {
+    rows.push_back({{"working_set", bytes_text(working_set)},
+                    {"gbytes_per_second", figure},
+                    {"note", mine + ": beyond the largest size measured, its figure"}});
+  }
+  return rows;
+}
+
 }  // namespace
 
 std::string bytes_text(double bytes) {
@@ -60,7 +98,23 @@ Json machine_variables(const MachineDescription& description, const task::Task& 
       {"bytes", bytes_text(counts.bytes)},
       {"peak_seconds", seconds_text(score.peak_seconds)},
       {"bound", score.bound},
+      {"has_matrix_work", counts.mm_flops > 0},
       {"physics_limit_percent", fmt::format("{:.0f}", limit)},
+      {"physics_rule",
+       fmt::format(
+           "a verdict whose latency would put it above {0:.0f} % of peak is refused "
+           "(REJECTED_PHYSICS): the kernel cannot have done the counted work that fast, so it "
+           "computed something else or skipped work. The limit is a guard against a reading "
+           "that cannot be real, not a target: {1:g} × {2:g} = {3:.2f}, how far one probe's "
+           "ceiling ({1:g}×) and one kernel's latency ({2:g}×) were each seen to read off on a "
+           "shared machine, multiplied{4}. One limit serves compute- and memory-bound tasks "
+           "alike, set by the noisiest ceiling (the bandwidth's); the FMA and vector ceilings "
+           "read far steadier, so a verdict between 100 % and the limit passes marked \"{5}\", "
+           "and for a compute-bound task it means the counting or the timing is off, not a "
+           "faster kernel",
+           limit, kProbeSpread, kLatencySpread, kPhysicsMargin,
+           one_core && threads > 1 ? fmt::format(", times the task's {} threads", threads) : "",
+           kOverProbeCeiling)},
       {"percent_of_peak_rule",
        "% of peak = the least time over the measured latency, where the least time is "
        "max(matrix FLOPs / FMA ceiling, other FLOPs / vector ceiling, bytes / bandwidth at the "
@@ -77,6 +131,9 @@ Json machine_variables(const MachineDescription& description, const task::Task& 
         "{0} threads may reach {0} × these (the % of peak is still against one core's)", threads);
   }
   machine["ceilings"] = ceilings;
+  if (machine.contains("bandwidth")) {
+    machine["bandwidth"] = with_working_set_row(machine["bandwidth"], peaks, counts.bytes);
+  }
   return machine;
 }
 

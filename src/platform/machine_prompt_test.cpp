@@ -29,6 +29,7 @@ std::string render(const std::string& fragment, const Json& machine, const task:
   agents::PromptLibrary library({}, ACCELOPT_SOURCE_DIR "/prompts", fragment);
   Json variables = {{"platform", fragment},
                     {"writes_code", true},
+                    {"header_list", true},
                     {"machine", machine},
                     {"task", agents::task_variables(task, workload)}};
   std::string prompt = library.render("executor.system", variables);
@@ -104,7 +105,118 @@ TEST_F(CpuPrompt, GivesABFloat16TaskTheDotProductsCeiling) {
   task::Task silu = bench_task("silu");
   prompt = render("cpu", machine_variables(description, silu, silu.default_workload()), silu,
                   silu.default_workload().name);
+  EXPECT_TRUE(has(prompt, "scored against: no matrix ceiling (the task counts no matrix FLOPs)"))
+      << prompt;
+  task::Task matmul = bench_task("matmul");
+  prompt = render("cpu", machine_variables(description, matmul, matmul.default_workload()), matmul,
+                  matmul.default_workload().name);
   EXPECT_TRUE(has(prompt, "scored against: FP32 FMA 170.0 GFLOP/s")) << prompt;
+}
+
+// A task with no matrix work is shown no matrix ceiling, bfloat16 or FP32 (issue 48, item 4).
+TEST_F(CpuPrompt, ShowsNoMatrixCeilingToATaskWithoutMatrixWork) {
+  task::Task norm =
+      task::load_task(ACCELOPT_SOURCE_DIR "/bench/flashinfer/fused_add_rmsnorm_h7168");
+  const task::Workload& workload = norm.workload_or_default("small");
+  ASSERT_EQ(norm.roofline_counts(workload).mm_flops, 0);
+  std::string prompt =
+      render("cpu", machine_variables(with_bf16_dot(), norm, workload), norm, workload.name);
+  EXPECT_TRUE(has(prompt, "no matrix ceiling (the task counts no matrix FLOPs)")) << prompt;
+  EXPECT_FALSE(has(prompt, "its matrix FLOPs are scored against")) << prompt;
+  EXPECT_FALSE(has(prompt, "bfloat16 matrix (bfloat16 inputs)")) << prompt;
+  EXPECT_FALSE(has(prompt, "Matrix ceiling:")) << prompt;
+}
+
+// What the probe measured of the clock and of the instructions the ceilings time, each said to be
+// measured, and what the prompt says where it was not (issue 48, item 2).
+TEST_F(CpuPrompt, SaysTheMeasuredClockLatenciesAndSubnormals) {
+  cpu::MachinePeaks peaks = example_peaks();
+  peaks.isa = "avx512";
+  peaks.clock_ghz = 4;
+  peaks.fma_latency_ns = 1;
+  peaks.bf16_dot_gflops = 340;
+  peaks.narrow_matrix_gflops["bfloat16"] = 340;
+  peaks.bf16_dot_latency_ns = 1.5;
+  peaks.bf16_subnormals = {true, true, true, true};
+  MachineDescription description = cpu::describe_machine(cpu::describe_cpu(), peaks, compiler_);
+  task::Task matmul = bench_task("matmul");
+  std::string prompt =
+      render("cpu", machine_variables(description, matmul, matmul.default_workload()), matmul,
+             matmul.default_workload().name);
+  EXPECT_TRUE(has(prompt, "- Clock: 4.00 GHz, measured by the probe")) << prompt;
+  EXPECT_TRUE(has(prompt,
+                  "the clock under load (other cores busy, a long hot loop) is not "
+                  "measured"));
+  EXPECT_TRUE(has(prompt,
+                  "- 512-bit FMA (`vfmadd…ps` on zmm): throughput 1.33 a cycle (the FMA "
+                  "ceiling 170.0 GFLOP/s ÷ 32 FLOPs an instruction ÷ the clock), latency "
+                  "4 cycles (1 ns, one dependent chain); measured by the probe."))
+      << prompt;
+  EXPECT_TRUE(has(prompt, "- `vdpbf16ps` (512-bit): throughput 1.33 a cycle"));
+  EXPECT_TRUE(has(prompt, "latency 6 cycles (1.5 ns, one dependent chain)"));
+  EXPECT_TRUE(has(prompt,
+                  "`vdpbf16ps` (`_mm512_dpbf16_ps`) reads subnormal bfloat16 inputs as "
+                  "zero and flushes subnormal float results to zero; `vcvtneps2bf16` "
+                  "(`_mm512_cvtneps_pbh`) flushes subnormal floats to zero"));
+  std::map<std::string, std::string> facts(description.facts.begin(), description.facts.end());
+  EXPECT_TRUE(has(facts["clock"], "4.00 GHz"));
+
+  // Not measured: said so, and no cycle counts.
+  cpu::MachinePeaks unmeasured = example_peaks();
+  unmeasured.isa = "avx512";
+  MachineDescription old = cpu::describe_machine(cpu::describe_cpu(), unmeasured, compiler_);
+  std::string plain = render("cpu", machine_variables(old, matmul, matmul.default_workload()),
+                             matmul, matmul.default_workload().name);
+  EXPECT_TRUE(has(plain, "- Clock: not measured")) << plain;
+  EXPECT_TRUE(has(plain, "throughput 5.31 an ns")) << plain;
+  EXPECT_FALSE(has(plain, "cycles (")) << plain;
+  EXPECT_FALSE(has(plain, "bfloat16 subnormals")) << plain;
+}
+
+// The table holds a row at the task's own working set, said to be interpolated, and the prompt
+// says what the counted traffic assumes of stores, what the caches hold when a call is timed, and
+// what the physics limit is for (issue 48, items 2 and 4).
+TEST_F(CpuPrompt, SaysTheWorkingSetsRowTheStoresTheCachesAndThePhysicsLimit) {
+  task::Task silu = bench_task("silu");
+  const task::Workload& workload = silu.default_workload();  // 112 MiB
+  std::string prompt =
+      render("cpu", machine_variables(description_, silu, workload), silu, workload.name);
+  EXPECT_TRUE(has(prompt,
+                  "64 MiB 15.0 GB/s; 112 MiB 15.0 GB/s (this task's working set: "
+                  "interpolated between the rows around it); 256 MiB 15.0 GB/s;"))
+      << prompt;
+  const task::Workload& small = silu.workload("small");  // 16 KiB, between 4 KiB and 1 MiB
+  std::string at_small =
+      render("cpu", machine_variables(description_, silu, small), silu, small.name);
+  EXPECT_TRUE(has(at_small, "4 KiB 400.0 GB/s; 16 KiB ")) << at_small;
+  EXPECT_TRUE(has(prompt, "never the read-for-ownership an ordinary store makes"));
+  EXPECT_TRUE(has(prompt, "a triad with streaming stores (`_mm512_stream_ps`"));
+  EXPECT_TRUE(has(prompt,
+                  "each call of a turn reads inputs of its own, written by the harness "
+                  "just before the turn"));
+  EXPECT_TRUE(has(prompt, "a larger turn starts with none of its inputs cached")) << prompt;
+  EXPECT_TRUE(has(prompt, fmt::format("The physics check: a verdict whose latency would put it "
+                                      "above {:.0f} % of peak is refused",
+                                      100 * kPhysicsMargin)))
+      << prompt;
+  EXPECT_TRUE(has(prompt, "One limit serves compute- and memory-bound tasks alike"));
+  EXPECT_FALSE(has(prompt, "refused as physically impossible"));
+}
+
+// The rules say what the checks do: `##0` is no line marker, and why headers whose calls the
+// sandbox stops are on the list (issue 48, item 4).
+TEST_F(CpuPrompt, TheRulesAnswerTokenPastingAndTheHeadersOfForbiddenCalls) {
+  task::Task silu = bench_task("silu");
+  std::string prompt = render("cpu", description_.prompt_variables, silu, "");
+  EXPECT_TRUE(has(prompt,
+                  "token pasting (`a##0`) and `#` inside a macro's body are not "
+                  "directives and pass"))
+      << prompt;
+  EXPECT_TRUE(has(prompt, "token pasting with a number (`a##0`), `#` in a macro's body: allowed"));
+  EXPECT_TRUE(has(prompt,
+                  "Why `<fstream>`, `<cstdio>` and `<thread>` are allowed: a header is "
+                  "allowed where including it is harmless"));
+  EXPECT_TRUE(has(prompt, "Refused, like every header off the list: `<filesystem>`"));
 }
 
 // The bfloat16 ceiling is shown only to a task scored against it; a float32 task is told its
@@ -151,8 +263,9 @@ TEST_F(CpuPrompt, GivesTheCeilingsAtTheTasksWorkingSetWithUnitsAndScope) {
   EXPECT_FALSE(ceilings.contains("reach"));  // one thread
   std::string prompt = render("cpu", machine, silu, workload.name);
   EXPECT_TRUE(has(prompt,
-                  "FMA 170.0 GFLOP/s, other FP32 arithmetic 85.0 GFLOP/s, bandwidth 15.0 "
-                  "GB/s at this task's working set of 112 MiB; one core"))
+                  "no matrix ceiling (the task counts no matrix FLOPs), other FP32 arithmetic "
+                  "85.0 GFLOP/s, bandwidth 15.0 GB/s at this task's working set of 112 MiB; one "
+                  "core"))
       << prompt;
   EXPECT_TRUE(has(prompt, "FMAs in elementwise code included"));
   EXPECT_TRUE(has(prompt, "4 KiB 400.0 GB/s"));  // the plain list stays

@@ -50,15 +50,23 @@ void add_forbidden_words(std::vector<SourceRule>& rules) {
 
 Json rules_variables(const std::vector<SourceRule>& rules) {
   Json groups = Json::array();
+  std::string refused;
   for (const SourceRule* rule : rules_of(rules, RuleKind::kHeader)) {
-    if (!rule->allowed) continue;
     std::string name = rule->example.empty() ? "<" + rule->spelling + ">" : rule->example;
+    if (!rule->allowed) {
+      refused += (refused.empty() ? "`" : ", `") + name + "`";
+      continue;
+    }
     if (groups.empty() || groups.back()["group"] != rule->group) {
-      groups.push_back({{"group", rule->group}, {"headers", "`" + name + "`"}});
+      groups.push_back({{"group", rule->group}, {"headers", "`" + name + "`"}, {"count", 0}});
     } else {
       groups.back()["headers"] = groups.back()["headers"].get<std::string>() + ", `" + name + "`";
     }
+    groups.back()["count"] = groups.back()["count"].get<int>() + 1;
   }
+  // A short group is named whole where the list is summarized (the executor's prompt).
+  for (Json& group : groups) group["short"] = group["count"].get<int>() <= kShortHeaderGroup;
+  for (size_t i = 0; i < groups.size(); ++i) groups[i]["last"] = i + 1 == groups.size();
   Json allowed = Json::array(), forbidden = Json::array(), assembly = Json::array(),
        limits = Json::array();
   for (const SourceRule& rule : rules) {
@@ -83,11 +91,8 @@ Json rules_variables(const std::vector<SourceRule>& rules) {
         break;
     }
   }
-  return {{"header_groups", groups},
-          {"allowed", allowed},
-          {"forbidden", forbidden},
-          {"assembly", assembly},
-          {"limits", limits}};
+  return {{"header_groups", groups}, {"refused_headers", refused}, {"allowed", allowed},
+          {"forbidden", forbidden},  {"assembly", assembly},       {"limits", limits}};
 }
 
 }  // namespace accelopt::platform

@@ -35,6 +35,9 @@ struct SourceRule {
   std::string example;
 };
 
+// A header group this small is listed whole even where the prompt only summarizes the list.
+inline constexpr int kShortHeaderGroup = 12;
+
 // Allowed kHeader rows, one per name, in `group`.
 void add_headers(std::vector<SourceRule>& rules, const std::string& group,
                  std::initializer_list<const char*> names);
@@ -47,7 +50,9 @@ void add_forbidden_words(std::vector<SourceRule>& rules);
 std::vector<const SourceRule*> rules_of(const std::vector<SourceRule>& rules, RuleKind kind);
 
 // The `machine.rules` variables of a prompt fragment:
-//   header_groups: [{group, headers: "`<algorithm>`, `<any>`, ..."}]   the allowed headers
+//   header_groups: [{group, headers: "`<algorithm>`, `<any>`, ...", count, short, last}]  the
+//                  allowed headers; `short`: at most kShortHeaderGroup of them
+//   refused_headers: "`<filesystem>`, `<unistd.h>`"   kHeader rows not allowed (named refusals)
 //   allowed:       [{spelling, reason, example}]                         kConstruct rows
 //   forbidden:     [{spelling, reason}]   kWord, kDirective, kPragma rows (written as in source)
 //   assembly:      [{spelling, reason}]   kAssembly rows

@@ -18,9 +18,10 @@ void print_verdict(std::ostream& out, const kernel::Verdict& verdict, bool verbo
     out << fmt::format("{:<10} {:.3f}x vs {} [{:.3f}, {:.3f}] 95% CI, {} pairs{}\n", "speedup",
                        t.speedup, t.anchor, t.speedup_low, t.speedup_high, t.pairs,
                        t.converged ? "" : " (interval did not reach its target)");
-    out << fmt::format("{:<10} {:.4g} ms [{:.4g}, {:.4g}] (anchor {:.4g} ms)\n", "latency",
-                       t.latency_seconds * 1e3, t.latency_low * 1e3, t.latency_high * 1e3,
-                       t.anchor_latency_seconds * 1e3);
+    out << fmt::format("{:<10} {} [{}, {}] (anchor {})\n", "latency",
+                       kernel::latency_text(t.latency_seconds), kernel::latency_text(t.latency_low),
+                       kernel::latency_text(t.latency_high),
+                       kernel::latency_text(t.anchor_latency_seconds));
     if (t.load) {
       out << fmt::format("{:<10} other cores {:.0f} % busy, steal {:.1f} %, {} preemptions{}{}{}\n",
                          "machine", 100 * t.load->other_cores_busy, 100 * t.load->steal,
@@ -51,18 +52,26 @@ void print_verdict(std::ostream& out, const kernel::Verdict& verdict, bool verbo
     const auto& mix = verdict.profile["instruction_mix"];
     if (mix.contains("fp_512")) {
       out << fmt::format(
-          "{:<10} FP instructions: {:.0f} % 512-bit, {:.0f} % 256-bit, {:.0f} % 128-bit, "
-          "{:.0f} % scalar\n",
+          "{:<10} FP instructions in the code (counted once each, not as they run): {:.0f} % "
+          "512-bit, {:.0f} % 256-bit, {:.0f} % 128-bit, {:.0f} % one-lane (ss/sd: scalar code, "
+          "loop remainders, the last steps of horizontal sums)\n",
           "mix", 100 * mix["share_512"].get<double>(), 100 * mix["share_256"].get<double>(),
           100 * mix["share_128"].get<double>(), 100 * mix["share_scalar"].get<double>());
     }
   }
   if (verdict.profile.contains("vectorization")) {
     for (const auto& loop : verdict.profile["vectorization"]) {
-      if (!verbose && loop["vectorized"].get<bool>()) continue;
-      out << fmt::format("{:<10} line {}: {}\n",
-                         loop["vectorized"].get<bool>() ? "vectorized" : "scalar loop",
-                         loop["line"].get<int>(), loop["detail"].get<std::string>());
+      bool vectorized = loop.value("vectorized", false);
+      if (!verbose && vectorized) continue;
+      std::string detail = loop.value("detail", std::string());
+      std::string what =
+          vectorized ? "vectorized by the compiler: " + detail
+          : loop.value("intrinsics", false)
+              ? "hand-vectorized with intrinsics (the compiler's own vectorizer did not "
+                "vectorize it: " +
+                    detail + ")"
+              : "not auto-vectorized by the compiler: " + detail;
+      out << fmt::format("{:<10} line {}: {}\n", "loop", loop.value("line", 0), what);
     }
   }
   out << fmt::format("{:<10} compile {:.2f} s{}, whole evaluation {:.2f} s\n", "time",

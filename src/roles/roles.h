@@ -91,7 +91,12 @@ struct Insight {
   std::string before_snippet, after_snippet;
   double speedup = 1;  // measured, slow→fast (below 1 for a negative entry)
   double speedup_low = 1, speedup_high = 1;
-  bool positive = true;
+  bool positive = true;  // the rewrite measured faster (speedup at least 1)
+  // Which way the lesson points, as its author says: "faster" (the change it names made kernels
+  // faster) or "not faster" (it did not, or made them slower). It may differ from `positive`: a
+  // rewrite that beat its parent can teach that one of its parts was not faster. Empty: unsaid,
+  // and `positive` stands for it.
+  std::string effect;
   Json detail = Json::object();  // agent-specific, e.g. the tuner's knob statistics
   // Where it was learned (empty or 0 where not known).
   std::string task = "", workload = "";

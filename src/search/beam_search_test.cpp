@@ -92,12 +92,18 @@ class FakePlatform : public platform::Platform {
         lucky_moments.insert(request.source).second) {
       speedup *= 2;
     }
+    if (request.source.find("NUDGED") != std::string::npos &&
+        nudged_moments.insert(request.source).second) {
+      speedup *= 1.1;
+    }
     if (!request.anchor_source.empty()) ++head_to_head;
+    double spread =
+        !request.anchor_source.empty() && head_to_head_noise > 0 ? head_to_head_noise : noise;
     kernel::Timing timing;
     timing.anchor = request.anchor_name;
     timing.speedup = speedup;
-    timing.speedup_low = speedup * (1 - noise);
-    timing.speedup_high = speedup * (1 + noise);
+    timing.speedup_low = speedup * (1 - spread);
+    timing.speedup_high = speedup * (1 + spread);
     timing.latency_seconds = 1e-3 * moment / speed_of(request.source);
     timing.pairs = request.timing.min_pairs;
     verdict.timing = timing;
@@ -115,8 +121,11 @@ class FakePlatform : public platform::Platform {
   int head_to_head = 0;                 // timings against another beam kernel
   int busy_calls = 0;                   // evaluations of a BUSY source
   std::set<std::string> lucky_moments;  // the LUCKY sources timed once already
-  std::vector<double> budgets;          // the timing budget of each timed request
-  std::mutex mutex;                     // guards the members above and below
+  // A NUDGED source is measured 1.1 times as fast as it is the first time it is timed.
+  std::set<std::string> nudged_moments;
+  double head_to_head_noise = 0;  // the noise of timings against a named anchor; 0: `noise`
+  std::vector<double> budgets;    // the timing budget of each timed request
+  std::mutex mutex;               // guards the members above and below
   int in_flight = 0, most_in_flight = 0;
   std::set<int> busy_cores;              // the cores of the evaluations in flight
   int shared_cores = 0;                  // times an evaluation got a core another one held
@@ -329,6 +338,59 @@ class LuckyAgents : public roles::Planner, public roles::Executor, public roles:
     return insight;
   }
 };
+
+// Plans one kernel that is 40 % faster and measured 10 % faster still the first time it is timed;
+// summarizes it, keeping every figure of the pair it was given.
+class NudgedAgents : public roles::Planner, public roles::Executor, public roles::Summarizer {
+ public:
+  std::vector<roles::Plan> propose(const roles::KernelView&, const std::vector<roles::Insight>&,
+                                   int) override {
+    return {roles::Plan{"fast", "llm:fake", Json::object()}};
+  }
+  std::vector<roles::Implementation> implement(const roles::KernelView& kernel, const roles::Plan&,
+                                               int) override {
+    return {roles::Implementation{kernel.source + "int FAST = 1, NUDGED = 1;\n", "", "llm:fake"}};
+  }
+  std::optional<roles::Insight> summarize(const roles::RewritePair& pair) override {
+    told = pair.speedup;
+    if (pair.fast.figures) profile = pair.fast.figures->speedup;
+    for (const roles::Sibling& sibling : pair.siblings) {
+      if (sibling.rewrite) listed = sibling.speedup;
+    }
+    roles::Insight insight;
+    insight.title = pair.plan.text;
+    insight.description = "fast";
+    insight.speedup = pair.speedup;
+    insight.speedup_low = pair.speedup_low;
+    insight.speedup_high = pair.speedup_high;
+    return insight;
+  }
+  double told = 0, profile = 0, listed = 0;
+};
+
+// A rewrite of the baseline has two measurements of the pair: the child's evaluation, timed paired
+// against the baseline, and the memory's re-timing. The summarizer is given one figure, the most
+// precise (here the evaluation's: the re-timing reads wider), wherever it is shown, and the entry
+// keeps that figure (issue 48, item 3: a lesson showed 9.48x where its summarizer was told 9.27x).
+TEST_F(SearchTest, TheMemoryKeepsTheOneFigureItsSummarizerWasGiven) {
+  auto store = store::Store::open(":memory:");
+  FakePlatform platform;
+  platform.head_to_head_noise = 0.05;
+  NudgedAgents llm;
+  SearchContext context = llm_context(*store, platform, llm, llm);
+  context.agents.summarizer = &llm;
+  config_.iterations = 1;
+  config_.beam_width = 1;
+  RunSummary summary = start_run(config_, "", context);
+  ASSERT_EQ(summary.state, "finished");
+  auto entries = store->memory_entries();
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_NEAR(llm.told, 1.54, 1e-9);  // the evaluation's 1.4 × 1.1, the narrower interval
+  EXPECT_DOUBLE_EQ(llm.profile, llm.told);
+  EXPECT_DOUBLE_EQ(llm.listed, llm.told);
+  EXPECT_DOUBLE_EQ(entries[0].speedup, llm.told);
+  EXPECT_DOUBLE_EQ(entries[0].insight["speedup"].get<double>(), llm.told);
+}
 
 // Both children's medians clear the memory's threshold as the search measured them; re-timed head
 // to head against their parent, only the real one's interval does, and only it is remembered, with

@@ -23,7 +23,8 @@ std::string first_line(const std::string& text) {
 // What the other kernels made for `parent` in this iteration reached, the rewrite `fast` among
 // them, in the order they were made.
 std::vector<roles::Sibling> siblings_of(const std::vector<Attempt>& attempts, int64_t parent,
-                                        int64_t fast, const RunScale& scale) {
+                                        int64_t fast, const RunScale& scale,
+                                        const CandidateBook& book) {
   std::vector<roles::Sibling> siblings;
   for (const Attempt& attempt : attempts) {
     // A kernel the busy machine left unjudged says nothing of its plan.
@@ -31,10 +32,18 @@ std::vector<roles::Sibling> siblings_of(const std::vector<Attempt>& attempts, in
     roles::Sibling sibling;
     sibling.plan = first_line(attempt.plan.text);
     sibling.status = kernel::status_name(attempt.verdict.status);
+    // Each kernel's one figure: its most precise measurement against the baseline.
     Figures figures = scale.of(attempt.verdict);
     sibling.speedup = figures.speedup;
     sibling.speedup_low = figures.speedup_low;
     sibling.speedup_high = figures.speedup_high;
+    auto record = book.record_of(attempt.candidate);
+    if (auto most = kernel_figures(scale, attempt.verdict, false, record ? record->iteration : 0,
+                                   book.measurements_of(attempt.candidate))) {
+      sibling.speedup = most->speedup;
+      sibling.speedup_low = most->speedup_low;
+      sibling.speedup_high = most->speedup_high;
+    }
     sibling.rewrite = attempt.candidate == fast;
     siblings.push_back(std::move(sibling));
   }
@@ -42,6 +51,23 @@ std::vector<roles::Sibling> siblings_of(const std::vector<Attempt>& attempts, in
 }
 
 }  // namespace
+
+memory::Rewrite MemoryWriter::one_figure(const memory::Rewrite& retimed,
+                                         const RunScale& scale) const {
+  auto slow = parts_.book->record_of(retimed.slow_candidate);
+  auto fast = parts_.book->record_of(retimed.fast_candidate);
+  auto verdict = parts_.book->verdict_of(retimed.fast_candidate);
+  if (!slow || slow->kind != store::CandidateKind::kBaseline || !fast || !verdict) return retimed;
+  std::optional<roles::KernelFigures> figures =
+      kernel_figures(scale, *verdict, false, fast->iteration,
+                     parts_.book->measurements_of(retimed.fast_candidate));
+  if (!figures) return retimed;
+  memory::Rewrite chosen = retimed;
+  chosen.speedup = figures->speedup;
+  chosen.speedup_low = figures->speedup_low;
+  chosen.speedup_high = figures->speedup_high;
+  return chosen;
+}
 
 std::optional<memory::Rewrite> MemoryWriter::retimed(int iteration, const memory::Rewrite& rewrite,
                                                      const Measure& retime) {
@@ -103,7 +129,8 @@ std::vector<store::MemoryEntryRecord> MemoryWriter::entries(int iteration,
     std::optional<memory::Rewrite> confirmed = retimed(iteration, rewrites[index], retime);
     if (parts_.stop->interrupted()) break;
     if (!confirmed) continue;
-    const memory::Rewrite& rewrite = *confirmed;
+    RunScale scale = parts_.progress->scale();
+    const memory::Rewrite rewrite = one_figure(*confirmed, scale);
     const Attempt& attempt = *sources[index];
     roles::Summarizer* summarizer =
         attempt.kind == store::CandidateKind::kTuner && parts_.tuner_summarizer != nullptr
@@ -120,10 +147,10 @@ std::vector<store::MemoryEntryRecord> MemoryWriter::entries(int iteration,
     pair.slow.timing_target = pair.fast.timing_target = config_.timing.target_half_width;
     pair.slow.place = pair.fast.place =
         summary_answer_key(iteration, rewrite.slow_candidate, rewrite.fast_candidate);
-    RunScale scale = parts_.progress->scale();
     add_kernel_figures(pair.slow, rewrite.slow_candidate, *parts_.book, scale);
     add_kernel_figures(pair.fast, rewrite.fast_candidate, *parts_.book, scale);
-    pair.siblings = siblings_of(attempts, attempt.beam_parent, attempt.candidate, scale);
+    pair.siblings =
+        siblings_of(attempts, attempt.beam_parent, attempt.candidate, scale, *parts_.book);
     pair.plan = attempt.plan;
     pair.speedup = rewrite.speedup;
     pair.speedup_low = rewrite.speedup_low;
@@ -145,8 +172,16 @@ std::vector<store::MemoryEntryRecord> MemoryWriter::entries(int iteration,
       continue;
     }
     if (answer.is_null()) continue;
-    entries.push_back(memory::make_entry(memory::insight_from_json(answer), rewrite, *parts_.task,
-                                         parts_.run_id, iteration));
+    // The entry keeps the figure its summarizer was given: an answer kept from before a resume
+    // was given the figure of that moment, not the re-timing done again since.
+    roles::Insight insight = memory::insight_from_json(answer);
+    memory::Rewrite told = rewrite;
+    if (answer.contains("speedup") && insight.speedup > 0) {
+      told.speedup = insight.speedup;
+      told.speedup_low = insight.speedup_low;
+      told.speedup_high = insight.speedup_high;
+    }
+    entries.push_back(memory::make_entry(insight, told, *parts_.task, parts_.run_id, iteration));
   }
   return entries;
 }

@@ -18,6 +18,7 @@
 
 #include "search/answers.h"
 #include "search/evaluator.h"
+#include "search/figures.h"
 #include "search/measurement.h"
 
 namespace accelopt::search {
@@ -53,6 +54,12 @@ class MemoryWriter {
   // the search's figures cleared (noted), or the run is being interrupted.
   std::optional<memory::Rewrite> retimed(int iteration, const memory::Rewrite& rewrite,
                                          const Measure& retime);
+
+  // The rewrite's one figure, the one its summarizer is given and its entry keeps: the most
+  // precise of the pair's head-to-head measurements (issue 43). With the baseline as the kernel
+  // before, the child's own evaluation was timed paired against it too, and the child's figure
+  // everywhere (its profile, the siblings' list) is that most precise one; else the re-timing.
+  memory::Rewrite one_figure(const memory::Rewrite& retimed, const RunScale& scale) const;
 
   const SearchConfig& config_;
   MemoryWriterParts parts_;

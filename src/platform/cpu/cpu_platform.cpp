@@ -504,7 +504,7 @@ Verdict CpuPlatform::evaluate_unguarded(const EvalRequest& asked) {
   verdict.profile["timed_cores"] = request.cores;
   verdict.profile["timed_cores_held"] = claim.held();
   if (options_.profile) {
-    verdict.profile["vectorization"] = vectorization_report(compiled->remarks);
+    verdict.profile["vectorization"] = vectorization_report(compiled->remarks, request.source);
     verdict.profile["instruction_mix"] = instruction_mix(compiled->library);
   }
   return finish_timed(started, task, workload, peaks_.for_task(task), "this machine's CPU",

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "platform/case_variation.h"
 
 namespace accelopt::platform::cpu {
 namespace {
@@ -343,11 +344,14 @@ uint64_t secret_seed() {
 }
 
 std::vector<CaseSpec> correctness_cases(const task::Task& task) {
+  // The ranges are platform::kCaseVariation's, which the agents' prompt describes.
+  const platform::CaseVariationRanges& ranges = platform::kCaseVariation;
   std::vector<CaseSpec> cases;
   for (int i = 0; i < task.seeds; ++i) {
     cases.push_back(secret_case("", cases.size() + 1));
-    if (task.seeds >= 3 && i == task.seeds - 1) {
-      cases.back().variation.spread = std::exp(secret_uniform(std::log(2.0), std::log(4.0)));
+    if (task.seeds >= ranges.seeds_for_wide_case && i == task.seeds - 1) {
+      cases.back().variation.spread = std::exp(
+          secret_uniform(std::log(ranges.wide_spread.low), std::log(ranges.wide_spread.high)));
       cases.back().label += " (wider spread)";
     }
   }
@@ -356,10 +360,11 @@ std::vector<CaseSpec> correctness_cases(const task::Task& task) {
       CaseSpec spec = secret_case(set.name, cases.size() + 1);
       // A set's normals only spread wider (a set of large values stays large), its uniforms keep
       // half their range or more, and a normal's mean moves by up to half a std.
-      spec.variation.spread = secret_uniform(1.0, 2.0);
-      spec.variation.width = secret_uniform(0.5, 1.0);
-      spec.variation.shift = secret_uniform(-0.5, 0.5);
-      spec.variation.fraction = i == 0 ? 1.0 : secret_uniform(0.25, 1.0);
+      spec.variation.spread = secret_uniform(ranges.set_spread.low, ranges.set_spread.high);
+      spec.variation.width = secret_uniform(ranges.set_width.low, ranges.set_width.high);
+      spec.variation.shift = secret_uniform(ranges.set_shift.low, ranges.set_shift.high);
+      spec.variation.fraction =
+          i == 0 ? 1.0 : secret_uniform(ranges.set_fraction.low, ranges.set_fraction.high);
       cases.push_back(spec);
     }
   }

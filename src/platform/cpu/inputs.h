@@ -51,7 +51,8 @@ uint64_t secret_seed();
 // task's own distributions (the last of them, where there are 3 or more, with a wider spread of
 // its first normal input: 2x to 4x the std, as real activations and scores have), then each input
 // set's seeds (the first as the set says, within its family; the others mixed with the task's own
-// distributions).
+// distributions). The ranges are platform::kCaseVariation (platform/case_variation.h), which
+// the agents' prompt describes case by case.
 std::vector<CaseSpec> correctness_cases(const task::Task& task);
 
 // `count` cases from the task's own distributions with fresh secret seeds, for timed turns.

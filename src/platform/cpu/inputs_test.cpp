@@ -3,11 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <random>
 #include <set>
 
 #include "common/error.h"
+#include "platform/case_variation.h"
 #include "platform/cpu/runner_turns.h"
 
 namespace accelopt::platform::cpu {
@@ -119,6 +121,39 @@ TEST(Inputs, CasesOfAFamilyVaryTheirParametersInSecretAndStayInTheirRanges) {
   auto wider = drawn(task, workload, 11, nullptr, wide);
   for (size_t i = 0; i < plain[0].size(); ++i) EXPECT_FLOAT_EQ(wider[0][i], 3 * plain[0][i]);
   EXPECT_EQ(wider[1], plain[1]);  // a uniform never leaves its range
+}
+
+// The prompt describes the cases from platform::kCaseVariation: the input it says the wide case
+// widens is the one generate_inputs widens, in every benchmark task that has one.
+TEST(Inputs, TheWideCaseWidensTheInputThePromptNames) {
+  Variation wide{.spread = 3.0, .width = 1, .shift = 0, .fraction = 1};
+  int tasks_with_a_wide_case = 0;
+  for (const auto& folder : std::filesystem::directory_iterator(ACCELOPT_SOURCE_DIR "/bench/cpu")) {
+    if (!std::filesystem::exists(folder.path() / "definition.json")) continue;
+    task::Task task = task::load_task(folder.path());
+    int named = platform::widened_input(task);
+    std::vector<CaseSpec> cases = correctness_cases(task);
+    ASSERT_GE(static_cast<int>(cases.size()), task.seeds);
+    bool drawn_wide = cases[static_cast<size_t>(task.seeds - 1)].variation.spread > 1;
+    EXPECT_EQ(named >= 0, drawn_wide) << task.name;
+    if (named < 0) continue;
+    ++tasks_with_a_wide_case;
+    const task::Workload& workload = task.workload_or_default("small");
+    auto plain = generate_inputs(task, workload, 5);
+    auto wider = generate_inputs(task, workload, 5, nullptr, wide);
+    for (size_t i = 0; i < plain.size(); ++i) {
+      EXPECT_EQ(plain[i].bytes != wider[i].bytes, static_cast<int>(i) == named)
+          << task.name << " input " << task.inputs[i].name;
+    }
+    std::vector<platform::CaseFamily> families = platform::describe_correctness_cases(task);
+    ASSERT_GE(families.size(), 2u) << task.name;
+    EXPECT_EQ(families[1].cases, 1);
+    EXPECT_NE(families[1].description.find("`" + task.inputs[static_cast<size_t>(named)].name +
+                                           "`: its std multiplied by a factor from 2 to 4"),
+              std::string::npos)
+        << families[1].description;
+  }
+  EXPECT_GT(tasks_with_a_wide_case, 5);
 }
 
 // Normals come from the ziggurat: a million of them have the standard normal's moments and tails

@@ -28,8 +28,9 @@ using Clock = std::chrono::steady_clock;
 
 // Bumped whenever the probe measures differently, so cached figures from an older probe are redone.
 // 4: each ceiling the best of several rounds; 5: the bf16 dot; 6: its chains independent (5's
-// were merged into one by the compiler and counted twelve times), checked against issue rates.
-constexpr int kProbeVersion = 6;
+// were merged into one by the compiler and counted twelve times), checked against issue rates;
+// 7: the clock, the timed instructions' latencies and AVX-512 BF16's subnormals kept.
+constexpr int kProbeVersion = 7;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -145,6 +146,59 @@ __attribute__((target("avx512f,avx512bf16"), noipa)) float bf16_dot_chains(long 
   float sum = 0;
   for (float lane : lanes) sum += lane;
   return sum;
+}
+#endif
+
+// One dependent chain of the instruction each arithmetic ceiling times: every instruction waits
+// for the one before, so a pass takes the instruction's latency, where the ceilings' independent
+// chains give its throughput.
+__attribute__((noipa)) float fma_latency_chain(long iterations) {
+  Vector a = splat(0.5f);
+  const Vector m = splat(0.9999999f), c = splat(1e-7f);
+#pragma GCC unroll 1
+  for (long i = 0; i < iterations; ++i) a = fma(a, m, c);
+  return sum(a);
+}
+
+#ifdef ACCELOPT_HAS_BF16_PROBE
+__attribute__((target("avx512f,avx512bf16"), noipa)) float bf16_dot_latency_chain(long iterations) {
+  __m512 chain = _mm512_set1_ps(0.1f);
+  const auto x = (__m512bh)_mm512_set1_epi16(0x3C00);
+#pragma GCC unroll 1
+  for (long i = 0; i < iterations; ++i) chain = _mm512_dpbf16_ps(chain, x, x);
+  alignas(64) float lanes[16];
+  _mm512_store_ps(lanes, chain);
+  return lanes[0];
+}
+
+// Bits read through volatile, so that the compiler folds none of the tries below.
+volatile uint16_t subnormal_bf16 = 0x0001;   // 2^-133, the least bfloat16 subnormal
+volatile uint16_t large_bf16 = 0x7180;       // 2^100
+volatile uint16_t small_bf16 = 0x1C80;       // 2^-70
+volatile float subnormal_float = 0x1p-130f;  // a float subnormal bfloat16 can hold (2^-130)
+
+// What vdpbf16ps and vcvtneps2bf16 do with subnormals on this core, tried: each result is the
+// exact one or zero.
+__attribute__((target("avx512f,avx512bf16"))) inline __m512bh bf16(uint16_t bits) {
+  return (__m512bh)_mm512_set1_epi16(static_cast<short>(bits));
+}
+
+__attribute__((target("avx512f,avx512bf16"), noipa)) Bf16Subnormals try_bf16_subnormals() {
+  alignas(64) float lanes[16];
+  // 2 × 2^-133 × 2^100 = 2^-32, a normal float: zero only where subnormal inputs read as zero.
+  _mm512_store_ps(lanes,
+                  _mm512_dpbf16_ps(_mm512_setzero_ps(), bf16(subnormal_bf16), bf16(large_bf16)));
+  Bf16Subnormals found;
+  found.dot_inputs_read_as_zero = lanes[0] == 0;
+  // 2 × 2^-70 × 2^-70 = 2^-139, a subnormal float: zero only where subnormal results are flushed.
+  _mm512_store_ps(lanes, _mm512_dpbf16_ps(_mm512_setzero_ps(), bf16(small_bf16), bf16(small_bf16)));
+  found.dot_results_flushed = lanes[0] == 0;
+  alignas(32) uint16_t converted[16];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(converted),
+                     (__m256i)_mm512_cvtneps_pbh(_mm512_set1_ps(subnormal_float)));
+  found.convert_flushed = (converted[0] & 0x7FFF) == 0;
+  found.tried = true;
+  return found;
 }
 #endif
 
@@ -332,7 +386,9 @@ const std::vector<ProbeLoop>& probe_loops() {
     {"add_chains", "vaddps", kAddChains, kLanes, 0},
 #if defined(ACCELOPT_HAS_BF16_PROBE)
     {"bf16_dot_chains", "vdpbf16ps", kDotChains, 64, 0},
+    {"bf16_dot_latency_chain", "vdpbf16ps", 1, 64, 0},
 #endif
+    {"fma_latency_chain", "vfmadd", 1, 2.0 * kLanes, 0},
     // One FMA a pass reads a vector of b and c and writes one of a: 3 vectors of traffic.
     {"triad", "vfmadd", 1, 3 * kVectorBytes, kLanes},
     {"streaming_triad", "vmovntps", 1, 3 * kVectorBytes, kLanes},
@@ -750,6 +806,14 @@ Json MachinePeaks::to_json() const {
   json["probe_seconds"] = probe_seconds;
   json["issue_check"] = issue_check;
   json["refused"] = refused;
+  json["clock_ghz"] = clock_ghz;
+  json["fma_latency_ns"] = fma_latency_ns;
+  json["bf16_dot_latency_ns"] = bf16_dot_latency_ns;
+  if (bf16_subnormals.tried) {
+    json["bf16_subnormals"] = {{"dot_inputs_read_as_zero", bf16_subnormals.dot_inputs_read_as_zero},
+                               {"dot_results_flushed", bf16_subnormals.dot_results_flushed},
+                               {"convert_flushed", bf16_subnormals.convert_flushed}};
+  }
   return json;
 }
 
@@ -768,6 +832,16 @@ MachinePeaks MachinePeaks::from_json(const Json& json) {
   peaks.probe_seconds = json.value("probe_seconds", 0.0);
   peaks.issue_check = json.value("issue_check", "");
   peaks.refused = json.value("refused", std::vector<std::string>{});
+  peaks.clock_ghz = json.value("clock_ghz", 0.0);
+  peaks.fma_latency_ns = json.value("fma_latency_ns", 0.0);
+  peaks.bf16_dot_latency_ns = json.value("bf16_dot_latency_ns", 0.0);
+  if (json.contains("bf16_subnormals")) {
+    const Json& found = json["bf16_subnormals"];
+    peaks.bf16_subnormals.tried = true;
+    peaks.bf16_subnormals.dot_inputs_read_as_zero = found.value("dot_inputs_read_as_zero", false);
+    peaks.bf16_subnormals.dot_results_flushed = found.value("dot_results_flushed", false);
+    peaks.bf16_subnormals.convert_flushed = found.value("convert_flushed", false);
+  }
   return peaks;
 }
 
@@ -780,12 +854,21 @@ void probe_arithmetic(MachinePeaks& peaks, double sample_seconds, int repetition
     return best_rate(work, probe_loop(loop).work_per_pass(), sample_seconds, repetitions, sink) /
            1e9;
   };
+  // A chain's best rate is its shortest latency: nanoseconds an instruction.
+  auto latency_ns = [&](auto work) {
+    return 1e9 / best_rate(work, 1.0, sample_seconds, repetitions, sink);
+  };
+  auto least = [](double kept, double now) { return kept > 0 ? std::min(kept, now) : now; };
   peaks.fma_gflops = std::max(peaks.fma_gflops, best(fma_chains, "fma_chains"));
   peaks.vector_gflops = std::max(peaks.vector_gflops, best(add_chains, "add_chains"));
+  peaks.fma_latency_ns = least(peaks.fma_latency_ns, latency_ns(fma_latency_chain));
 #ifdef ACCELOPT_HAS_BF16_PROBE
   if (__builtin_cpu_supports("avx512bf16")) {
     peaks.bf16_dot_gflops =
         std::max(peaks.bf16_dot_gflops, best(bf16_dot_chains, "bf16_dot_chains"));
+    peaks.bf16_dot_latency_ns =
+        least(peaks.bf16_dot_latency_ns, latency_ns(bf16_dot_latency_chain));
+    peaks.bf16_subnormals = bf16_subnormals_of_this_cpu();
   }
 #endif
 }
@@ -811,6 +894,13 @@ void check_against_issue_rates(MachinePeaks& peaks, double measured_ghz) {
 }
 
 }  // namespace
+
+Bf16Subnormals bf16_subnormals_of_this_cpu() {
+#ifdef ACCELOPT_HAS_BF16_PROBE
+  if (__builtin_cpu_supports("avx512bf16")) return try_bf16_subnormals();
+#endif
+  return {};
+}
 
 MachinePeaks probe_machine(const ProbeOptions& options) {
   auto start = Clock::now();
@@ -849,6 +939,7 @@ MachinePeaks probe_machine(const ProbeOptions& options) {
         std::max(peaks.bandwidth[i].gbytes_per_second, peaks.bandwidth[i + 1].gbytes_per_second);
   }
   check_against_issue_rates(peaks, clock_ghz);
+  peaks.clock_ghz = clock_ghz;
   if (peaks.bf16_dot_gflops > 0) peaks.narrow_matrix_gflops["bfloat16"] = peaks.bf16_dot_gflops;
   std::time_t now = std::time(nullptr);
   char stamp[32];

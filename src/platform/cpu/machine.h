@@ -20,6 +20,16 @@
 
 namespace accelopt::platform::cpu {
 
+// What AVX-512 BF16's instructions do with subnormals, tried on this core by the probe (each
+// result is either exact or zero): vdpbf16ps's subnormal inputs and results, vcvtneps2bf16's
+// subnormal floats. `tried` false: the CPU has no AVX-512 BF16, or this build cannot try.
+struct Bf16Subnormals {
+  bool tried = false;
+  bool dot_inputs_read_as_zero = false;
+  bool dot_results_flushed = false;
+  bool convert_flushed = false;
+};
+
 // The probe's figures: one core's ceilings (scope kOneCore), and what was probed when.
 struct MachinePeaks : Peaks {
   std::string cpu_model;
@@ -34,6 +44,15 @@ struct MachinePeaks : Peaks {
   // refused for exceeding them (refuse_impossible_ceilings); shown by `accelopt machine probe`.
   std::string issue_check;
   std::vector<std::string> refused;
+  // The clock the timing core ran at while the probe had it: the fastest of the rounds' chains of
+  // dependent integer adds (one a cycle on every x86 core); 0 where not measured.
+  double clock_ghz = 0;
+  // One dependent chain of the instruction the FMA ceiling times (a 512-bit FMA where the ISA is
+  // AVX-512) and of vdpbf16ps: nanoseconds an instruction, the best of the rounds; 0 where not
+  // measured (no AVX-512 BF16).
+  double fma_latency_ns = 0;
+  double bf16_dot_latency_ns = 0;
+  Bf16Subnormals bf16_subnormals;
 
   // Where the task's matrix ceiling is the bfloat16 dot product's (Peaks::for_task), which the
   // ceiling timed beside a run's baseline must then time too.
@@ -181,6 +200,8 @@ struct CpuDescription {
 
 CpuDescription describe_cpu();
 MachinePeaks probe_machine(const ProbeOptions& options);
+// What this core's vdpbf16ps and vcvtneps2bf16 do with subnormals, tried now (the probe keeps it).
+Bf16Subnormals bf16_subnormals_of_this_cpu();
 // The cached figures for this CPU model, or a fresh probe (also when `force`).
 MachinePeaks load_or_probe_machine(bool force, std::ostream* progress);
 

@@ -1,7 +1,10 @@
 #include "platform/cpu/machine.h"
 
 #include <gtest/gtest.h>
+#include <immintrin.h>
 
+#include <cstdint>
+#include <iostream>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -273,6 +276,59 @@ TEST(Machine, CeilingSamplerTimesTheDotProductsForBFloat16) {
   }
   ADD_FAILURE() << "the dot products never beat the FMAs by 1.3x; ratios: "
                 << testing::PrintToString(tries);
+}
+
+#if defined(__x86_64__)
+// vdpbf16ps and vcvtneps2bf16 on this core, raw: 2 × 2^-133 × 2^100 (a subnormal input, a normal
+// result), 2 × 2^-70 × 2^-70 (normal inputs, a subnormal result), and 2^-130 converted.
+struct RawBf16 {
+  float from_subnormal_input, subnormal_result;
+  uint16_t converted;
+};
+__attribute__((target("avx512f,avx512bf16"), noinline)) RawBf16 raw_bf16(volatile uint16_t* bits,
+                                                                         volatile float* value) {
+  __m512i tiny = _mm512_set1_epi16(static_cast<short>(bits[0]));
+  __m512i large = _mm512_set1_epi16(static_cast<short>(bits[1]));
+  __m512i small = _mm512_set1_epi16(static_cast<short>(bits[2]));
+  RawBf16 raw{};
+  raw.from_subnormal_input =
+      _mm512_cvtss_f32(_mm512_dpbf16_ps(_mm512_setzero_ps(), (__m512bh)tiny, (__m512bh)large));
+  raw.subnormal_result =
+      _mm512_cvtss_f32(_mm512_dpbf16_ps(_mm512_setzero_ps(), (__m512bh)small, (__m512bh)small));
+  __m256i converted = (__m256i)_mm512_cvtneps_pbh(_mm512_set1_ps(*value));
+  raw.converted = static_cast<uint16_t>(_mm256_extract_epi16(converted, 0));
+  return raw;
+}
+#endif
+
+// What the prompt says of bfloat16 subnormals is what this core does, tried here: each result is
+// exact or zero, and the probe reads zero where it is zero (issue 48, item 2).
+TEST(Machine, TheProbeReadsWhatTheBFloat16InstructionsDoWithSubnormals) {
+  Bf16Subnormals found = bf16_subnormals_of_this_cpu();
+#if defined(__x86_64__)
+  if (!__builtin_cpu_supports("avx512bf16")) {
+    EXPECT_FALSE(found.tried);
+    GTEST_SKIP() << "this CPU has no AVX-512 BF16";
+  }
+  volatile uint16_t bits[3] = {0x0001, 0x7180, 0x1C80};
+  volatile float value = 0x1p-130f;
+  RawBf16 raw = raw_bf16(bits, &value);
+  EXPECT_TRUE(raw.from_subnormal_input == 0 || raw.from_subnormal_input == 0x1p-32f)
+      << raw.from_subnormal_input;
+  EXPECT_TRUE(raw.subnormal_result == 0 || raw.subnormal_result == 0x1p-139f)
+      << raw.subnormal_result;
+  EXPECT_TRUE(raw.converted == 0 || raw.converted == 0x0008) << raw.converted;
+  ASSERT_TRUE(found.tried);
+  EXPECT_EQ(found.dot_inputs_read_as_zero, raw.from_subnormal_input == 0);
+  EXPECT_EQ(found.dot_results_flushed, raw.subnormal_result == 0);
+  EXPECT_EQ(found.convert_flushed, raw.converted == 0);
+  std::cout << "this core: vdpbf16ps subnormal inputs "
+            << (found.dot_inputs_read_as_zero ? "read as zero" : "kept") << ", subnormal results "
+            << (found.dot_results_flushed ? "flushed" : "kept") << "; vcvtneps2bf16 "
+            << (found.convert_flushed ? "flushes" : "keeps") << " subnormals\n";
+#else
+  EXPECT_FALSE(found.tried);
+#endif
 }
 
 // The ceiling timed between turns reads what the probe reads, within a shared machine's noise:

@@ -9,9 +9,11 @@
 
 namespace accelopt::platform::cpu {
 
-// [{"line": 12, "vectorized": true, "detail": "loop vectorized using 64 byte vectors"}, ...] for
-// the lines of kernel.cpp only, from GCC's -fopt-info or clang's -Rpass remarks.
-Json vectorization_report(const std::string& remarks);
+// [{"line": 12, "vectorized": true, "intrinsics": false, "detail": "loop vectorized using 64 byte
+// vectors"}, ...] for the lines of kernel.cpp only, from GCC's -fopt-info or clang's -Rpass
+// remarks; `intrinsics`: a loop the compiler did not vectorize whose body in `source` holds x86
+// intrinsics (vectorized by hand).
+Json vectorization_report(const std::string& remarks, const std::string& source);
 
 // {"fp_512": n, "fp_256": n, "fp_128": n, "fp_scalar": n, "share_512": x, ...} over the kernel's
 // own functions in the library (objdump -d).

@@ -148,6 +148,13 @@ std::vector<SourceRule> make_rules() {
               {"immintrin.h", "x86intrin.h", "xmmintrin.h", "emmintrin.h", "pmmintrin.h",
                "tmmintrin.h", "smmintrin.h", "nmmintrin.h", "wmmintrin.h"});
   add_headers(rules, "OpenMP", {"omp.h"});
+  // Refused like every header off the list; named because a kernel writer reaches for them.
+  for (const char* name : {"filesystem", "unistd.h", "pthread.h", "sys/mman.h", "dlfcn.h"}) {
+    rules.push_back({RuleKind::kHeader, name, false,
+                     "not on the list: files, processes, threads and libraries are the operating "
+                     "system's",
+                     "refused", ""});
+  }
   rules.push_back({RuleKind::kHeader, task::kKernelHeaderName, true, "", "the task's header",
                    std::string("\"") + task::kKernelHeaderName + "\""});
 
@@ -157,7 +164,10 @@ std::vector<SourceRule> make_rules() {
            {"include_next", "reaches headers outside the allowed list"},
            {"embed", "reads a file at compile time"},
            {"line", "renames the file the compiler reads"},
-           {"<number>", "renames the file the compiler reads (a line marker)"}}) {
+           {"<number>",
+            "renames the file the compiler reads: a line that begins with `#` and a number, a "
+            "line marker such as `# 12 \"file.h\"`; token pasting (`a##0`) and `#` inside a "
+            "macro's body are not directives and pass"}}) {
     rules.push_back({RuleKind::kDirective, name, false, reason, "", ""});
   }
   rules.push_back({RuleKind::kDirective, "include MACRO", false,
@@ -203,6 +213,9 @@ std::vector<SourceRule> make_rules() {
            {"#pragma omp simd", "#pragma omp simd\nfor (int i = 0; i < 8; ++i) y[i] = x[i];",
             "allowed (compiled with -fopenmp)"},
            {"__restrict__, __restrict", "float* __restrict__ out = y;", "allowed"},
+           {"token pasting with a number (`a##0`), `#` in a macro's body",
+            "#define LANE_NAME(base) base##0\nfloat LANE_NAME(lane) = 0;\n(void)lane0;",
+            "allowed: not directives, so the `#<number>` rule (line markers) does not touch them"},
            {"alignas, __builtin_assume_aligned, std::assume_aligned",
             "alignas(64) float lanes[16] = {};", "allowed"},
            {"x86 intrinsics (_mm512_*, _mm256_*)", "__m256 v = _mm256_setzero_ps();",

@@ -47,6 +47,32 @@ TEST(RuleTable, EveryForbiddenWordDirectiveAndPragmaIsRefusedByTheSourceCheck) {
   }
 }
 
+// The headers the prompt names as refused are refused, and the allowed ones pass.
+TEST(RuleTable, EveryHeaderRowIsWhatTheSourceCheckDoes) {
+  int refused = 0;
+  for (const SourceRule* rule : rules_of(kernel_rules(), RuleKind::kHeader)) {
+    if (!rule->example.empty()) continue;  // the task's own header
+    std::string line = "#include <" + rule->spelling + ">";
+    EXPECT_EQ(check_kernel_source(kernel_with(line), "kernel") == std::nullopt, rule->allowed)
+        << line;
+    refused += rule->allowed ? 0 : 1;
+  }
+  EXPECT_GE(refused, 5);
+}
+
+// `##0` pastes tokens inside a macro; only a line that begins with `#` and a number is a line
+// marker (issue 48: the rule and the prompt say the same).
+TEST(RuleTable, TokenPastingANumberIsNotALineMarker) {
+  EXPECT_EQ(
+      check_kernel_source(kernel_with("#define PASTE(a) a##0\nstatic int PASTE(v) = 1;"), "kernel"),
+      std::nullopt);
+  EXPECT_EQ(check_kernel_source(
+                kernel_with("#define PASTE(a) \\\n  a ## 0\nstatic int PASTE(w) = 1;"), "kernel"),
+            std::nullopt);
+  EXPECT_NE(check_kernel_source(kernel_with("#12 \"other.h\""), "kernel"), std::nullopt);
+  EXPECT_NE(check_kernel_source(kernel_with("  #  7"), "kernel"), std::nullopt);
+}
+
 TEST(RuleTable, EveryForbiddenPragmaIsRefusedInThePreprocessedOutput) {
   for (const SourceRule* rule : rules_of(kernel_rules(), RuleKind::kPragma)) {
     std::string preprocessed = "# 1 \"kernel.cpp\"\n#pragma " + rule->spelling + " \"x\"\n";
@@ -116,9 +142,13 @@ TEST(RuleTable, ThePromptVariablesListEveryRow) {
   Json rules = rules_variables(kernel_rules());
   std::string headers;
   for (const Json& group : rules["header_groups"]) headers += group["headers"].get<std::string>();
+  std::string refused = rules["refused_headers"].get<std::string>();
   for (const SourceRule* rule : rules_of(kernel_rules(), RuleKind::kHeader)) {
     std::string name = rule->example.empty() ? "<" + rule->spelling + ">" : rule->example;
-    EXPECT_NE(headers.find("`" + name + "`"), std::string::npos) << name;
+    EXPECT_NE((rule->allowed ? headers : refused).find("`" + name + "`"), std::string::npos)
+        << name;
+    EXPECT_EQ((rule->allowed ? refused : headers).find("`" + name + "`"), std::string::npos)
+        << name;
   }
   EXPECT_EQ(rules["allowed"].size(), rules_of(kernel_rules(), RuleKind::kConstruct).size());
   EXPECT_EQ(rules["limits"].size(), rules_of(kernel_rules(), RuleKind::kLimit).size());
