@@ -101,6 +101,16 @@ inline constexpr std::string_view kOverCeiling = "over the measured ceiling: the
 // " (over the measured ceiling: the ceiling is wrong)" above 100 %, else empty.
 std::string over_ceiling_note(double percent_of_peak);
 
+// Where a queued evaluation was made (remote workers): the worker, the queue's job and its
+// attempt, and why the earlier attempts ended ("; "-separated; empty unless it was redone).
+struct RemoteEvaluation {
+  std::string worker;
+  int64_t job = 0;
+  int attempt = 1;
+  std::string earlier;
+  bool redone() const { return attempt > 1; }
+};
+
 struct Verdict {
   Status status = Status::kPassed;
   std::string message;  // one or two plain sentences
@@ -114,6 +124,7 @@ struct Verdict {
   double compile_seconds = 0;
   double wall_seconds = 0;
   bool compile_cached = false;
+  std::optional<RemoteEvaluation> remote;  // absent for a local evaluation
 
   bool passed() const { return status == Status::kPassed; }
   // Neither passed nor failed: the machine was too busy to say (Status::kMachineBusy).
