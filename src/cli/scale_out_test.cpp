@@ -6,6 +6,7 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -13,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <set>
@@ -362,10 +364,138 @@ TEST_F(ScaleOut, APasswordInTheUrlIsNeverPrinted) {
       accelopt_command({"runs", "--db", "postgresql://me:hunter2%zzhunter2@localhost/none"});
   EXPECT_EQ(escape.status.exit_code, 2) << escape.output;
   EXPECT_EQ(escape.output.find("hunter2"), std::string::npos) << escape.output;
+  // The script never holds the password, so a quote in it is no longer refused.
   CommandResult quote = accelopt_command(
       {"slurm", "--dry-run", "--db", "postgresql://me:hunter2'hunter2@db.example/ao"});
-  EXPECT_EQ(quote.status.exit_code, 2) << quote.output;
+  EXPECT_EQ(quote.status.exit_code, 0) << quote.output;
   EXPECT_EQ(quote.output.find("hunter2"), std::string::npos) << quote.output;
+  CommandResult refused =
+      accelopt_command({"slurm", "--dry-run", "--db", "postgresql://me@db.example/o'clock"});
+  EXPECT_EQ(refused.status.exit_code, 2) << refused.output;
+}
+
+// Every process of the machine whose command line holds `secret`: "pid: command line".
+std::vector<std::string> command_lines_holding(const std::string& secret) {
+  std::vector<std::string> found;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", error)) {
+    std::string pid = entry.path().filename().string();
+    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::string line;
+    try {
+      line = read_file(entry.path() / "cmdline");
+    } catch (const std::exception&) {
+      continue;  // gone meanwhile
+    }
+    std::replace(line.begin(), line.end(), '\0', ' ');
+    if (line.find(secret) != std::string::npos) found.push_back(pid + ": " + line);
+  }
+  return found;
+}
+
+// Issue 46: the password reaches the workers and the run from a file (--db-password-file), and is
+// on no command line (every /proc/*/cmdline, read again and again while the run and two workers
+// live), in no output and in no log: the workers', the run's, `show`'s, and `slurm --dry-run`'s,
+// which shows `***`. A worker given the password in its URL hides it from its own command line
+// before it connects. The server asks this role for its password: without it, no connection.
+TEST_F(ScaleOut, ThePasswordIsOnNoCommandLineScreenOrLog) {
+  TempDir dir;
+  const std::string password = "Pw46-" + std::to_string(::getpid()) + "-not-for-eyes";
+  std::string database = url().substr(std::string("postgresql:///").size());
+  database = database.substr(0, database.find('?'));
+  std::string plain = cluster().password_url(database, "accelopt_guarded", password);
+  std::filesystem::path file = dir.path() / "password";
+  write_file_atomic(file, password + "\n");
+  std::filesystem::permissions(
+      file, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  std::vector<std::string> outputs;
+
+  CommandResult without = accelopt_command({"runs", "--db", plain});
+  EXPECT_EQ(without.status.exit_code, 2) << without.output;
+  EXPECT_NE(without.output.find("no password supplied"), std::string::npos) << without.output;
+  outputs.push_back(without.output);
+
+  std::filesystem::path open_file = dir.path() / "readable-by-all";
+  write_file_atomic(open_file, password + "\n");
+  std::filesystem::permissions(open_file, std::filesystem::perms::owner_read |
+                                              std::filesystem::perms::owner_write |
+                                              std::filesystem::perms::others_read);
+  CommandResult too_open =
+      accelopt_command({"runs", "--db", plain, "--db-password-file", open_file.string()});
+  EXPECT_EQ(too_open.status.exit_code, 2) << too_open.output;
+  EXPECT_NE(too_open.output.find("chmod 600"), std::string::npos) << too_open.output;
+  outputs.push_back(too_open.output);
+
+  auto probe = queue::Queue::open(plain + "&password=" + password);
+  Process from_file = start_accelopt({"worker", "--db", plain, "--db-password-file", file.string(),
+                                      "--name", "from-file", "--idle-exit-seconds", "60"},
+                                     dir.path() / "from-file.log");
+  Process in_url = start_accelopt({"worker", "--db", plain + "&password=" + password, "--name",
+                                   "in-url", "--idle-exit-seconds", "60"},
+                                  dir.path() / "in-url.log");
+  // A worker probes the machine's peaks first (once per CPU model, under load longer).
+  for (int wait = 0; wait < 1800 && probe->live_workers("cpu") < 2; ++wait) {
+    std::this_thread::sleep_for(100ms);
+  }
+  ASSERT_EQ(probe->live_workers("cpu"), 2)
+      << read_file(dir.path() / "from-file.log") << read_file(dir.path() / "in-url.log");
+  std::string masked = read_file(fmt::format("/proc/{}/cmdline", in_url.pid()));
+  EXPECT_NE(masked.find("&password=***"), std::string::npos) << masked;
+
+  std::filesystem::path config = dir.path() / "accelopt.toml";
+  write_file_atomic(config,
+                    "[search]\npreset = \"quick\"\niterations = 1\n"
+                    "timing_target = 0.1\ntiming_budget_seconds = 1.0\ntiming_min_pairs = 4\n");
+  Process run =
+      start_accelopt({"optimize", "--task", std::string(ACCELOPT_SOURCE_DIR) + "/bench/cpu/silu",
+                      "--workload", "small", "--config", config.string(), "--max-evaluations", "3",
+                      "--db", plain, "--db-password-file", file.string(), "--remote-workers"},
+                     dir.path() / "optimize.log");
+  std::vector<std::string> seen;
+  int looks = 0;
+  std::optional<ExitStatus> status;
+  auto deadline = std::chrono::steady_clock::now() + 10min;
+  while (!(status = run.try_wait()) && std::chrono::steady_clock::now() < deadline) {
+    std::vector<std::string> holding = command_lines_holding(password);
+    seen.insert(seen.end(), holding.begin(), holding.end());
+    ++looks;
+    std::this_thread::sleep_for(100ms);
+  }
+  if (!status) status = run.wait(1s);
+  EXPECT_TRUE(status->exited && status->exit_code == 0)
+      << status->describe() << read_file(dir.path() / "optimize.log");
+  EXPECT_GT(looks, 0);
+  EXPECT_TRUE(seen.empty()) << fmt::format("{}", fmt::join(seen, "\n"));
+  EXPECT_GE(std::stoi(psql("SELECT count(*) FROM evaluation_queue WHERE state = 'done'")), 2);
+
+  CommandResult show =
+      accelopt_command({"show", "1", "--db", plain, "--db-password-file", file.string()});
+  EXPECT_EQ(show.status.exit_code, 0) << show.output;
+  EXPECT_NE(show.output.find("remote evaluations: "), std::string::npos) << show.output;
+  outputs.push_back(show.output);
+  CommandResult dry_run =
+      accelopt_command({"slurm", "--dry-run", "--db", plain + "&password=" + password});
+  EXPECT_EQ(dry_run.status.exit_code, 0) << dry_run.output;
+  EXPECT_NE(dry_run.output.find("--db-password-file '"), std::string::npos) << dry_run.output;
+  EXPECT_NE(dry_run.output.find("the password every worker reads: ***"), std::string::npos)
+      << dry_run.output;
+  outputs.push_back(dry_run.output);
+  CommandResult given =
+      accelopt_command({"slurm", "--dry-run", "--db", plain, "--db-password-file", file.string()});
+  EXPECT_NE(given.output.find("--db-password-file '" + file.string() + "'"), std::string::npos)
+      << given.output;
+  outputs.push_back(given.output);
+
+  for (Process* worker : {&from_file, &in_url}) {
+    ::kill(worker->pid(), SIGTERM);
+    worker->wait(30s);
+  }
+  for (const char* log : {"from-file.log", "in-url.log", "optimize.log"}) {
+    outputs.push_back(read_file(dir.path() / log));
+  }
+  for (const std::string& output : outputs) {
+    EXPECT_EQ(output.find(password), std::string::npos) << output;
+  }
 }
 
 // A port that accepts connections but never answers: the default connect_timeout (10 s) ends the
