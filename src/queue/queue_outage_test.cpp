@@ -80,12 +80,17 @@ TEST_F(QueueOutageTest, AWorkerCarriesOnAcrossAServerRestart) {
 }
 
 // Issue 46: the server is down for longer than the holder's lease while another worker waits for
-// work. The holder is back within its grace, so it keeps its job: one evaluation, not two. Before,
-// the idle worker expired the lease as soon as the server was back and evaluated the job again,
-// and the holder's verdict was dropped.
+// work, and the holder comes back after it (its role may not log in until the idle worker is
+// back and has claimed). The holder is back within its grace, so it keeps its job: one evaluation,
+// not two. Before, the idle worker expired the lease as soon as it was back and evaluated the job
+// again, and the holder's verdict was dropped.
 TEST_F(QueueOutageTest, AHolderBackWithinItsGraceKeepsItsJobThoughItsLeaseRanOut) {
   auto queue = Queue::open(url());
   int64_t id = queue->enqueue("cpu", Json{{"n", 8}});
+  psql(
+      "DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'accelopt_holder') THEN "
+      "CREATE ROLE accelopt_holder LOGIN SUPERUSER; END IF; END $$");
+  psql("ALTER ROLE accelopt_holder LOGIN");
   std::atomic<int> evaluations = 0;
   auto counted = [&](const Json& request, const std::atomic<bool>&) {
     ++evaluations;
@@ -100,9 +105,9 @@ TEST_F(QueueOutageTest, AHolderBackWithinItsGraceKeepsItsJobThoughItsLeaseRanOut
   std::optional<std::jthread> idle;
 
   WorkerOptions holder;
-  holder.url = url();
+  holder.url = url().substr(0, url().rfind("user=")) + "user=accelopt_holder";
   holder.name = "holder";
-  holder.lease = 6s;  // a grace of 6 s: the holder is back within ~2 s of the server
+  holder.lease = 6s;  // a grace of 6 s; the holder is back about 2 s after the idle worker
   holder.max_jobs = 1;
   std::atomic<bool> stop = false;
   std::ostringstream log;
@@ -110,13 +115,19 @@ TEST_F(QueueOutageTest, AHolderBackWithinItsGraceKeepsItsJobThoughItsLeaseRanOut
       holder,
       [&](const Json& request, const std::atomic<bool>& abandon) {
         idle.emplace([&] { run_worker(idler, counted, stop_idler, idle_log); });
-        for (int wait = 0; wait < 100 && queue->live_workers("cpu") < 2; ++wait) {
+        for (int wait = 0; wait < 200 && queue->live_workers("cpu") < 2; ++wait) {
           std::this_thread::sleep_for(50ms);
         }
+        psql("ALTER ROLE accelopt_holder NOLOGIN");  // its sessions stay; it cannot come back
         cluster().stop_server();
         std::this_thread::sleep_for(8s);  // past the lease
         cluster().start_server();
-        std::this_thread::sleep_for(3s);  // the idle worker claims all the while
+        for (int wait = 0; wait < 400 && queue->live_workers("cpu") < 1; ++wait) {
+          std::this_thread::sleep_for(50ms);  // until the idle worker is back
+        }
+        std::this_thread::sleep_for(1s);  // it claims every 100 ms meanwhile
+        psql("ALTER ROLE accelopt_holder LOGIN");
+        std::this_thread::sleep_for(2s);
         return counted(request, abandon);
       },
       stop, log);
