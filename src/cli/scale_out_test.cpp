@@ -555,7 +555,8 @@ TEST(Slurm, DryRunPrintsAnArrayOfWorkers) {
 
 // A one-node Slurm of the test's own (queue/slurm_cluster.h): `accelopt slurm` submits two
 // workers through the real sbatch, they evaluate the two queued jobs, one each, and the array
-// job ends. Where Slurm cannot start here (not root, not installed) the test says why.
+// job ends. The URL's password goes to a file beside the script, which the workers read. Where
+// Slurm cannot start here (not root, not installed) the test says why.
 TEST_F(ScaleOut, SlurmRunsTwoWorkers) {
   std::string why;
   std::unique_ptr<queue::SlurmCluster> slurm = queue::SlurmCluster::start(why);
@@ -573,15 +574,24 @@ TEST_F(ScaleOut, SlurmRunsTwoWorkers) {
     ids.push_back(queue->enqueue("cpu", queue::request_to_json(request)));
   }
   std::filesystem::path logs = dir.path() / "logs";
+  const std::string password = "slurm-pw-46";  // the test server trusts the socket: only carried
   CommandResult submitted = accelopt_command(
       {"slurm", "--workers", "2", "--partition", slurm->partition(), "--cpus-per-worker", "1",
-       "--db", url(), "--max-jobs", "1", "--idle-exit-seconds", "30", "--script",
-       (dir.path() / "workers.sbatch").string(), "--log-dir", logs.string()},
+       "--db", url() + "&password=" + password, "--max-jobs", "1", "--idle-exit-seconds", "30",
+       "--script", (dir.path() / "workers.sbatch").string(), "--log-dir", logs.string()},
       {slurm->environment_entry()});
   ASSERT_EQ(submitted.status.exit_code, 0) << submitted.output;
-  EXPECT_EQ(std::filesystem::status(dir.path() / "workers.sbatch").permissions() &
-                std::filesystem::perms::all,
-            std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  // The password is not in the script (Slurm keeps a copy) but in a file beside it, which the
+  // workers read; both for the user's eyes only.
+  for (const char* file : {"workers.sbatch", "workers.sbatch.password"}) {
+    EXPECT_EQ(
+        std::filesystem::status(dir.path() / file).permissions() & std::filesystem::perms::all,
+        std::filesystem::perms::owner_read | std::filesystem::perms::owner_write)
+        << file;
+  }
+  EXPECT_EQ(read_file(dir.path() / "workers.sbatch").find(password), std::string::npos);
+  EXPECT_EQ(read_file(dir.path() / "workers.sbatch.password"), password + "\n");
+  EXPECT_EQ(submitted.output.find(password), std::string::npos) << submitted.output;
   std::string job = submitted.output.substr(submitted.output.find("Slurm job ") + 10);
   job = job.substr(0, job.find_first_not_of("0123456789"));
   ASSERT_FALSE(job.empty()) << submitted.output;
@@ -606,6 +616,7 @@ TEST_F(ScaleOut, SlurmRunsTwoWorkers) {
   }
   EXPECT_EQ(completed_tasks(), 2u)
       << slurm->command({"scontrol", "show", "job", job}).output << worker_logs;
+  EXPECT_EQ(worker_logs.find(password), std::string::npos) << worker_logs;
   for (const char* task_id : {"0", "1"}) {
     EXPECT_TRUE(std::filesystem::exists(logs / ("worker-" + job + "_" + task_id + ".log")))
         << worker_logs;
