@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -46,8 +47,12 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
-    int code = app.exit(error);  // prints the message, or the help
-    return code == 0 ? 0 : 2;    // a usage error, like a UserError
+    // The message, or the help; an argument it quotes may be a URL with its password.
+    std::ostringstream out, err;
+    int code = app.exit(error, out, err);
+    std::cout << shown(out.str(), arguments);
+    std::cerr << shown(err.str(), arguments);
+    return code == 0 ? 0 : 2;  // a usage error, like a UserError
   }
   accelopt::cli::mask_passwords_in_arguments(argc, argv);
   try {

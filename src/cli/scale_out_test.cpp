@@ -364,6 +364,12 @@ TEST_F(ScaleOut, APasswordInTheUrlIsNeverPrinted) {
       accelopt_command({"runs", "--db", "postgresql://me:hunter2%zzhunter2@localhost/none"});
   EXPECT_EQ(escape.status.exit_code, 2) << escape.output;
   EXPECT_EQ(escape.output.find("hunter2"), std::string::npos) << escape.output;
+  // A usage error quotes the arguments it did not expect, a URL among them.
+  CommandResult usage =
+      accelopt_command({"runs", "stray", "postgresql://me:hunter2hunter2@localhost/none"});
+  EXPECT_EQ(usage.status.exit_code, 2) << usage.output;
+  EXPECT_NE(usage.output.find("postgresql://me@localhost/none"), std::string::npos) << usage.output;
+  EXPECT_EQ(usage.output.find("hunter2"), std::string::npos) << usage.output;
   // The script never holds the password, so a quote in it is no longer refused.
   CommandResult quote = accelopt_command(
       {"slurm", "--dry-run", "--db", "postgresql://me:hunter2'hunter2@db.example/ao"});
