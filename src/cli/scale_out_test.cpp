@@ -6,6 +6,7 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -13,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <set>
@@ -362,10 +364,144 @@ TEST_F(ScaleOut, APasswordInTheUrlIsNeverPrinted) {
       accelopt_command({"runs", "--db", "postgresql://me:hunter2%zzhunter2@localhost/none"});
   EXPECT_EQ(escape.status.exit_code, 2) << escape.output;
   EXPECT_EQ(escape.output.find("hunter2"), std::string::npos) << escape.output;
+  // A usage error quotes the arguments it did not expect, a URL among them.
+  CommandResult usage =
+      accelopt_command({"runs", "stray", "postgresql://me:hunter2hunter2@localhost/none"});
+  EXPECT_EQ(usage.status.exit_code, 2) << usage.output;
+  EXPECT_NE(usage.output.find("postgresql://me@localhost/none"), std::string::npos) << usage.output;
+  EXPECT_EQ(usage.output.find("hunter2"), std::string::npos) << usage.output;
+  // The script never holds the password, so a quote in it is no longer refused.
   CommandResult quote = accelopt_command(
       {"slurm", "--dry-run", "--db", "postgresql://me:hunter2'hunter2@db.example/ao"});
-  EXPECT_EQ(quote.status.exit_code, 2) << quote.output;
+  EXPECT_EQ(quote.status.exit_code, 0) << quote.output;
   EXPECT_EQ(quote.output.find("hunter2"), std::string::npos) << quote.output;
+  CommandResult refused =
+      accelopt_command({"slurm", "--dry-run", "--db", "postgresql://me@db.example/o'clock"});
+  EXPECT_EQ(refused.status.exit_code, 2) << refused.output;
+}
+
+// Every process of the machine whose command line holds `secret`: "pid: command line".
+std::vector<std::string> command_lines_holding(const std::string& secret) {
+  std::vector<std::string> found;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", error)) {
+    std::string pid = entry.path().filename().string();
+    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::string line;
+    try {
+      line = read_file(entry.path() / "cmdline");
+    } catch (const std::exception&) {
+      continue;  // gone meanwhile
+    }
+    std::replace(line.begin(), line.end(), '\0', ' ');
+    if (line.find(secret) != std::string::npos) found.push_back(pid + ": " + line);
+  }
+  return found;
+}
+
+// Issue 46: the password reaches the workers and the run from a file (--db-password-file), and is
+// on no command line (every /proc/*/cmdline, read again and again while the run and two workers
+// live), in no output and in no log: the workers', the run's, `show`'s, and `slurm --dry-run`'s,
+// which shows `***`. A worker given the password in its URL hides it from its own command line
+// before it connects. The server asks this role for its password: without it, no connection.
+TEST_F(ScaleOut, ThePasswordIsOnNoCommandLineScreenOrLog) {
+  TempDir dir;
+  const std::string password = "Pw46-" + std::to_string(::getpid()) + "-not-for-eyes";
+  std::string database = url().substr(std::string("postgresql:///").size());
+  database = database.substr(0, database.find('?'));
+  std::string plain = cluster().password_url(database, "accelopt_guarded", password);
+  std::filesystem::path file = dir.path() / "password";
+  write_file_atomic(file, password + "\n");
+  std::filesystem::permissions(
+      file, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  std::vector<std::string> outputs;
+
+  CommandResult without = accelopt_command({"runs", "--db", plain});
+  EXPECT_EQ(without.status.exit_code, 2) << without.output;
+  EXPECT_NE(without.output.find("no password supplied"), std::string::npos) << without.output;
+  outputs.push_back(without.output);
+
+  std::filesystem::path open_file = dir.path() / "readable-by-all";
+  write_file_atomic(open_file, password + "\n");
+  std::filesystem::permissions(open_file, std::filesystem::perms::owner_read |
+                                              std::filesystem::perms::owner_write |
+                                              std::filesystem::perms::others_read);
+  CommandResult too_open =
+      accelopt_command({"runs", "--db", plain, "--db-password-file", open_file.string()});
+  EXPECT_EQ(too_open.status.exit_code, 2) << too_open.output;
+  EXPECT_NE(too_open.output.find("chmod 600"), std::string::npos) << too_open.output;
+  outputs.push_back(too_open.output);
+
+  auto probe = queue::Queue::open(plain + "&password=" + password);
+  Process from_file = start_accelopt({"worker", "--db", plain, "--db-password-file", file.string(),
+                                      "--name", "from-file", "--idle-exit-seconds", "60"},
+                                     dir.path() / "from-file.log");
+  Process in_url = start_accelopt({"worker", "--db", plain + "&password=" + password, "--name",
+                                   "in-url", "--idle-exit-seconds", "60"},
+                                  dir.path() / "in-url.log");
+  // A worker probes the machine's peaks first (once per CPU model, under load longer).
+  for (int wait = 0; wait < 1800 && probe->live_workers("cpu") < 2; ++wait) {
+    std::this_thread::sleep_for(100ms);
+  }
+  ASSERT_EQ(probe->live_workers("cpu"), 2)
+      << read_file(dir.path() / "from-file.log") << read_file(dir.path() / "in-url.log");
+  std::string masked = read_file(fmt::format("/proc/{}/cmdline", in_url.pid()));
+  EXPECT_NE(masked.find("&password=***"), std::string::npos) << masked;
+
+  std::filesystem::path config = dir.path() / "accelopt.toml";
+  write_file_atomic(config,
+                    "[search]\npreset = \"quick\"\niterations = 1\n"
+                    "timing_target = 0.1\ntiming_budget_seconds = 1.0\ntiming_min_pairs = 4\n");
+  Process run =
+      start_accelopt({"optimize", "--task", std::string(ACCELOPT_SOURCE_DIR) + "/bench/cpu/silu",
+                      "--workload", "small", "--config", config.string(), "--max-evaluations", "3",
+                      "--db", plain, "--db-password-file", file.string(), "--remote-workers"},
+                     dir.path() / "optimize.log");
+  std::vector<std::string> seen;
+  int looks = 0;
+  std::optional<ExitStatus> status;
+  auto deadline = std::chrono::steady_clock::now() + 10min;
+  while (!(status = run.try_wait()) && std::chrono::steady_clock::now() < deadline) {
+    std::vector<std::string> holding = command_lines_holding(password);
+    seen.insert(seen.end(), holding.begin(), holding.end());
+    ++looks;
+    std::this_thread::sleep_for(100ms);
+  }
+  if (!status) status = run.wait(1s);
+  EXPECT_TRUE(status->exited && status->exit_code == 0)
+      << status->describe() << read_file(dir.path() / "optimize.log");
+  EXPECT_GT(looks, 0);
+  EXPECT_TRUE(seen.empty()) << fmt::format("{}", fmt::join(seen, "\n"));
+  EXPECT_GE(std::stoi(psql("SELECT count(*) FROM evaluation_queue WHERE state = 'done'")), 2);
+
+  CommandResult show =
+      accelopt_command({"show", "1", "--db", plain, "--db-password-file", file.string()});
+  EXPECT_EQ(show.status.exit_code, 0) << show.output;
+  EXPECT_NE(show.output.find("remote evaluations: "), std::string::npos) << show.output;
+  outputs.push_back(show.output);
+  CommandResult dry_run =
+      accelopt_command({"slurm", "--dry-run", "--db", plain + "&password=" + password});
+  EXPECT_EQ(dry_run.status.exit_code, 0) << dry_run.output;
+  EXPECT_NE(dry_run.output.find("--db-password-file '"), std::string::npos) << dry_run.output;
+  EXPECT_NE(dry_run.output.find("the password every worker reads: ***"), std::string::npos)
+      << dry_run.output;
+  outputs.push_back(dry_run.output);
+  CommandResult given =
+      accelopt_command({"slurm", "--dry-run", "--db", plain, "--db-password-file", file.string()});
+  EXPECT_NE(given.output.find("--db-password-file '" + file.string() + "'"), std::string::npos)
+      << given.output;
+  outputs.push_back(given.output);
+
+  for (Process* worker : {&from_file, &in_url}) {
+    ::kill(worker->pid(), SIGTERM);
+    worker->wait(30s);
+  }
+  for (const char* log : {"from-file.log", "in-url.log", "optimize.log"}) {
+    outputs.push_back(read_file(dir.path() / log));
+  }
+  for (const std::string& output : outputs) {
+    EXPECT_EQ(output.find(password), std::string::npos) << output;
+  }
 }
 
 // A port that accepts connections but never answers: the default connect_timeout (10 s) ends the
@@ -425,7 +561,8 @@ TEST(Slurm, DryRunPrintsAnArrayOfWorkers) {
 
 // A one-node Slurm of the test's own (queue/slurm_cluster.h): `accelopt slurm` submits two
 // workers through the real sbatch, they evaluate the two queued jobs, one each, and the array
-// job ends. Where Slurm cannot start here (not root, not installed) the test says why.
+// job ends. The URL's password goes to a file beside the script, which the workers read. Where
+// Slurm cannot start here (not root, not installed) the test says why.
 TEST_F(ScaleOut, SlurmRunsTwoWorkers) {
   std::string why;
   std::unique_ptr<queue::SlurmCluster> slurm = queue::SlurmCluster::start(why);
@@ -443,15 +580,24 @@ TEST_F(ScaleOut, SlurmRunsTwoWorkers) {
     ids.push_back(queue->enqueue("cpu", queue::request_to_json(request)));
   }
   std::filesystem::path logs = dir.path() / "logs";
+  const std::string password = "slurm-pw-46";  // the test server trusts the socket: only carried
   CommandResult submitted = accelopt_command(
       {"slurm", "--workers", "2", "--partition", slurm->partition(), "--cpus-per-worker", "1",
-       "--db", url(), "--max-jobs", "1", "--idle-exit-seconds", "30", "--script",
-       (dir.path() / "workers.sbatch").string(), "--log-dir", logs.string()},
+       "--db", url() + "&password=" + password, "--max-jobs", "1", "--idle-exit-seconds", "30",
+       "--script", (dir.path() / "workers.sbatch").string(), "--log-dir", logs.string()},
       {slurm->environment_entry()});
   ASSERT_EQ(submitted.status.exit_code, 0) << submitted.output;
-  EXPECT_EQ(std::filesystem::status(dir.path() / "workers.sbatch").permissions() &
-                std::filesystem::perms::all,
-            std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  // The password is not in the script (Slurm keeps a copy) but in a file beside it, which the
+  // workers read; both for the user's eyes only.
+  for (const char* file : {"workers.sbatch", "workers.sbatch.password"}) {
+    EXPECT_EQ(
+        std::filesystem::status(dir.path() / file).permissions() & std::filesystem::perms::all,
+        std::filesystem::perms::owner_read | std::filesystem::perms::owner_write)
+        << file;
+  }
+  EXPECT_EQ(read_file(dir.path() / "workers.sbatch").find(password), std::string::npos);
+  EXPECT_EQ(read_file(dir.path() / "workers.sbatch.password"), password + "\n");
+  EXPECT_EQ(submitted.output.find(password), std::string::npos) << submitted.output;
   std::string job = submitted.output.substr(submitted.output.find("Slurm job ") + 10);
   job = job.substr(0, job.find_first_not_of("0123456789"));
   ASSERT_FALSE(job.empty()) << submitted.output;
@@ -476,6 +622,7 @@ TEST_F(ScaleOut, SlurmRunsTwoWorkers) {
   }
   EXPECT_EQ(completed_tasks(), 2u)
       << slurm->command({"scontrol", "show", "job", job}).output << worker_logs;
+  EXPECT_EQ(worker_logs.find(password), std::string::npos) << worker_logs;
   for (const char* task_id : {"0", "1"}) {
     EXPECT_TRUE(std::filesystem::exists(logs / ("worker-" + job + "_" + task_id + ".log")))
         << worker_logs;

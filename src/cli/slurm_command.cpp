@@ -1,7 +1,10 @@
 // `accelopt slurm --workers N --partition P --db postgresql://…`: writes an sbatch script that
 // starts N workers as one job array (one worker per array task) and submits it; --dry-run prints
 // the script instead. The workers reach the database and the task folders from the compute nodes,
-// so both must be visible there (a shared file system, a reachable server).
+// so both must be visible there (a shared file system, a reachable server). The password never
+// enters the script (which Slurm keeps, and --dry-run prints): the workers read it from a file,
+// the user's --db-password-file or one written beside the script from the URL's password, or
+// libpq finds it in the environment sbatch passes on (PGPASSWORD, PGPASSFILE).
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <unistd.h>
@@ -11,6 +14,7 @@
 #include <memory>
 #include <regex>
 
+#include "cli/credentials.h"
 #include "cli/scale_out_commands.h"
 #include "common/error.h"
 #include "common/files.h"
@@ -23,6 +27,7 @@ namespace {
 
 struct SlurmArguments {
   std::string db;
+  std::string password_file;  // what the workers read the password from; empty: the URL's
   int workers = 1;
   std::string partition;
   std::string platform = "cpu";
@@ -63,8 +68,8 @@ std::string this_executable() {
   return path.string();
 }
 
-// The script holds the URL (a password, if the user put one there): created 0600, for the user's
-// eyes only, from the first byte (a file written then chmod-ed is readable in between).
+// The script (the database's URL, the user's paths) and the password file: created 0600, for the
+// user's eyes only, from the first byte (a file written then chmod-ed is readable in between).
 void write_private_file(const std::filesystem::path& path, const std::string& text) {
   std::filesystem::path temporary = path.string() + ".tmp";
   std::filesystem::remove(temporary);
@@ -79,7 +84,23 @@ void write_private_file(const std::filesystem::path& path, const std::string& te
   }
 }
 
-std::string sbatch_script(const SlurmArguments& arguments) {
+// Where the workers find the password: the user's file, or `<script>.password` for a password
+// given in the URL (written by run_slurm); empty when neither has one (libpq's environment).
+std::filesystem::path workers_password_file(const SlurmArguments& arguments) {
+  bool in_url = !store::url_password(arguments.db).empty();
+  if (in_url && !arguments.password_file.empty()) {
+    throw UserError("slurm: give the password once: in --db-password-file or in the URL");
+  }
+  if (!arguments.password_file.empty()) {
+    read_password_file(arguments.password_file);  // refused now rather than by every worker
+    return std::filesystem::absolute(arguments.password_file);
+  }
+  if (in_url) return std::filesystem::absolute(arguments.script + ".password");
+  return {};
+}
+
+std::string sbatch_script(const SlurmArguments& arguments,
+                          const std::filesystem::path& password_file) {
   if (arguments.workers < 1) throw UserError("slurm: --workers must be at least 1");
   check_time(arguments.time);
   // The registry checks the value (an evaluator's file, made absolute for the workers) and says
@@ -102,11 +123,13 @@ std::string sbatch_script(const SlurmArguments& arguments) {
       "# One accelopt worker per array task; each claims evaluations from the shared queue.\n";
   std::string max_jobs =
       arguments.max_jobs > 0 ? fmt::format(" --max-jobs {}", arguments.max_jobs) : "";
+  std::string password =
+      password_file.empty() ? "" : " --db-password-file " + shell_quoted(password_file.string());
   script += fmt::format(
-      "exec {} worker --db {} --platform {} --name \"slurm-${{SLURM_ARRAY_JOB_ID}}_"
+      "exec {} worker --db {}{} --platform {} --name \"slurm-${{SLURM_ARRAY_JOB_ID}}_"
       "${{SLURM_ARRAY_TASK_ID}}@$(hostname)\" --idle-exit-seconds {}{}\n",
-      shell_quoted(this_executable()), shell_quoted(arguments.db), shell_quoted(choice.value),
-      arguments.idle_exit_seconds, max_jobs);
+      shell_quoted(this_executable()), shell_quoted(store::without_password(arguments.db)),
+      password, shell_quoted(choice.value), arguments.idle_exit_seconds, max_jobs);
   return script;
 }
 
@@ -114,9 +137,15 @@ int run_slurm(const SlurmArguments& arguments) {
   if (!store::is_postgres_url(arguments.db)) {
     throw UserError("slurm: workers share a PostgreSQL database: give --db postgresql://…");
   }
-  std::string script = sbatch_script(arguments);
+  std::filesystem::path password_file = workers_password_file(arguments);
+  std::string script = sbatch_script(arguments, password_file);
+  bool password_from_url = !password_file.empty() && arguments.password_file.empty();
   if (arguments.dry_run) {
     std::cout << script;
+    if (password_from_url) {
+      std::cout << fmt::format("# and {} (mode 0600), the password every worker reads: ***\n",
+                               password_file.string());
+    }
     return 0;
   }
   std::filesystem::path logs = std::filesystem::absolute(arguments.log_directory);
@@ -125,6 +154,9 @@ int run_slurm(const SlurmArguments& arguments) {
   if (error || !std::filesystem::is_directory(logs)) {
     throw UserError(fmt::format("slurm: cannot create the log folder {}: {}", logs.string(),
                                 error ? error.message() : "not a folder"));
+  }
+  if (password_from_url) {
+    write_private_file(password_file, store::url_password(arguments.db) + "\n");
   }
   write_private_file(arguments.script, script);
   SpawnOptions options;
@@ -150,6 +182,9 @@ void register_slurm_command(CLI::App& app, CommandTable& table) {
   auto arguments = std::make_shared<SlurmArguments>();
   auto* slurm = app.add_subcommand("slurm", "Submit accelopt workers to Slurm as an sbatch array");
   slurm->add_option("--db", arguments->db, "the shared database, postgresql://…")->required();
+  slurm->add_option("--db-password-file", arguments->password_file,
+                    "a file (mode 0600, on a file system the nodes see) whose first line is the "
+                    "database's password: the workers read it there");
   slurm->add_option("--workers", arguments->workers, "how many workers (array tasks)")
       ->capture_default_str();
   slurm->add_option("--partition", arguments->partition, "Slurm partition");

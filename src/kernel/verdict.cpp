@@ -147,6 +147,12 @@ Json Verdict::to_json() const {
   json["compile_cached"] = compile_cached;
   json["wall_seconds"] = wall_seconds;
   json["log"] = log;
+  if (remote) {
+    json["remote"] = {{"worker", remote->worker},
+                      {"job", remote->job},
+                      {"attempt", remote->attempt},
+                      {"earlier", remote->earlier}};
+  }
   return json;
 }
 
@@ -224,6 +230,10 @@ Verdict Verdict::from_json(const Json& json) {
   verdict.compile_cached = json.value("compile_cached", false);
   verdict.wall_seconds = json.value("wall_seconds", 0.0);
   verdict.log = json.value("log", "");
+  if (const auto found = json.find("remote"); found != json.end() && found->is_object()) {
+    verdict.remote = RemoteEvaluation{found->value("worker", ""), found->value("job", int64_t{0}),
+                                      found->value("attempt", 1), found->value("earlier", "")};
+  }
   return verdict;
 }
 

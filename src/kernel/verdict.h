@@ -107,6 +107,16 @@ std::string latency_text(double seconds);
 // "10.0 µs (95% interval 9.79–10.1 µs)": the interval in the latency's own unit.
 std::string latency_interval_text(double seconds, double low, double high);
 
+// Where a queued evaluation was made (remote workers): the worker, the queue's job and its
+// attempt, and why the earlier attempts ended ("; "-separated; empty unless it was redone).
+struct RemoteEvaluation {
+  std::string worker;
+  int64_t job = 0;
+  int attempt = 1;
+  std::string earlier;
+  bool redone() const { return attempt > 1; }
+};
+
 struct Verdict {
   Status status = Status::kPassed;
   std::string message;  // one or two plain sentences
@@ -120,6 +130,7 @@ struct Verdict {
   double compile_seconds = 0;
   double wall_seconds = 0;
   bool compile_cached = false;
+  std::optional<RemoteEvaluation> remote;  // absent for a local evaluation
 
   bool passed() const { return status == Status::kPassed; }
   // Neither passed nor failed: the machine was too busy to say (Status::kMachineBusy).

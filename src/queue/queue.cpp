@@ -7,10 +7,13 @@
 // EXISTS under an advisory lock, so workers starting together create it once. The later columns
 // are added the same way (ADD COLUMN IF NOT EXISTS), so an older queue table is widened in place:
 // `request_hash` and `collected` let a resumed run adopt the job it had queued, `failed_on` and
-// `not_before` hand a failed job to another worker first. ALTER TABLE takes the table's exclusive
-// lock even when the column exists, and a process already using the queue (a run's enqueue between
-// its SELECT and its INSERT) then deadlocks with it: the DDL runs only when the newest column is
-// missing, which the catalog tells without locking the table.
+// `not_before` hand a failed job to another worker first, `worker_id`, `lease_seconds` and
+// `holder_gone_at` tell a holder gone for good from one reconnecting (queue.h). `queue_workers`
+// gives each worker a stable identity: its row's id keys the advisory lock its sessions hold, so
+// pg_locks, not a connection's 63-byte name, says who is connected. ALTER TABLE takes the table's
+// exclusive lock even when the column exists, and a process already using the queue (a run's
+// enqueue between its SELECT and its INSERT) then deadlocks with it: the DDL runs only when the
+// newest column is missing, which the catalog tells without locking the table.
 #include "queue/queue.h"
 
 #include <fmt/format.h>
@@ -53,14 +56,35 @@ ALTER TABLE evaluation_queue ADD COLUMN IF NOT EXISTS failed_on TEXT[] NOT NULL 
 ALTER TABLE evaluation_queue ADD COLUMN IF NOT EXISTS not_before TIMESTAMPTZ;
 CREATE INDEX IF NOT EXISTS evaluation_queue_uncollected ON evaluation_queue (request_hash)
   WHERE NOT collected;
+CREATE TABLE IF NOT EXISTS queue_workers (
+  id BIGSERIAL PRIMARY KEY,
+  name TEXT NOT NULL,
+  platform TEXT NOT NULL,
+  registered_at TIMESTAMPTZ NOT NULL DEFAULT now());
+ALTER TABLE evaluation_queue ADD COLUMN IF NOT EXISTS worker_id BIGINT;
+ALTER TABLE evaluation_queue ADD COLUMN IF NOT EXISTS lease_seconds DOUBLE PRECISION;
+ALTER TABLE evaluation_queue ADD COLUMN IF NOT EXISTS holder_gone_at TIMESTAMPTZ;
 )sql";
 
 // Whether the table has its newest column: then there is nothing to create.
 const char* const kTableIsCurrent = R"sql(
 SELECT count(*) FROM information_schema.columns
 WHERE table_schema = current_schema() AND table_name = 'evaluation_queue'
-  AND column_name = 'not_before'
+  AND column_name = 'holder_gone_at'
 )sql";
+
+// The advisory lock of worker `id` (pg_advisory_lock_shared's two-key form: pg_locks shows the
+// first key as classid, the second as objid, objsubid 2).
+constexpr int32_t kWorkerLockClass = 0x41435157;  // "ACQW"
+
+// Whether the worker of `id_column` has a session connected now: one holds its lock.
+std::string worker_connected(const std::string& id_column) {
+  return fmt::format(
+      "EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted AND "
+      "l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) AND "
+      "l.classid = {} AND l.objsubid = 2 AND l.objid::bigint = {})",
+      kWorkerLockClass, id_column);
+}
 
 // One more reason in a job's error: the reasons of every attempt are kept, "; "-separated.
 const char* const kAppendError = "CASE WHEN error = '' THEN $4 ELSE error || '; ' || $4 END";
@@ -119,6 +143,10 @@ std::string_view state_name(JobState state) {
   return "unknown";
 }
 
+std::chrono::milliseconds heartbeat_period(std::chrono::milliseconds lease) {
+  return std::min<std::chrono::milliseconds>(lease / 3, std::chrono::seconds(2));
+}
+
 std::string worker_application_name(const std::string& platform) {
   return ("accelopt worker " + platform).substr(0, 63);
 }
@@ -140,6 +168,7 @@ std::string with_application_name(std::string url, const std::string& name) {
 struct Queue::Impl {
   std::string url;
   std::string application_name;
+  int64_t worker_id = 0;  // the registered worker this connection serves; 0: none
   std::chrono::milliseconds window{60000};
   std::unique_ptr<pqxx::connection> connection;
   std::vector<std::string> channels;
@@ -154,12 +183,29 @@ struct Queue::Impl {
     connection.reset();
     connection = std::make_unique<pqxx::connection>(
         with_application_name(store::with_connect_timeout(url), application_name));
+    if (worker_id != 0) hold_worker_lock(*connection, worker_id);
     for (const std::string& channel : channels) {
       receivers.push_back(std::make_unique<Receiver>(*connection, channel, received));
     }
   }
 
+  // The worker `id` is connected again: its lease renewed and its lock taken in one transaction.
+  // The row is locked first, so a claim's expiry that saw the holder gone waits for this and then
+  // finds the lease fresh; a lock with a stale lease would let it expire the job meanwhile. The
+  // advisory lock is the session's: held until the session ends, whatever becomes of this
+  // transaction.
+  static void hold_worker_lock(pqxx::connection& on, int64_t id) {
+    pqxx::work work(on);
+    work.exec_params(
+        "UPDATE evaluation_queue SET holder_gone_at = NULL, lease_until = now() + lease_seconds * "
+        "interval '1 second' WHERE worker_id = $1 AND state = 'leased'",
+        id);
+    work.exec_params("SELECT pg_advisory_lock_shared($1, $2::integer)", kWorkerLockClass, id);
+    work.commit();
+  }
+
   // A new connection, tried with backoff until one opens or `window` has passed since `since`.
+  // At least every second: a lease holder must be back within its grace (kHolderGrace).
   void reconnect(std::chrono::steady_clock::time_point since, const std::string& cause) {
     auto pause = std::chrono::milliseconds(100);
     std::string last = cause;
@@ -172,7 +218,7 @@ struct Queue::Impl {
                         store::redact(last, url)));
       }
       std::this_thread::sleep_for(pause);
-      pause = std::min(pause * 2, std::chrono::milliseconds(5000));
+      pause = std::min(pause * 2, std::chrono::milliseconds(1000));
       try {
         open_connection();
         ++received;  // notifications may have been missed meanwhile: whoever waits looks again
@@ -282,25 +328,51 @@ void Queue::cancel(int64_t id, const std::string& why) {
   });
 }
 
+int64_t Queue::register_worker(const std::string& name, const std::string& platform) {
+  if (impl_->worker_id != 0) throw InternalError("evaluation queue: a worker registered twice");
+  int64_t id = impl_->transaction("registering a worker", [&](pqxx::work& work) {
+    int64_t id =
+        work.exec_params1("INSERT INTO queue_workers (name, platform) VALUES ($1, $2) RETURNING id",
+                          name, platform)[0]
+            .as<int64_t>();
+    work.exec_params("SELECT pg_advisory_lock_shared($1, $2::integer)", kWorkerLockClass, id);
+    return id;
+  });
+  impl_->worker_id = id;
+  return id;
+}
+
+void Queue::serve_worker(int64_t worker_id) {
+  impl_->transaction("joining a worker", [&](pqxx::work& work) {
+    work.exec_params("SELECT pg_advisory_lock_shared($1, $2::integer)", kWorkerLockClass,
+                     worker_id);
+    return 0;
+  });
+  impl_->worker_id = worker_id;
+}
+
 std::optional<Job> Queue::claim(const std::string& worker, const std::string& platform,
                                 std::chrono::milliseconds lease) {
   expire_leases();
+  int64_t holder = impl_->worker_id;
   return impl_->transaction("claiming", [&](pqxx::work& work) -> std::optional<Job> {
     for (;;) {
       pqxx::result rows = work.exec_params(
           "UPDATE evaluation_queue SET state = 'leased', attempts = attempts + 1, worker = $1, "
-          "lease_until = now() + $3::double precision * interval '1 second', claimed_at = now() "
+          "lease_until = now() + $3::double precision * interval '1 second', claimed_at = now(), "
+          "worker_id = NULLIF($4::bigint, 0), lease_seconds = $3, holder_gone_at = NULL "
           "WHERE id = (SELECT id FROM evaluation_queue WHERE state = 'queued' AND platform = $2 "
           "AND (NOT $1 = ANY(failed_on) OR not_before IS NULL OR not_before <= now()) "
           "ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED) "
-          "RETURNING id, request, attempts",
-          worker, platform, seconds(lease));
+          "RETURNING id, request, attempts, error",
+          worker, platform, seconds(lease), holder);
       if (rows.empty()) return std::nullopt;
       Job job;
       job.id = rows[0][0].as<int64_t>();
       job.platform = platform;
       job.attempt = rows[0][2].as<int>();
       job.worker = worker;
+      job.earlier = rows[0][3].as<std::string>();
       try {
         job.request = Json::parse(rows[0][1].as<std::string>());
         return job;
@@ -321,9 +393,10 @@ bool Queue::heartbeat(const Job& job, std::chrono::milliseconds lease) {
   // taken back: the evaluation need not be redone.
   return impl_->transaction("renewing a lease", [&](pqxx::work& work) {
     return work.exec_params(
-                   "UPDATE evaluation_queue SET state = 'leased', lease_until = now() + "
-                   "$4::double precision * interval '1 second' WHERE id = $1 AND "
-                   "worker = $2 AND attempts = $3 AND state IN ('leased', 'queued')",
+                   "UPDATE evaluation_queue SET state = 'leased', holder_gone_at = NULL, "
+                   "lease_until = now() + $4::double precision * interval '1 second' "
+                   "WHERE id = $1 AND worker = $2 AND attempts = $3 AND "
+                   "state IN ('leased', 'queued')",
                    job.id, job.worker, job.attempt, seconds(lease))
                .affected_rows() == 1;
   });
@@ -398,13 +471,24 @@ bool Queue::release(const Job& job) {
 
 int64_t Queue::expire_leases() {
   return impl_->transaction("expiring leases", [&](pqxx::work& work) {
-    pqxx::result rows = work.exec(
+    // Holders seen gone for the first time: their grace starts now. One that comes back clears it
+    // as it reconnects (hold_worker_lock), its lease renewed.
+    work.exec(
+        "UPDATE evaluation_queue SET holder_gone_at = now() WHERE state = 'leased' AND "
+        "worker_id IS NOT NULL AND holder_gone_at IS NULL AND NOT " +
+        worker_connected("worker_id"));
+    pqxx::result rows = work.exec_params(
         "UPDATE evaluation_queue SET state = CASE WHEN attempts < max_attempts "
         "THEN 'queued' ELSE 'failed' END, error = CASE WHEN error = '' THEN '' ELSE error || "
-        "'; ' END || 'the lease of ' || worker || ' expired during attempt ' || attempts, "
-        "lease_until = NULL, failed_on = array_append(failed_on, worker), "
+        "'; ' END || CASE WHEN holder_gone_at IS NULL THEN 'the lease of ' || worker || "
+        "' expired during attempt ' || attempts ELSE worker || ' was gone (no connection) for ' "
+        "|| round(least(lease_seconds, $1)::numeric, 1) || ' s during attempt ' || attempts END, "
+        "lease_until = NULL, holder_gone_at = NULL, failed_on = array_append(failed_on, worker), "
         "finished_at = CASE WHEN attempts < max_attempts THEN NULL ELSE now() END "
-        "WHERE state = 'leased' AND lease_until < now() RETURNING id, state, platform");
+        "WHERE state = 'leased' AND CASE WHEN holder_gone_at IS NULL THEN lease_until < now() "
+        "ELSE holder_gone_at + least(lease_seconds, $1) * interval '1 second' < now() END "
+        "RETURNING id, state, platform",
+        seconds(kHolderGrace));
     for (const pqxx::row& row : rows) {
       notify_state(work, row[0].as<int64_t>(), row[1].as<std::string>(), row[2].as<std::string>());
     }
@@ -457,10 +541,9 @@ QueueCounts Queue::counts() {
 int64_t Queue::live_workers(const std::string& platform) {
   return impl_->transaction("counting live workers", [&](pqxx::work& work) {
     return work
-        .exec_params1(
-            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND "
-            "application_name = $1",
-            worker_application_name(platform))[0]
+        .exec_params1("SELECT count(*) FROM queue_workers w WHERE platform = $1 AND " +
+                          worker_connected("w.id"),
+                      platform)[0]
         .as<int64_t>();
   });
 }

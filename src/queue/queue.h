@@ -19,6 +19,17 @@
 // current attempt, so a worker presumed dead that wakes up cannot record a second verdict.
 // All times are the server's clock, so hosts need not agree on theirs.
 //
+// Who holds a lease, and whether it lives: a worker registers once (register_worker: a row of
+// queue_workers, its stable identity) and each of its connections holds a shared advisory lock
+// keyed by that row, taken again after every reconnection. The server drops a session's locks the
+// moment the session ends, so pg_locks says which workers are connected now: live_workers counts
+// them, and a lease whose holder holds no lock is noticed by the next claim. Such a holder is
+// given a grace (its lease, at most kHolderGrace) from when it was first seen gone:
+// back within it (a server restart, a killed connection), it keeps its job whatever its lease
+// says; not back, its job is queued again without waiting for the lease to run out (a SIGKILLed
+// worker, a lost node). A holder whose session lives but which stops renewing (hung, stopped)
+// loses its job when its lease runs out, as does a job claimed without registering.
+//
 // Wake-ups: an enqueue (or a job queued again) NOTIFYs kJobsChannel with the platform, a finished
 // job kVerdictsChannel with its id, in the same transaction; listen() and wait() let workers and
 // runs sleep on the connection's socket instead of polling, and polling stays as the fallback.
@@ -44,6 +55,7 @@ struct Job {
   Json request;          // what to evaluate (queue/evaluation_request.h)
   int attempt = 0;       // 1 for the first claim
   std::string worker;
+  std::string earlier;  // why the earlier attempts ended ("; "-separated); empty on the first
 };
 
 enum class JobState { kQueued, kLeased, kDone, kFailed };
@@ -61,13 +73,20 @@ inline constexpr const char* kJobsChannel = "accelopt_jobs";
 inline constexpr const char* kVerdictsChannel = "accelopt_verdicts";
 // How long a job failed by a worker is kept for the other workers before that worker may retry.
 inline constexpr std::chrono::seconds kHandoff{10};
+// The longest a lease holder seen gone (no connection left) may take to come back and keep its job.
+// A live holder is back well within it: it renews every heartbeat_period (at most 2 s) and a lost
+// connection is tried again at least every second.
+inline constexpr std::chrono::seconds kHolderGrace{10};
+// How often a worker renews a lease of `lease`: a third of it, at most every 2 s.
+std::chrono::milliseconds heartbeat_period(std::chrono::milliseconds lease);
 
 struct QueueCounts {
   int64_t queued = 0, leased = 0, done = 0, failed = 0;
 };
 
 // The application_name of a worker's claiming connection: "accelopt worker <platform>" (cut to
-// PostgreSQL's 63 bytes).
+// PostgreSQL's 63 bytes). For a person reading pg_stat_activity; workers are counted by their
+// registration (live_workers), which keeps the platform whole.
 std::string worker_application_name(const std::string& platform);
 
 class Queue {
@@ -91,8 +110,17 @@ class Queue {
   // its lease at the next heartbeat.
   void cancel(int64_t id, const std::string& why);
 
-  // Expires dead leases, then leases the oldest queued job of `platform`, if any. A row whose
-  // request is not JSON is marked failed and skipped.
+  // Registers the worker this connection serves (`name`, evaluating `platform`): its stable
+  // identity, whose lock this connection holds from now on, again after each reconnection.
+  // Returns the identity, for the worker's other connections (serve_worker). Once per Queue.
+  int64_t register_worker(const std::string& name, const std::string& platform);
+  // This connection serves the worker registered as `worker_id` too (its lock held here as well):
+  // the worker's heartbeat connection.
+  void serve_worker(int64_t worker_id);
+
+  // Expires dead leases, then leases the oldest queued job of `platform`, if any, held by the
+  // registered worker when this connection serves one. A row whose request is not JSON is marked
+  // failed and skipped.
   std::optional<Job> claim(const std::string& worker, const std::string& platform,
                            std::chrono::milliseconds lease);
   // Renews the lease; false when the job is no longer this worker's (its lease expired and it
@@ -107,13 +135,16 @@ class Queue {
   bool reject(const Job& job, const std::string& error);
   // The worker stops before finishing (SIGTERM): queued again at once, the attempt not counted.
   bool release(const Job& job);
-  // Leases past their deadline go back to the queue, or to failed when no attempts remain.
+  // Leases past their deadline go back to the queue, or to failed when no attempts remain: a
+  // holder with a connection, or none registered, at the end of its lease; a registered holder
+  // with none, at the end of its grace from when it was first seen gone (this call notes it).
   // Returns how many expired.
   int64_t expire_leases();
 
   std::optional<Outcome> outcome(int64_t id);
   QueueCounts counts();
-  // The workers of `platform` connected to this database now (their claiming connections).
+  // The registered workers of `platform` connected to this database now (each once, however many
+  // connections it has).
   int64_t live_workers(const std::string& platform);
 
   // LISTENs on `channel` (kJobsChannel, kVerdictsChannel) on this connection, again after every

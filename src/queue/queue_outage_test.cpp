@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -76,6 +77,68 @@ TEST_F(QueueOutageTest, AWorkerCarriesOnAcrossAServerRestart) {
   std::optional<Outcome> outcome = queue->outcome(id);  // this connection reconnects too
   EXPECT_EQ(outcome->state, JobState::kDone);
   EXPECT_EQ((*outcome->result)["value"], 14);
+}
+
+// Issue 46: the server is down for longer than the holder's lease while another worker waits for
+// work, and the holder comes back after it (its role may not log in until the idle worker is
+// back and has claimed). The holder is back within its grace, so it keeps its job: one evaluation,
+// not two. Before, the idle worker expired the lease as soon as it was back and evaluated the job
+// again, and the holder's verdict was dropped.
+TEST_F(QueueOutageTest, AHolderBackWithinItsGraceKeepsItsJobThoughItsLeaseRanOut) {
+  auto queue = Queue::open(url());
+  int64_t id = queue->enqueue("cpu", Json{{"n", 8}});
+  psql(
+      "DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'accelopt_holder') THEN "
+      "CREATE ROLE accelopt_holder LOGIN SUPERUSER; END IF; END $$");
+  psql("ALTER ROLE accelopt_holder LOGIN");
+  std::atomic<int> evaluations = 0;
+  auto counted = [&](const Json& request, const std::atomic<bool>&) {
+    ++evaluations;
+    return doubled(request);
+  };
+  WorkerOptions idler;
+  idler.url = url();
+  idler.name = "idle";
+  idler.poll = 100ms;
+  std::atomic<bool> stop_idler = false;
+  std::ostringstream idle_log;
+  std::optional<std::jthread> idle;
+
+  WorkerOptions holder;
+  holder.url = url().substr(0, url().rfind("user=")) + "user=accelopt_holder";
+  holder.name = "holder";
+  holder.lease = 6s;  // a grace of 6 s; the holder is back about 2 s after the idle worker
+  holder.max_jobs = 1;
+  std::atomic<bool> stop = false;
+  std::ostringstream log;
+  WorkerStats stats = run_worker(
+      holder,
+      [&](const Json& request, const std::atomic<bool>& abandon) {
+        idle.emplace([&] { run_worker(idler, counted, stop_idler, idle_log); });
+        for (int wait = 0; wait < 200 && queue->live_workers("cpu") < 2; ++wait) {
+          std::this_thread::sleep_for(50ms);
+        }
+        psql("ALTER ROLE accelopt_holder NOLOGIN");  // its sessions stay; it cannot come back
+        cluster().stop_server();
+        std::this_thread::sleep_for(8s);  // past the lease
+        cluster().start_server();
+        for (int wait = 0; wait < 400 && queue->live_workers("cpu") < 1; ++wait) {
+          std::this_thread::sleep_for(50ms);  // until the idle worker is back
+        }
+        std::this_thread::sleep_for(1s);  // it claims every 100 ms meanwhile
+        psql("ALTER ROLE accelopt_holder LOGIN");
+        std::this_thread::sleep_for(2s);
+        return counted(request, abandon);
+      },
+      stop, log);
+  stop_idler = true;
+  idle.reset();
+  EXPECT_EQ(stats.completed, 1) << log.str() << idle_log.str();
+  EXPECT_EQ(evaluations, 1) << log.str() << idle_log.str();
+  std::optional<Outcome> outcome = queue->outcome(id);
+  EXPECT_EQ(outcome->state, JobState::kDone);
+  EXPECT_EQ(outcome->worker, "holder");
+  EXPECT_EQ(outcome->attempts, 1);
 }
 
 // Past the reconnection window a call gives up with a clear error, the password not in it.

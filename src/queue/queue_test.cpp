@@ -242,6 +242,81 @@ TEST_F(QueueTest, AWorkerKilledMidEvaluationIsRedoneOnceAndNothingIsLostOrDouble
   EXPECT_EQ(counts.queued + counts.leased + counts.failed, 0);
 }
 
+// Issue 46: a worker's death is noticed by its connections going, not by its lease running out:
+// killed mid-evaluation with a lease of ten minutes, its job is redone after the grace (10 s) by
+// the next claim, and the verdict and the job say why. Before, the survivor idled out with nothing
+// to do, the job still leased to the dead worker.
+TEST_F(QueueTest, AKilledWorkersJobIsRedoneWithoutWaitingForItsLease) {
+  TempDir dir;
+  auto queue = Queue::open(url());
+  int64_t id = queue->enqueue("cpu", Json{{"n", 3}});
+  std::filesystem::path began = dir.path() / "began";
+  WorkerOptions doomed;
+  doomed.url = url();
+  doomed.name = "doomed";
+  doomed.lease = 10min;
+  pid_t child = fork_worker(doomed, [&](const Json& request, const std::atomic<bool>&) -> Json {
+    std::ofstream(began) << request.dump();
+    for (;;) std::this_thread::sleep_for(1s);
+  });
+  for (int wait = 0; wait < 500 && !std::filesystem::exists(began); ++wait) {
+    std::this_thread::sleep_for(20ms);
+  }
+  ASSERT_TRUE(std::filesystem::exists(began));
+  ::kill(child, SIGKILL);
+  wait_for(child);
+
+  WorkerOptions survivor;
+  survivor.url = url();
+  survivor.name = "survivor";
+  survivor.poll = 200ms;
+  survivor.max_jobs = 1;
+  survivor.idle_exit = 60s;  // far more than the grace, far less than the dead lease
+  std::atomic<bool> stop = false;
+  std::ostringstream log;
+  WorkerStats stats = run_worker(survivor, doubling(0ms), stop, log);
+  EXPECT_EQ(stats.completed, 1) << log.str();
+  std::optional<Outcome> outcome = queue->outcome(id);
+  ASSERT_EQ(outcome->state, JobState::kDone) << log.str();
+  EXPECT_EQ(outcome->worker, "survivor");
+  EXPECT_EQ(outcome->attempts, 2);
+  const std::string why = "doomed was gone (no connection) for 10.0 s during attempt 1";
+  EXPECT_EQ(outcome->error, why);
+  const Json& remote = (*outcome->result)["remote"];
+  EXPECT_EQ(remote["worker"], "survivor");
+  EXPECT_EQ(remote["job"], id);
+  EXPECT_EQ(remote["attempt"], 2);
+  EXPECT_EQ(remote["earlier"], why);
+}
+
+// Issue 46: workers are counted by their registration, whole: two evaluator platforms whose names
+// share their first 63 bytes (all of a connection's name PostgreSQL keeps) are told apart.
+// Counted by application_name, each platform had two workers.
+TEST_F(QueueTest, WorkersAreCountedByIdentityNotByAConnectionsName) {
+  auto queue = Queue::open(url());
+  std::string folder = "command:/" + std::string(70, 'x');
+  std::string first = folder + "/first.json", second = folder + "/second.json";
+  std::atomic<bool> stop = false;
+  std::ostringstream log_first, log_second;
+  WorkerOptions options;
+  options.url = url();
+  options.platform = first;
+  WorkerOptions other = options;
+  other.platform = second;
+  std::vector<std::jthread> workers;
+  workers.emplace_back([&] { run_worker(options, doubling(0ms), stop, log_first); });
+  workers.emplace_back([&] { run_worker(other, doubling(0ms), stop, log_second); });
+  for (int wait = 0; wait < 100; ++wait) {
+    if (queue->live_workers(first) >= 1 && queue->live_workers(second) >= 1) break;
+    std::this_thread::sleep_for(100ms);
+  }
+  EXPECT_EQ(queue->live_workers(first), 1);
+  EXPECT_EQ(queue->live_workers(second), 1);
+  EXPECT_EQ(queue->live_workers(folder), 0);
+  stop = true;
+  workers.clear();
+}
+
 // A listening worker wakes on the enqueue's NOTIFY: it claims within a fraction of a second
 // though its polling fallback is 30 s.
 TEST_F(QueueTest, AnIdleWorkerWakesOnTheEnqueue) {

@@ -17,7 +17,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// While an evaluation runs: renews its lease every lease/3 on its own connection, and sets
+// While an evaluation runs: renews its lease every heartbeat_period on its own connection, and sets
 // `abandon` when the lease is lost or the worker is told to stop. Nothing escapes its thread: a
 // failed renewal (the database down past the reconnection window) is tried again at the next one.
 class Heartbeat {
@@ -27,13 +27,14 @@ class Heartbeat {
       : thread_([this, &queue, job, lease, &stop, &abandon](std::stop_token token) {
           std::mutex mutex;
           std::unique_lock lock(mutex);
-          auto next = Clock::now() + lease / 3;
-          auto tick = std::min<std::chrono::milliseconds>(lease / 3, std::chrono::milliseconds(50));
+          auto period = heartbeat_period(lease);
+          auto next = Clock::now() + period;
+          auto tick = std::min<std::chrono::milliseconds>(period, std::chrono::milliseconds(50));
           while (!condition_.wait_for(lock, token, tick, [] { return false; })) {
             if (token.stop_requested()) return;
             if (stop) abandon = true;
             if (Clock::now() < next) continue;
-            next = Clock::now() + lease / 3;
+            next = Clock::now() + period;
             try {
               if (!queue.heartbeat(job, lease)) {
                 lost_ = true;
@@ -76,6 +77,14 @@ bool record_verdict(Queue& queue, const Job& job, const Json& verdict,
   }
 }
 
+// Where the verdict was made, kept with it (kernel::Verdict's "remote"), so that a run's record
+// says which evaluations were redone and why; a result that is not an object is left alone.
+void note_provenance(Json& verdict, const Job& job) {
+  if (!verdict.is_object()) return;
+  verdict["remote"] = {
+      {"worker", job.worker}, {"job", job.id}, {"attempt", job.attempt}, {"earlier", job.earlier}};
+}
+
 }  // namespace
 
 std::string default_worker_name() {
@@ -90,6 +99,8 @@ WorkerStats run_worker(const WorkerOptions& options, const Evaluate& evaluate,
   auto queue = Queue::open(options.url, worker_application_name(options.platform));
   if (options.listen) queue->listen(kJobsChannel);
   auto heartbeats = Queue::open(options.url);  // a second connection, used while evaluating
+  // Registered once both connections are open: a worker counted is one that can take a job.
+  heartbeats->serve_worker(queue->register_worker(name, options.platform));
   WorkerStats stats;
   auto idle_since = Clock::now();
   log << fmt::format("worker {}: claiming {} evaluations\n", name, options.platform) << std::flush;
@@ -148,10 +159,12 @@ WorkerStats run_worker(const WorkerOptions& options, const Evaluate& evaluate,
       log << fmt::format("worker {}: stopping: job {} {} after {:.1f} s\n", name, job->id,
                          released ? "handed back" : "lost its lease", elapsed);
     } else if (error.empty()) {
+      note_provenance(verdict, *job);
       if (record_verdict(*queue, *job, verdict, stop, name, log)) {
         ++stats.completed;
-        log << fmt::format("worker {}: job {} {} in {:.1f} s (attempt {})\n", name, job->id,
-                           verdict.value("status", "done"), elapsed, job->attempt);
+        log << fmt::format("worker {}: job {} {} in {:.1f} s (attempt {}{})\n", name, job->id,
+                           verdict.value("status", "done"), elapsed, job->attempt,
+                           job->earlier.empty() ? "" : "; before: " + job->earlier);
       } else {
         ++stats.lost;
         log << fmt::format("worker {}: job {} lost its lease after {:.1f} s; dropped\n", name,

@@ -1,12 +1,17 @@
 // A worker: the loop that claims evaluations from the queue, evaluates them on this host and
 // records their verdicts, renewing its lease by heartbeats while it evaluates.
 //
-//   claim ──► evaluate (heartbeat every lease/3 on a second connection) ──► complete
+//   claim ──► evaluate (heartbeat every lease/3, at most 2 s, on a second connection) ──► complete
 //     │ nothing queued: sleep until an enqueue's        │ the harness threw: fail (another worker
 //     │ NOTIFY, at most `poll`, and try again           │ gets it first); a malformed request:
 //     │                                                 │ reject (failed for good)
 //     └─ stop (SIGTERM) while evaluating: the evaluation is abandoned and the job released, so
 //        another worker claims it at once; a lost lease abandons it too.
+//
+// The worker registers once (Queue::register_worker) and both its connections hold its lock, so
+// a run counts it once and a claim notices within seconds when it is gone (queue.h). Its verdict
+// says where it was made: "remote" holds the worker, the job, the attempt and why the earlier
+// attempts ended.
 //
 // Nothing escapes the heartbeat thread: a database it cannot reach is retried at the next beat.
 // A lost connection is reopened for store::reconnect_window(); a verdict already computed is kept

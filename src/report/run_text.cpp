@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <set>
 
 #include "report/line_diff.h"
 
@@ -159,6 +160,29 @@ std::string describe_candidate(const RunView& view, int64_t id, size_t width = 8
       fmt::format("#{} {} ({}: ", id, store::kind_name(candidate->kind), candidate->author);
   size_t room = width > head.size() + 11 ? width - head.size() - 1 : 10;
   return head + one_line(candidate->plan.value("text", ""), room) + ")";
+}
+
+// A run on remote workers: how many evaluations were made on how many workers, and each one that
+// was redone (its worker lost, or a harness failure on one) with why the earlier attempts ended.
+// Nothing for a local run.
+void print_remote(std::ostream& out, const RunView& view) {
+  std::vector<std::pair<int64_t, kernel::RemoteEvaluation>> redone;
+  std::set<std::string> workers;
+  int evaluations = 0;
+  for (const auto& [id, trace] : view.traces) {
+    if (trace.reused_from || !trace.verdict.remote) continue;
+    ++evaluations;
+    workers.insert(trace.verdict.remote->worker);
+    if (trace.verdict.remote->redone()) redone.emplace_back(id, *trace.verdict.remote);
+  }
+  if (evaluations == 0) return;
+  fmt::print(out, "\nremote evaluations: {} on {} worker{}, {}\n", evaluations, workers.size(),
+             workers.size() == 1 ? "" : "s",
+             redone.empty() ? "none redone" : fmt::format("{} redone", redone.size()));
+  for (const auto& [id, remote] : redone) {
+    fmt::print(out, "  #{} redone: attempt {} of job {} on {}; before: {}\n", id, remote.attempt,
+               remote.job, remote.worker, remote.earlier.empty() ? "?" : remote.earlier);
+  }
 }
 
 void print_iterations(std::ostream& out, const RunView& view) {
@@ -316,6 +340,7 @@ void print_show(std::ostream& out, const RunView& view, std::string_view workspa
   }
 
   if (any_busy(view)) fmt::print(out, "\n{}\n", search::kBusyLegend);
+  print_remote(out, view);
 
   out << "\nmemory entries made\n";
   for (const auto& entry : view.memory_written) {

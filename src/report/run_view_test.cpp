@@ -2,6 +2,7 @@
 // data behind the HTML report, on a run written straight into an in-memory database.
 #include "report/run_view.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -506,6 +507,38 @@ TEST(RunText, BusyFiguresAndFiguresOverTheCeilingAreMarked) {
   EXPECT_EQ(figures_text(over),
             "12.00x [11.00, 13.00]  120.0% of peak (over the measured ceiling: the ceiling is "
             "wrong)");
+}
+
+// Issue 46: a run on remote workers says on how many workers its evaluations were made, and each
+// one that was redone (its first worker lost) with why; a local run says nothing of it.
+TEST(RunText, ShowSaysWhichRemoteEvaluationsWereRedoneAndWhy) {
+  auto store = store::Store::open(":memory:");
+  RunView view = load_run_view(*store, testing::write_sample_run(*store, silu()));
+  std::ostringstream local;
+  print_show(local, view);
+  EXPECT_EQ(local.str().find("remote evaluations"), std::string::npos) << local.str();
+  int evaluations = 0;
+  int64_t redone = 0;
+  for (auto& [id, trace] : view.traces) {
+    if (trace.reused_from) continue;
+    ++evaluations;
+    trace.verdict.remote = kernel::RemoteEvaluation{"w1", 10 + id, 1, ""};
+    redone = id;
+  }
+  kernel::Verdict verdict = view.traces[redone].verdict;
+  const std::string why = "w1 was gone (no connection) for 10.0 s during attempt 1";
+  verdict.remote = kernel::RemoteEvaluation{"w2", 17, 2, why};
+  view.traces[redone].verdict = kernel::Verdict::from_json(verdict.to_json());  // as stored
+  std::ostringstream remote;
+  print_show(remote, view);
+  std::string text = remote.str();
+  EXPECT_NE(text.find(fmt::format("remote evaluations: {} on 2 workers, 1 redone", evaluations)),
+            std::string::npos)
+      << text;
+  EXPECT_NE(
+      text.find(fmt::format("#{} redone: attempt 2 of job 17 on w2; before: {}", redone, why)),
+      std::string::npos)
+      << text;
 }
 
 // Measurements that agree leave one figure: the sample's memory entry (#2 over the baseline at

@@ -83,6 +83,26 @@ std::string redact_url(std::string_view location) {
   return text;
 }
 
+std::vector<std::pair<size_t, size_t>> password_spans(std::string_view url) {
+  std::vector<std::pair<size_t, size_t>> spans;
+  if (!is_postgres_url(url)) return spans;
+  size_t authority = url.find("://") + 3;
+  size_t query = url.find('?', authority);
+  size_t at = url.rfind('@', query);
+  if (at != std::string::npos && at >= authority) {
+    size_t colon = url.find(':', authority);
+    if (colon < at) spans.emplace_back(colon + 1, at);
+  }
+  for (size_t key = url.find("password=", authority); key != std::string::npos;
+       key = url.find("password=", key + 1)) {
+    if (url[key - 1] != '?' && url[key - 1] != '&') continue;
+    size_t value = key + std::string_view("password=").size();
+    size_t end = url.find('&', value);
+    spans.emplace_back(value, end == std::string::npos ? url.size() : end);
+  }
+  return spans;
+}
+
 namespace {
 
 // "%41" → "A"; a malformed escape is kept as it is.
@@ -104,23 +124,11 @@ std::string percent_decoded(std::string_view text) {
   return result;
 }
 
-// The password a URL carries, as written there: in `user:secret@` and in `?password=secret`.
+// The passwords a URL carries, as written there: in `user:secret@` and in `?password=secret`.
 std::vector<std::string> url_passwords(std::string_view url) {
   std::vector<std::string> passwords;
-  size_t authority = url.find("://") + 3;
-  size_t query = url.find('?', authority);
-  size_t at = url.rfind('@', query);
-  if (at != std::string::npos && at >= authority) {
-    size_t colon = url.find(':', authority);
-    if (colon < at) passwords.emplace_back(url.substr(colon + 1, at - colon - 1));
-  }
-  for (size_t key = url.find("password=", authority); key != std::string::npos;
-       key = url.find("password=", key + 1)) {
-    if (url[key - 1] != '?' && url[key - 1] != '&') continue;
-    size_t value = key + std::string_view("password=").size();
-    size_t end = url.find('&', value);
-    passwords.emplace_back(url.substr(value, end == std::string::npos ? end : end - value));
-  }
+  for (auto [begin, end] : password_spans(url))
+    passwords.emplace_back(url.substr(begin, end - begin));
   return passwords;
 }
 
@@ -145,6 +153,35 @@ std::string redact(std::string_view text, std::string_view location) {
     }
   }
   return result;
+}
+
+std::string url_password(std::string_view url) {
+  std::vector<std::pair<size_t, size_t>> spans = password_spans(url);
+  if (spans.empty()) return {};
+  return percent_decoded(url.substr(spans[0].first, spans[0].second - spans[0].first));
+}
+
+std::string without_password(std::string_view url) {
+  std::string text(url);
+  std::vector<std::pair<size_t, size_t>> spans = password_spans(url);
+  // From the last to the first, so that earlier offsets hold.
+  for (auto span = spans.rbegin(); span != spans.rend(); ++span) {
+    auto [begin, end] = *span;
+    if (text[begin - 1] == ':') {
+      text.erase(begin - 1, end - begin + 1);  // user:secret@ → user@
+      continue;
+    }
+    // ?password=secret&rest → ?rest; &password=secret → nothing; ?password=secret → nothing
+    size_t key = begin - std::string_view("password=").size();
+    bool first = text[key - 1] == '?';
+    bool last = end == text.size();
+    if (first && !last) {
+      text.erase(key, end - key + 1);
+    } else {
+      text.erase(key - 1, end - key + 1);
+    }
+  }
+  return text;
 }
 
 std::string with_connect_timeout(std::string_view url) {

@@ -124,6 +124,27 @@ std::string PostgresCluster::psql(const std::string& database, const std::string
   return output;
 }
 
+std::string PostgresCluster::password_url(const std::string& database, const std::string& role,
+                                          const std::string& password) {
+  psql("postgres", fmt::format("DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = "
+                               "'{0}') THEN CREATE ROLE \"{0}\" LOGIN SUPERUSER; END IF; END $$",
+                               role));
+  psql("postgres", fmt::format("ALTER ROLE \"{}\" PASSWORD '{}'", role, password));
+  // The first matching line of pg_hba.conf decides: this role's goes first.
+  std::filesystem::path hba = directory_.path() / "data" / "pg_hba.conf";
+  std::string rule = fmt::format("local all {} scram-sha-256\n", role);
+  std::string rules = read_file(hba);
+  if (!rules.starts_with(rule)) {
+    write_file_atomic(hba, rule + rules);
+    if (::geteuid() == 0 && ::chown(hba.c_str(), 65534, 65534) != 0) {
+      throw InternalError("cannot give " + hba.string() + " to nobody");
+    }
+    psql("postgres", "SELECT pg_reload_conf()");
+  }
+  return fmt::format("postgresql:///{}?host={}&port={}&user={}", database,
+                     directory_.path().string(), kPort, role);
+}
+
 std::string PostgresCluster::create_database(const std::string& name) {
   // Fresh each time: a test run again (--gtest_repeat) meets its database of the first run.
   psql("postgres", fmt::format("DROP DATABASE IF EXISTS \"{}\" WITH (FORCE)", name));

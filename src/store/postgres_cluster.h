@@ -27,6 +27,12 @@ class PostgresCluster {
   // Runs a statement through psql on `database`; its output. Throws InternalError on failure.
   std::string psql(const std::string& database, const std::string& sql) const;
 
+  // The URL of `database` for a login role `role` (a superuser) that must give `password`
+  // (scram-sha-256 on the socket, every other role still trusted), for the tests of how a password
+  // travels: without the password, connecting fails. Made once per role and password.
+  std::string password_url(const std::string& database, const std::string& role,
+                           const std::string& password);
+
   // A server outage for the tests of reconnection: stop (`pg_ctl stop -m fast`: sessions are
   // ended, the socket goes) and start again on the same socket and data.
   void stop_server();

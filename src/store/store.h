@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/call_record.h"
@@ -230,6 +231,15 @@ std::string redact_url(std::string_view location);
 // the URL or a piece of it) with `location`'s password removed: the whole URL shown redacted, and
 // the password itself, raw or percent-encoded, replaced by "…" wherever else it appears.
 std::string redact(std::string_view text, std::string_view location);
+
+// Where a "postgresql://…" URL carries a password: [begin, end) of each, in `user:secret@` and in
+// `?password=secret` (as written, percent-encoded or not); none for anything else.
+std::vector<std::pair<size_t, size_t>> password_spans(std::string_view url);
+// The password `url` carries (its first, percent-decoded); empty when none.
+std::string url_password(std::string_view url);
+// `url` with every password taken out (`user:secret@` → `user@`, `password=` parameters gone): what
+// may be written where others can read it, the password given apart (a file, PGPASSWORD).
+std::string without_password(std::string_view url);
 
 // The URL libpq is given: `connect_timeout=10` added unless the URL or PGCONNECT_TIMEOUT sets one,
 // so that a host that accepts but never answers fails in seconds instead of hanging.

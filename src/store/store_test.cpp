@@ -521,6 +521,27 @@ TEST(StoreLocation, AnyTextLosesTheUrlsPassword) {
   EXPECT_EQ(redact("plain text", "runs/accelopt.db"), "plain text");
 }
 
+// Issue 46: what `slurm` writes for its workers keeps the URL and takes the password out, to be
+// given apart (a file); the password itself read back decoded.
+TEST(StoreLocation, APasswordIsTakenOutOfTheUrlWhole) {
+  EXPECT_EQ(without_password("postgresql://alice:s3cret@db.example/accelopt"),
+            "postgresql://alice@db.example/accelopt");
+  EXPECT_EQ(without_password("postgres://alice:p@ss/word@db:5432/a?sslmode=require"),
+            "postgres://alice@db:5432/a?sslmode=require");
+  EXPECT_EQ(without_password("postgresql:///a?password=s3cret&user=bob"),
+            "postgresql:///a?user=bob");
+  EXPECT_EQ(without_password("postgresql:///a?host=/tmp&password=s3cret&user=bob"),
+            "postgresql:///a?host=/tmp&user=bob");
+  EXPECT_EQ(without_password("postgresql:///a?host=/tmp&password=s3cret"),
+            "postgresql:///a?host=/tmp");
+  EXPECT_EQ(without_password("postgresql:///a?password=s3cret"), "postgresql:///a");
+  EXPECT_EQ(without_password("postgresql://bob@db/a"), "postgresql://bob@db/a");
+  EXPECT_EQ(url_password("postgresql://alice:p%40ss@db/a"), "p@ss");
+  EXPECT_EQ(url_password("postgresql:///a?host=/tmp&password=s3cret"), "s3cret");
+  EXPECT_EQ(url_password("postgresql://bob@db/a"), "");
+  EXPECT_EQ(url_password("runs/accelopt.db"), "");
+}
+
 TEST(StoreLocation, ConnectionsGetAConnectTimeoutUnlessOneIsSet) {
   ::unsetenv("PGCONNECT_TIMEOUT");
   EXPECT_EQ(with_connect_timeout("postgresql://h/a"), "postgresql://h/a?connect_timeout=10");
