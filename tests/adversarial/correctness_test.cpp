@@ -2,7 +2,7 @@
 // count let through (issue 10, classes 3 to 5). Each file in correctness/ names its task and what
 // the harness must say, as kernels/ does for adversarial_test:
 //   // task: bench/cpu/silu      the task directory, from the source root
-//   // expect: STATUS            the verdict's status
+//   // expect: STATUS            the verdict's status (or "A or B": either)
 //   // message: text             a phrase the message (or the log) must contain
 //   // time: yes                 evaluate with timing (timed turns and the physics check)
 //   // speedup at most: 1.5      a kernel that may pass but must gain nothing from its trick
@@ -77,12 +77,20 @@ TEST_P(CorrectnessTest, IsRefusedWithTheRightStatus) {
   }
   kernel::Verdict verdict = (unchecked ? *unchecked : *platform_).evaluate(request);
 
-  EXPECT_EQ(kernel::status_name(verdict.status), status)
-      << "message: " << verdict.message << "\nlog: " << verdict.log;
-  if (std::string most = field(source, "speedup at most"); !most.empty()) {
+  // "PASSED or INCORRECT_NUMERICAL": either, where what the kernel meets is drawn in secret.
+  std::string got = std::string(kernel::status_name(verdict.status));
+  bool either = status.find(" or ") != std::string::npos;
+  if (either) {
+    EXPECT_NE((" " + status + " ").find(" " + got + " "), std::string::npos)
+        << "got " << got << "; message: " << verdict.message << "\nlog: " << verdict.log;
+  } else {
+    EXPECT_EQ(got, status) << "message: " << verdict.message << "\nlog: " << verdict.log;
+  }
+  if (std::string most = field(source, "speedup at most"); !most.empty() && verdict.passed()) {
     ASSERT_TRUE(verdict.timing) << verdict.message;
     EXPECT_LE(verdict.timing->speedup, std::stod(most)) << verdict.message;
   }
+  if (either && verdict.passed()) return;
   std::string message = field(source, "message");
   EXPECT_NE((verdict.message + "\n" + verdict.log).find(message), std::string::npos)
       << "message: " << verdict.message << "\nlog: " << verdict.log;
