@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <regex>
 #include <sstream>
 
@@ -461,10 +462,39 @@ std::vector<roles::Insight> without_measurements(std::vector<roles::Insight> ins
   return insights;
 }
 
+std::string quote_kernel_output(const std::string& log, size_t max_kernel_chars) {
+  constexpr std::string_view kMark = "kernel| ";
+  std::string quoted, printed;
+  size_t kernel_chars = 0, left_out = 0;
+  std::istringstream lines(log);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (!line.starts_with(kMark)) {
+      quoted += line + "\n";
+      continue;
+    }
+    // No backtick: the log sits in a fenced block of the prompt, which the kernel's text must not
+    // be able to close.
+    std::string text = line.substr(kMark.size());
+    std::replace(text.begin(), text.end(), '`', '\'');
+    if (kernel_chars + text.size() > max_kernel_chars) {
+      left_out += text.size() + 1;
+      continue;
+    }
+    kernel_chars += text.size() + 1;
+    quoted += std::string(kMark) + text + "\n";
+  }
+  if (left_out > 0) {
+    quoted += fmt::format("[{} more characters the kernel printed are not shown]\n", left_out);
+  }
+  if (!log.empty() && log.back() != '\n' && !quoted.empty()) quoted.pop_back();
+  return quoted;
+}
+
 Json failure_variables(const kernel::Verdict& verdict, size_t max_log_chars) {
   return {{"status", std::string(kernel::status_name(verdict.status))},
           {"message", verdict.message},
-          {"log", trim_middle(verdict.log, max_log_chars)}};
+          {"log", trim_middle(quote_kernel_output(verdict.log), max_log_chars)}};
 }
 
 }  // namespace accelopt::agents

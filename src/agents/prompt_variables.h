@@ -24,8 +24,17 @@ Json kernel_variables(const roles::KernelView& kernel);
 // learned (`origin`).
 Json memory_variables(const std::vector<roles::Insight>& insights);
 
-// `failure`: status, message and the log cut to at most `max_log_chars` (head and tail kept).
+// `failure`: status, message and the log cut to at most `max_log_chars` (head and tail kept), the
+// kernel's own output in it only as quote_kernel_output leaves it.
 Json failure_variables(const kernel::Verdict& verdict, size_t max_log_chars);
+
+// What the kernel printed (the lines filter_kernel_output marked "kernel| ") kept as a bounded
+// quotation: at most `max_kernel_chars` of it, every line still marked, and no backtick, so that
+// text a kernel prints can neither pass for the harness's words nor close the prompt's fenced
+// block and speak to the model outside it (issue 44). The log's other lines are left as they are.
+inline constexpr size_t kMaxKernelOutputChars = 1000;
+std::string quote_kernel_output(const std::string& log,
+                                size_t max_kernel_chars = kMaxKernelOutputChars);
 
 // The same with every figure measured in this run set to 0 (latencies, speedups, % of peak, the
 // figures of the kernel, of its knob siblings and of the insights, and the sentence of a timed

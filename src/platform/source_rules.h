@@ -46,6 +46,14 @@ void add_headers(std::vector<SourceRule>& rules, const std::string& group,
 // that load files at compile time, run code at load time, or call the operating system directly.
 void add_forbidden_words(std::vector<SourceRule>& rules);
 
+// The words a forbidden-word check looks at in `code` (comments removed, literals kept: a source
+// after kernel::strip_comments_and_literals, or a compiler's preprocessed output): every
+// identifier as written, and again without the `__` wrapping GCC accepts around an attribute's
+// name (`__constructor__`, `[[gnu::__destructor__]]`); and the identifiers of its string literals
+// as the compiler reads them, adjacent literals joined and escapes decoded (`".init_arr" "ay"`,
+// `"\x2einit_array"`), so that no spelling of a section name hides it.
+std::vector<std::string> checked_words(const std::string& code);
+
 // The rows of `rules` of one kind (and, when given, one `allowed`).
 std::vector<const SourceRule*> rules_of(const std::vector<SourceRule>& rules, RuleKind kind);
 

@@ -2,7 +2,7 @@
 // count let through (issue 10, classes 3 to 5). Each file in correctness/ names its task and what
 // the harness must say, as kernels/ does for adversarial_test:
 //   // task: bench/cpu/silu      the task directory, from the source root
-//   // expect: STATUS            the verdict's status
+//   // expect: STATUS            the verdict's status (or "A or B": either)
 //   // message: text             a phrase the message (or the log) must contain
 //   // time: yes                 evaluate with timing (timed turns and the physics check)
 //   // speedup at most: 1.5      a kernel that may pass but must gain nothing from its trick
@@ -77,12 +77,20 @@ TEST_P(CorrectnessTest, IsRefusedWithTheRightStatus) {
   }
   kernel::Verdict verdict = (unchecked ? *unchecked : *platform_).evaluate(request);
 
-  EXPECT_EQ(kernel::status_name(verdict.status), status)
-      << "message: " << verdict.message << "\nlog: " << verdict.log;
-  if (std::string most = field(source, "speedup at most"); !most.empty()) {
+  // "PASSED or INCORRECT_NUMERICAL": either, where what the kernel meets is drawn in secret.
+  std::string got = std::string(kernel::status_name(verdict.status));
+  bool either = status.find(" or ") != std::string::npos;
+  if (either) {
+    EXPECT_NE((" " + status + " ").find(" " + got + " "), std::string::npos)
+        << "got " << got << "; message: " << verdict.message << "\nlog: " << verdict.log;
+  } else {
+    EXPECT_EQ(got, status) << "message: " << verdict.message << "\nlog: " << verdict.log;
+  }
+  if (std::string most = field(source, "speedup at most"); !most.empty() && verdict.passed()) {
     ASSERT_TRUE(verdict.timing) << verdict.message;
     EXPECT_LE(verdict.timing->speedup, std::stod(most)) << verdict.message;
   }
+  if (either && verdict.passed()) return;
   std::string message = field(source, "message");
   EXPECT_NE((verdict.message + "\n" + verdict.log).find(message), std::string::npos)
       << "message: " << verdict.message << "\nlog: " << verdict.log;
@@ -291,9 +299,8 @@ TEST(KeptCases, EachCheckRenewsOneCaseAndAnEditedTaskMeetsNone) {
 }
 
 // A set of buffers is lent from one evaluation to the next (platform/cpu/buffer_shelf.h), zeroed
-// first: a note one kernel leaves where no check looks (another slot's output, which a
-// correctness check never uses) is gone when the next kernel looks. Within one evaluation it is
-// there, which shows the note is real.
+// first: a note one kernel leaves where no check looks (the output of a slot no call uses) is gone
+// when the next kernel looks. Within one evaluation it is there, which shows the note is real.
 TEST(KeptBuffers, NothingOneEvaluationLeavesReachesTheNext) {
   task::Task task = task::load_task(kSource / "bench/cpu/silu");
   // silu small: one slot is two 8 KB tensors, each followed by a fence page (shared_buffers.h).
@@ -301,7 +308,9 @@ TEST(KeptBuffers, NothingOneEvaluationLeavesReachesTheNext) {
     return fmt::format(R"(#include <cmath>
 #include "accelopt_task.h"
 extern "C" void kernel(const float* __restrict x, float* __restrict out) {{
-  float* note = out + 5 * 6144;  // slot 5's output
+  // Slot 9's output, from the first call (slot 0): the correctness cases are one turn, a slot
+  // each (slots 0 to 6), so no call of it marks or writes slot 9.
+  static float* const note = out + 9 * 6144;
   const bool found = {} && note[0] == 12345.0f;
   if ({}) note[0] = 12345.0f;
   for (int i = 0; i < M * N; ++i) out[i] = found ? 0.0f : x[i] / (1.0f + std::exp(-x[i]));

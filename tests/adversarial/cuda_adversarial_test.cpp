@@ -1,6 +1,9 @@
-// Hostile CUDA kernels that the source rules must refuse: each file in kernels/cuda/ declares, as
-// the CPU kernels do, `// expect: REJECTED_SOURCE` and `// message: text`, a phrase the reason must
-// contain. The rules run before nvcc, so this needs neither nvcc nor a GPU; kernels that misbehave
+// Hostile CUDA kernels that the source rules or the compile's checks must refuse: each file in
+// kernels/cuda/ declares, as the CPU kernels do, `// expect: REJECTED_SOURCE` and `// message:
+// text`, a phrase the reason must contain. A kernel marked `// stage: compile` must pass the source
+// rules and be refused by the checks of what nvcc read and wrote (nvcc_checks.h), run through
+// NvccCompiler, the CUDA platform's compile-only seam: nvcc is needed (skipped without it), a GPU
+// is not; `// log lacks: text` names what its diagnostics must not show. Kernels that misbehave
 // only when run live in src/platform/cuda/testdata/hostile (cuda_device_test).
 #include <gtest/gtest.h>
 
@@ -9,7 +12,9 @@
 #include <regex>
 
 #include "common/files.h"
+#include "platform/cuda/nvcc_compiler.h"
 #include "platform/cuda/source_rules.h"
+#include "task/abi.h"
 #include "task/task.h"
 
 namespace accelopt {
@@ -37,6 +42,27 @@ TEST_P(CudaAdversarialTest, IsRefusedByTheSourceRulesWithTheRightReason) {
       task::load_task(std::filesystem::path(ACCELOPT_SOURCE_DIR) / "bench/cuda/silu", ".cu");
   std::optional<std::string> rejection =
       platform::cuda::check_cuda_source(source, silu.entry_point);
+  if (header_field(source, "stage") == "compile") {
+    ASSERT_EQ(rejection, std::nullopt) << GetParam() << " should reach the compile";
+    if (!platform::cuda::find_nvcc()) GTEST_SKIP() << "no nvcc (scripts/setup.sh --cuda)";
+    TempDir cache("accelopt-nvcc-cache");
+    platform::cuda::NvccOptions options;
+    options.arch = "sm_90";
+    options.cache_directory = cache.path();
+    platform::cuda::NvccCompiler nvcc(options);
+    EXPECT_TRUE(nvcc.isolated()) << nvcc.isolation_problem();
+    platform::cuda::NvccResult compiled =
+        nvcc.compile(source, task::generate_kernel_header(silu, silu.workload("small")));
+    rejection = compiled.rejection;
+    ASSERT_TRUE(rejection) << GetParam() << " passed the compile's checks:\n"
+                           << compiled.diagnostics;
+    EXPECT_FALSE(compiled.ok);
+    std::string lacks = header_field(source, "log lacks");
+    std::string log = compiled.diagnostics;
+    std::transform(log.begin(), log.end(), log.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (!lacks.empty()) EXPECT_EQ(log.find(lacks), std::string::npos) << compiled.diagnostics;
+  }
   ASSERT_TRUE(rejection) << GetParam() << " passed the source rules";
   EXPECT_NE(rejection->find(message), std::string::npos) << *rejection;
 }

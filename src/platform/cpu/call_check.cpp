@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <optional>
 
@@ -183,18 +184,25 @@ bool check_inputs(const task::Task& task, const SharedBuffers& buffers, const Sl
   return true;
 }
 
-bool check_call(const task::Task& task, const SharedBuffers& buffers, const Runner& runner,
-                const ReferenceCase& reference_case, const std::string& when, Verdict& verdict) {
-  SlotLayout layout = single_slot(task);
-  if (auto damaged = buffers.damaged_canary()) {
-    verdict.status = Status::kIncorrectShape;
-    verdict.message = wrote_outside(task, layout, *damaged, when);
-    return false;
+void load_cases_as_turn(SharedBuffers& buffers, const task::Task& task, const SlotLayout& layout,
+                        const std::vector<const ReferenceCase*>& cases) {
+  if (cases.size() > static_cast<size_t>(std::max(layout.slots, 1))) {
+    throw InternalError("load_cases_as_turn: more cases than slots");
   }
-  // Read-only inputs cannot change (a write ends the call: CallOutcome::kWroteInput); writable
-  // ones are compared with what was loaded.
-  if (!runner.inputs_read_only() &&
-      !check_inputs(task, buffers, layout, 0, reference_case, when, verdict)) {
+  for (size_t slot = 0; slot < cases.size(); ++slot) {
+    load_inputs(buffers, task, layout, static_cast<int>(slot), *cases[slot]);
+    mark_unwritten(buffers, task, layout, static_cast<int>(slot));
+  }
+  buffers.fill_canaries(0, cases.size() * (layout.inputs + layout.outputs));
+}
+
+bool check_cases_of_turn(const task::Task& task, const SharedBuffers& buffers, const Runner& runner,
+                         const SlotLayout& layout, const std::vector<const ReferenceCase*>& cases,
+                         Verdict& verdict, double& compare_seconds) {
+  size_t per_slot = layout.inputs + layout.outputs;
+  if (auto damaged = buffers.damaged_canary(0, cases.size() * per_slot)) {
+    verdict.status = Status::kIncorrectShape;
+    verdict.message = wrote_outside(task, layout, *damaged, cases[*damaged / per_slot]->label);
     return false;
   }
   int threads = runner.thread_count();
@@ -202,15 +210,31 @@ bool check_call(const task::Task& task, const SharedBuffers& buffers, const Runn
     verdict.status = Status::kRuntimeError;
     verdict.message = fmt::format(
         "{}: the kernel left {} thread(s) running after it returned (the task allows {} thread(s))",
-        when, threads - 1, task.threads);
+        cases.back()->label, threads - 1, task.threads);
     return false;
   }
-  return check_outputs_of_slot(task, buffers, layout, 0, reference_case, when, verdict);
+  for (size_t slot = 0; slot < cases.size(); ++slot) {
+    const ReferenceCase& reference_case = *cases[slot];
+    auto compared = std::chrono::steady_clock::now();
+    // Read-only inputs cannot change (a write ends the turn: CallOutcome::kWroteInput); writable
+    // ones are compared with what was loaded.
+    bool correct = (runner.inputs_read_only() ||
+                    check_inputs(task, buffers, layout, static_cast<int>(slot), reference_case,
+                                 reference_case.label, verdict)) &&
+                   check_outputs_of_slot(task, buffers, layout, static_cast<int>(slot),
+                                         reference_case, reference_case.label, verdict);
+    compare_seconds = std::max(
+        compare_seconds,
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - compared).count());
+    if (!correct) return false;
+    ++verdict.correctness.seeds_checked;
+  }
+  return true;
 }
 
 bool check_outputs_of_slot(const task::Task& task, const SharedBuffers& buffers,
                            const SlotLayout& layout, int slot, const ReferenceCase& reference_case,
-                           const std::string& when, Verdict& verdict) {
+                           const std::string& when, Verdict& verdict, const task::InputSet* set) {
   // Read in each output's dtype, compared as float64 (checker.h); float32 outputs where they are.
   std::vector<std::vector<float>> values;
   values.reserve(task.outputs.size());
@@ -225,8 +249,7 @@ bool check_outputs_of_slot(const task::Task& task, const SharedBuffers& buffers,
         task::decode_values(task.outputs[o].dtype, buffers.data(index), buffers.size(index)));
     outputs.push_back(values.back().data());
   }
-  const task::InputSet* set =
-      reference_case.set.empty() ? nullptr : &task.input_set(reference_case.set);
+  if (set == nullptr && !reference_case.set.empty()) set = &task.input_set(reference_case.set);
   return record_output_check(check_outputs(task, set, outputs, reference_case.outputs), when,
                              verdict);
 }

@@ -1,5 +1,6 @@
 // What the harness does around every call of a kernel: put one case's inputs in place (outputs set
-// to NaN, fences re-armed) before, and check everything the call must leave true after.
+// to their unwritten marker, fences re-armed) before, and check everything the call must leave
+// true after.
 #pragma once
 
 #include <cstdint>
@@ -13,8 +14,18 @@
 
 namespace accelopt::platform::cpu {
 
-// Slot 0 only: the one the harness's single calls use.
+// Slot 0 only, outputs cleared to NaN: the reference's runner (trusted code). A candidate's calls
+// never go this way: its correctness cases are loaded as a timed turn is (load_cases_as_turn).
 void load_case(SharedBuffers& buffers, const task::Task& task, const ReferenceCase& reference_case);
+
+// A candidate's correctness cases, loaded exactly as a timed turn's fresh inputs are (issue 44):
+// case i in slot i of the timed layout, outputs holding their unwritten marker, the slots' fences
+// re-armed; the harness then asks for a TURN of cases.size() calls. The fill, the addresses and
+// the command are those of a timed turn of as many calls, so a kernel that reads its outputs or
+// their addresses before writing cannot tell the phases apart (docs/harness.md "What a kernel can
+// still observe"). At most layout.slots cases.
+void load_cases_as_turn(SharedBuffers& buffers, const task::Task& task, const SlotLayout& layout,
+                        const std::vector<const ReferenceCase*>& cases);
 
 // One slot of a timed turn's layout (runner_protocol.h); the caller re-arms the fences. Inputs are
 // written in their tensors' dtypes (task::encode_values); outputs are cleared to NaN (integer
@@ -41,17 +52,21 @@ std::string unwritten_element(const task::Task& task, const SharedBuffers& buffe
 // The layout of one slot for `task`: its inputs, then its outputs.
 SlotLayout single_slot(const task::Task& task);
 
-// No fence damaged, inputs unchanged (compared where the runner could write them), no thread left
-// behind, outputs equal to the reference's.
-// Fills `verdict` (status, message, correctness figures) and returns false on the first failure;
-// `when` starts the message ("case 2", "after timed turn 7 (case 1)").
-bool check_call(const task::Task& task, const SharedBuffers& buffers, const Runner& runner,
-                const ReferenceCase& reference_case, const std::string& when, Verdict& verdict);
+// After a turn load_cases_as_turn loaded: no fence of its slots damaged, no thread left behind,
+// inputs unchanged (compared where the runner could write them), each slot's outputs equal to its
+// case's reference outputs. Fills `verdict` (status, message, correctness figures) and returns
+// false on the first failure, whose message starts with the case's label ("case 2").
+// `compare_seconds` gets the longest comparison of one call's outputs.
+bool check_cases_of_turn(const task::Task& task, const SharedBuffers& buffers, const Runner& runner,
+                         const SlotLayout& layout, const std::vector<const ReferenceCase*>& cases,
+                         Verdict& verdict, double& compare_seconds);
 // The outputs of a timed turn's call on `slot` (whose inputs are `reference_case`'s) against the
-// reference; fences, inputs and threads are the caller's, once for the whole turn.
+// reference; fences, inputs and threads are the caller's, once for the whole turn. The tolerance
+// is `set`'s where given, else that of the case's own input set.
 bool check_outputs_of_slot(const task::Task& task, const SharedBuffers& buffers,
                            const SlotLayout& layout, int slot, const ReferenceCase& reference_case,
-                           const std::string& when, Verdict& verdict);
+                           const std::string& when, Verdict& verdict,
+                           const task::InputSet* set = nullptr);
 // Slot `slot` still holds `reference_case`'s inputs, byte for byte.
 bool check_inputs(const task::Task& task, const SharedBuffers& buffers, const SlotLayout& layout,
                   int slot, const ReferenceCase& reference_case, const std::string& when,

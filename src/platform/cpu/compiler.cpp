@@ -22,7 +22,8 @@ using Clock = std::chrono::steady_clock;
 
 // Bumped whenever the stages or their checks change, so that no cached verdict of an older
 // pipeline is served.
-constexpr const char* kPipelineVersion = "pipeline-3 (-E, check, -S, check, link; sandboxed)";
+constexpr const char* kPipelineVersion =
+    "pipeline-4 (-E, check (words too), -S, check, link; sandboxed)";
 
 std::string resolve_program(const std::string& program) {
   if (program.find('/') != std::string::npos) return program;

@@ -59,13 +59,17 @@ std::optional<std::string> check_preprocessed(
   static const std::regex marker(R"re(^#\s*(\d+)\s+"((?:[^"\\]|\\.)*)"((?:\s+\d)*)\s*$)re");
   std::vector<std::string> stack;  // the includers of `current`
   std::string current = kKernelFile;
+  std::string own_code;  // kernel.cpp's lines, macros expanded: its words are checked at the end
   std::istringstream lines(preprocessed);
   std::string line;
   while (std::getline(lines, line)) {
     size_t first = line.find_first_not_of(" \t\f\v\r");
     if (first == std::string::npos) continue;
     std::string text = line.substr(first);
-    if (!text.starts_with("#") && !text.starts_with("%:") && !text.starts_with("?\?=")) continue;
+    if (!text.starts_with("#") && !text.starts_with("%:") && !text.starts_with("?\?=")) {
+      if (current == kKernelFile) own_code += text + "\n";
+      continue;
+    }
     std::smatch match;
     if (std::regex_match(text, match, marker)) {
       std::string file = match[2].str();
@@ -115,6 +119,9 @@ std::optional<std::string> check_preprocessed(
     return "the preprocessed kernel still holds a directive ('" + clip(text, 80) +
            "'): a kernel may not build directives from macros";
   }
+  // Macros can build a word the source never spells (`P(constr, uctor)`, a section name pasted
+  // from pieces): the kernel's own lines are checked again as the compiler reads them.
+  if (auto why = forbidden_word_in(own_code)) return "after preprocessing: " + *why;
   return std::nullopt;
 }
 

@@ -41,6 +41,23 @@ TEST(CheckPreprocessed, RefusesDirectivesBuiltByMacrosAndFileReadingPragmas) {
       check_preprocessed("# 1 \"kernel.cpp\"\n#pragma GCC dependency \"/etc/shadow\"\n", kSearch));
 }
 
+// The kernel's own lines are checked for forbidden words as the compiler reads them: a macro can
+// paste a word the source never spells (issue 44). System headers' lines are theirs.
+TEST(CheckPreprocessed, RefusesForbiddenWordsBuiltByMacros) {
+  auto why = check_preprocessed(
+      "# 1 \"kernel.cpp\"\n__attribute__((constructor)) static void f() {}\n", kSearch);
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("after preprocessing: 'constructor' is not allowed"), std::string::npos)
+      << *why;
+  EXPECT_TRUE(check_preprocessed(
+      "# 1 \"kernel.cpp\"\nint x __attribute__((section(\".init_arr\" \"ay\")));\n", kSearch));
+  EXPECT_EQ(check_preprocessed("# 1 \"kernel.cpp\"\n# 1 \"/usr/include/c++/12/vector\" 1\n"
+                               "__attribute__((constructor)) void g();\n# 2 \"kernel.cpp\" 2\n"
+                               "int y;\n",
+                               kSearch),
+            std::nullopt);
+}
+
 TEST(CheckAssembly, AcceptsWhatCompilersEmit) {
   std::string s =
       "\t.file\t\"kernel.cpp\"\n\t.text\n\t.p2align 4\n\t.globl\tkernel\n\t.type\tkernel, "

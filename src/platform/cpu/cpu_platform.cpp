@@ -68,9 +68,13 @@ Status outcome_status(CallOutcome outcome) {
   return outcome == CallOutcome::kTimedOut ? Status::kTimeout : Status::kRuntimeError;
 }
 
-// The cases of the timed turns' pool: one more than the slots a turn fills, up to 4.
+// The cases of the timed turns' pool from the task's own distributions: one more than the slots a
+// turn fills, up to 4. The edge-case families' come beside them (timing_cases).
 size_t timing_pool_size(const SlotLayout& layout) {
   return static_cast<size_t>(std::min(layout.slots, 3) + 1);
+}
+size_t timing_pool_cases(const task::Task& task, const SlotLayout& layout) {
+  return timing_pool_size(layout) + 1 + task.input_sets.size();
 }
 
 // The most bytes of pool drawn beside the correctness cases rather than after them.
@@ -460,7 +464,7 @@ Verdict CpuPlatform::evaluate_unguarded(const EvalRequest& asked) {
   SharedPool pool;
   uint64_t set_bytes = 0;
   for (size_t i = 0; i < task.inputs.size(); ++i) set_bytes += sizes[i];
-  if (request.measure_time && set_bytes * timing_pool_size(layout) <= kPoolAlongsideBytes) {
+  if (request.measure_time && set_bytes * timing_pool_cases(task, layout) <= kPoolAlongsideBytes) {
     pool = timing_pool(task, workload, layout);
   }
   std::vector<SharedCase> cases = reference.answers(request.abandon);
@@ -482,7 +486,8 @@ Verdict CpuPlatform::evaluate_unguarded(const EvalRequest& asked) {
   Runner candidate(candidate_options, buffers);
   if (!load_candidate(task, candidate, verdict)) return started.finish(verdict.status, "");
   double compare_seconds = 0;
-  if (!check_correctness(task, cases, buffers, candidate, call_timeout, verdict, compare_seconds)) {
+  if (!check_correctness(task, cases, buffers, candidate, layout, call_timeout, verdict,
+                         compare_seconds)) {
     return started.finish(verdict.status, "");
   }
   if (!request.measure_time)
@@ -569,31 +574,39 @@ bool CpuPlatform::load_candidate(const task::Task& task, Runner& candidate, Verd
 
 bool CpuPlatform::check_correctness(const task::Task& task, const std::vector<SharedCase>& cases,
                                     SharedBuffers& buffers, Runner& candidate,
-                                    Milliseconds call_timeout, Verdict& verdict,
-                                    double& compare_seconds) {
+                                    const SlotLayout& layout, Milliseconds call_timeout,
+                                    Verdict& verdict, double& compare_seconds) {
   compare_seconds = 0;
-  for (const SharedCase& kept : cases) {
-    const ReferenceCase& reference_case = *kept;
-    load_case(buffers, task, reference_case);
-    CallResult call = candidate.call(1, call_timeout);
-    verdict.correctness.kernel_seconds += call.seconds;
-    const std::string& when = reference_case.label;
-    auto compared = std::chrono::steady_clock::now();
-    bool correct = call.outcome == CallOutcome::kDone &&
-                   check_call(task, buffers, candidate, reference_case, when, verdict);
-    compare_seconds = std::max(
-        compare_seconds,
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - compared).count());
-    if (call.outcome == CallOutcome::kWroteInput) {
-      record_input_write(task, buffers, single_slot(task), call.input_written, 0, SIZE_MAX, when,
-                         verdict);
-    } else if (call.outcome != CallOutcome::kDone) {
-      verdict.status = outcome_status(call.outcome);
-      verdict.message = when + ": " + call.message;
+  size_t per_turn = static_cast<size_t>(std::max(layout.slots, 1));
+  size_t per_slot = layout.inputs + layout.outputs;
+  for (size_t first = 0; first < cases.size(); first += per_turn) {
+    std::vector<const ReferenceCase*> turn;
+    for (size_t i = first; i < std::min(cases.size(), first + per_turn); ++i) {
+      turn.push_back(cases[i].get());
     }
+    load_cases_as_turn(buffers, task, layout, turn);
+    int calls = static_cast<int>(turn.size());
+    candidate.resume();
+    CallResult call = candidate.turn(calls, call_timeout * calls);
+    verdict.correctness.kernel_seconds += call.seconds;
     verdict.log = candidate.output();
-    if (!correct) return false;
-    ++verdict.correctness.seeds_checked;
+    if (call.outcome == CallOutcome::kWroteInput) {
+      record_input_write(task, buffers, layout, call.input_written, 0, turn.size() * per_slot,
+                         turn[std::min(call.input_written / per_slot, turn.size() - 1)]->label,
+                         verdict);
+      return false;
+    }
+    if (call.outcome != CallOutcome::kDone) {
+      std::string which = calls == 1
+                              ? turn.front()->label
+                              : fmt::format("cases {} to {}", first + 1, first + turn.size());
+      verdict.status = outcome_status(call.outcome);
+      verdict.message = which + ": " + call.message;
+      return false;
+    }
+    if (!check_cases_of_turn(task, buffers, candidate, layout, turn, verdict, compare_seconds)) {
+      return false;
+    }
   }
   return true;
 }
@@ -618,7 +631,9 @@ SharedPool CpuPlatform::timing_pool(const task::Task& task, const task::Workload
   for (const CaseSpec& spec : timing_cases(task, static_cast<int>(timing_pool_size(layout)))) {
     ReferenceCase pool_case;
     pool_case.label = spec.label;
-    pool_case.inputs = generate_inputs(task, workload, spec.seed);
+    pool_case.set = spec.set;
+    const task::InputSet* set = spec.set.empty() ? nullptr : &task.input_set(spec.set);
+    pool_case.inputs = generate_inputs(task, workload, spec.seed, set, spec.variation);
     pool.push_back(std::move(pool_case));
   }
   auto drawn = std::make_shared<const std::vector<ReferenceCase>>(std::move(pool));
@@ -680,6 +695,7 @@ std::optional<TurnFailure> CpuPlatform::time_against_anchor(
                     request.anchor_name, call_timeout, timed, witness_trusted);
   if (options_.in_place_bytes) turns.set_in_place_bytes(*options_.in_place_bytes);
   if (options_.check_shares) turns.set_check_shares(*options_.check_shares);
+  turns.set_least_timed_turns(request.timing.warmup_turns + request.timing.min_pairs);
   TimingOn timing(*this, timed);
   // The ceiling that binds the task, sampled after every anchor turn on the same core (one-core
   // tasks: the probe's ceilings are one core's).

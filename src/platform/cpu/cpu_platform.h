@@ -104,9 +104,11 @@ class CpuPlatform : public Platform {
   // on, else `cores`.
   std::vector<int> compile_cores(const std::vector<int>& cores) const;
   bool load_candidate(const task::Task& task, Runner& candidate, Verdict& verdict);
-  // `compare_seconds`: the most one case's check took (its comparison with the answers).
+  // The cases in turns as timed turns are made (load_cases_as_turn): as many a turn as `layout`
+  // has slots. `compare_seconds`: the most one case's check took (its comparison with the
+  // answers).
   bool check_correctness(const task::Task& task, const std::vector<SharedCase>& cases,
-                         SharedBuffers& buffers, Runner& candidate,
+                         SharedBuffers& buffers, Runner& candidate, const SlotLayout& layout,
                          std::chrono::milliseconds call_timeout, Verdict& verdict,
                          double& compare_seconds);
   // The slots timed turns use for this task and workload, within the options' limits.

@@ -55,7 +55,9 @@ uint64_t secret_seed();
 // the agents' prompt describes case by case.
 std::vector<CaseSpec> correctness_cases(const task::Task& task);
 
-// `count` cases from the task's own distributions with fresh secret seeds, for timed turns.
+// The pool timed turns mix their inputs from, with fresh secret seeds: `count` cases from the
+// task's own distributions, then one of every edge-case family correctness_cases draws from (the
+// wider spread, and each input set as the set says), varied as there.
 std::vector<CaseSpec> timing_cases(const task::Task& task, int count);
 
 // Cases for seeds a person chose (`accelopt bench reference --seed`): not secret.

@@ -81,7 +81,26 @@ TEST(Inputs, SecretSeedsAreFreshAndNeverNamedInLabels) {
   for (const CaseSpec& spec : correctness_cases(task)) seeds.insert(spec.seed);
   EXPECT_EQ(seeds.size(), 2 * cases.size()) << "seeds repeat across evaluations";
   EXPECT_EQ(cases[5].label, "case 6 (input set 'zeros')");
-  EXPECT_EQ(timing_cases(task, 3).size(), 3u);
+}
+
+// The timed turns' pool holds a case of every family the correctness check draws from (issue 44):
+// the task's own, the wider spread, and each input set as the set says, each varied in secret.
+TEST(Inputs, TheTimingPoolHoldsEveryEdgeCaseFamily) {
+  task::Task task = test_task();
+  std::vector<CaseSpec> pool = timing_cases(task, 3);
+  ASSERT_EQ(pool.size(), 3u + 1u + 2u);  // 3 of the task's own, the wider spread, zeros, denormal
+  for (size_t i = 0; i < 4; ++i) EXPECT_EQ(pool[i].set, "") << i;
+  EXPECT_EQ(pool[0].variation.spread, 1.0);
+  EXPECT_GE(pool[3].variation.spread, 2.0);
+  EXPECT_LE(pool[3].variation.spread, 4.0);
+  EXPECT_NE(pool[3].label.find("wider spread"), std::string::npos) << pool[3].label;
+  EXPECT_EQ(pool[4].set, "zeros");
+  EXPECT_EQ(pool[5].set, "denormal");
+  EXPECT_EQ(pool[5].variation.fraction, 1.0);
+  for (const CaseSpec& spec : pool) {
+    EXPECT_EQ(spec.label.rfind("timing ", 0), 0u) << spec.label;
+    EXPECT_EQ(spec.label.find(std::to_string(spec.seed)), std::string::npos) << spec.label;
+  }
 }
 
 TEST(Inputs, CasesOfAFamilyVaryTheirParametersInSecretAndStayInTheirRanges) {
@@ -455,6 +474,48 @@ TEST(Inputs, MixedOffsetsAreOnePoolCasesWhole) {
     sources.insert(from);
   }
   EXPECT_GT(sources.size(), 1u) << "the pool case is drawn per mixed case";
+}
+
+// A mix says which pool cases its blocks came from, and of each tensor apart (issue 44): that is
+// how a timed call is checked against the tolerance of the input sets it met. Pool case c holds
+// c + 1 everywhere, so every mixed value names its case (a factor above 1 - kMixSpread cannot
+// move 3 to 2).
+TEST(Inputs, AMixSaysWhichPoolCasesItsBlocksCameFrom) {
+  std::vector<ReferenceCase> pool(3);
+  for (size_t c = 0; c < pool.size(); ++c) {
+    float value = static_cast<float>(c + 1);
+    pool[c].inputs = {
+        task::TensorValues::encode(task::DType::kFloat32, std::vector<float>(6 * kMixBlock, value)),
+        task::TensorValues::encode(task::DType::kFloat32, std::vector<float>(kMixBlock, value))};
+  }
+  std::set<uint64_t> seen_masks;
+  bool tensors_apart = false;
+  for (uint64_t seed = 0; seed < 32; ++seed) {
+    ReferenceCase mixed;
+    mixed.inputs.resize(2);
+    std::vector<std::span<unsigned char>> into;
+    for (size_t t = 0; t < 2; ++t) {
+      mixed.inputs[t].dtype = task::DType::kFloat32;
+      mixed.inputs[t].bytes.resize(pool[0].inputs[t].bytes.size());
+      into.emplace_back(mixed.inputs[t].bytes);
+    }
+    uint64_t drawn_from = 0;
+    mix_inputs(pool, {0.0, 0.0}, seed, into, {}, {}, Stores::kCached, &drawn_from);
+    uint64_t found = 0;
+    std::vector<uint64_t> per_tensor(2, 0);
+    for (size_t t = 0; t < 2; ++t) {
+      for (float value : mixed.inputs[t].floats()) {
+        auto c = static_cast<uint64_t>(std::ceil(value) - 1);
+        per_tensor[t] |= uint64_t{1} << c;
+      }
+      found |= per_tensor[t];
+    }
+    EXPECT_EQ(drawn_from, found) << "seed " << seed;
+    seen_masks.insert(drawn_from);
+    tensors_apart = tensors_apart || (per_tensor[1] & ~per_tensor[0]) != 0;
+  }
+  EXPECT_GT(seen_masks.size(), 1u);
+  EXPECT_TRUE(tensors_apart) << "the second tensor's block never came from a case the first missed";
 }
 
 // A timed turn's mixed inputs must be new values in the kernel's dtype too: float32's shrink of a

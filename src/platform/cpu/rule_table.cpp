@@ -204,8 +204,9 @@ std::vector<SourceRule> make_rules() {
             "allowed, like every GCC builtin that does not call the operating system"},
            {"__attribute__((always_inline)), [[gnu::always_inline]], noinline, hot, flatten",
             "static inline __attribute__((always_inline)) float twice(float v) { return 2 * v; }",
-            "allowed: every attribute except constructor and destructor (and sections named "
-            "init_array/fini_array)"},
+            "allowed: every attribute except constructor and destructor, however spelled "
+            "(__constructor__ too), and sections named init_array, fini_array, preinit_array, "
+            "ctors or dtors"},
            {"#pragma GCC unroll N, #pragma GCC ivdep",
             "#pragma GCC unroll 4\nfor (int i = 0; i < 4; ++i) y[i] = x[i];",
             "allowed; pragmas are an allow-list, and only these pass: " + allowed_pragma_list() +

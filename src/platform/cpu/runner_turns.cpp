@@ -195,8 +195,12 @@ std::vector<bool> whole_inputs(const task::Task& task) {
 
 void mix_inputs(const std::vector<ReferenceCase>& pool, const MixCenters& centers, uint64_t seed,
                 const std::vector<std::span<unsigned char>>& into, const std::vector<double>& steps,
-                const std::vector<bool>& whole, Stores stores) {
+                const std::vector<bool>& whole, Stores stores, uint64_t* drawn_from) {
   if (pool.empty()) throw InternalError("mix_inputs: no cases to mix");
+  if (drawn_from != nullptr && pool.size() > 64) {
+    throw InternalError("mix_inputs: a pool of more than 64 cases");
+  }
+  uint64_t used = 0;
   size_t tensors = pool.front().inputs.size();
   if (into.size() != tensors) throw InternalError("mix_inputs: a destination per input wanted");
   uint64_t state = seed;
@@ -204,7 +208,9 @@ void mix_inputs(const std::vector<ReferenceCase>& pool, const MixCenters& center
   // only within the case that drew them.
   const ReferenceCase* whole_from = nullptr;
   if (std::find(whole.begin(), whole.end(), true) != whole.end()) {
-    whole_from = &pool[(next_draw(state) >> 40) % pool.size()];
+    size_t from = (next_draw(state) >> 40) % pool.size();
+    whole_from = &pool[from];
+    used |= uint64_t{1} << (from % 64);
   }
   float scratch[kMixBlock];
   std::vector<unsigned char> staged;  // a block, mixed here first when stored around the caches
@@ -249,7 +255,9 @@ void mix_inputs(const std::vector<ReferenceCase>& pool, const MixCenters& center
     for (size_t start = 0; start < n; start += kMixBlock) {
       unsigned char* block = staging ? staged.data() : out + start * width;
       uint64_t draw = next_draw(state);
-      const task::TensorValues& source = pool[(draw >> 40) % pool.size()].inputs[t];
+      size_t from_case = (draw >> 40) % pool.size();
+      used |= uint64_t{1} << (from_case % 64);
+      const task::TensorValues& source = pool[from_case].inputs[t];
       size_t length = std::min(kMixBlock, n - start);
       size_t from = next_draw(state) % n;
       double unit = static_cast<double>(draw & ((uint64_t{1} << 40) - 1)) * 0x1p-40;
@@ -295,6 +303,7 @@ void mix_inputs(const std::vector<ReferenceCase>& pool, const MixCenters& center
     }
   }
   if (stores == Stores::kAroundTheCaches) finish_stores_around_caches();
+  if (drawn_from != nullptr) *drawn_from = used;
 }
 
 void mix_inputs(const std::vector<ReferenceCase>& pool, const MixCenters& centers, uint64_t seed,
@@ -337,6 +346,8 @@ void RunnerTurns::begin_timed_turns() {
   // other's n-th, on the same inputs, so that each can witness the other's.
   calibrating_ = false;
   candidate_turns_ = anchor_turns_ = std::max(candidate_turns_, anchor_turns_);
+  whole_turn_ = candidate_turns_ + 1 +
+                static_cast<int>(secret_seed() % static_cast<uint64_t>(least_timed_turns_));
   while (!plans_.empty()) drop_plan(plans_.begin()->first);
   loaded_.reset();
 }
@@ -357,6 +368,10 @@ RunnerTurns::TurnPlan& RunnerTurns::plan(int turn, int calls) {
     plan.checked = false;
     return plan;
   }
+  if (!calibrating_ && turn == whole_turn_) {
+    plan.checked = plan.whole = true;
+    return plan;
+  }
   double cost = check_seconds_ ? *check_seconds_
                                : reference_.seconds_per_check * std::min(kSampledCalls, calls);
   double share = 1;
@@ -365,7 +380,7 @@ RunnerTurns::TurnPlan& RunnerTurns::plan(int turn, int calls) {
   return plan;
 }
 
-void RunnerTurns::load_turn(SharedBuffers& buffers, const TurnPlan& plan, int turn, int calls) {
+void RunnerTurns::load_turn(SharedBuffers& buffers, TurnPlan& plan, int turn, int calls) {
   // A large turn's second side calls on the inputs the other side's run of this very turn left,
   // which no runner can write (mapped read-only): they are not written again. So that both sides
   // start alike whatever the caches hold (a virtual machine may not say how large they are), no
@@ -379,6 +394,7 @@ void RunnerTurns::load_turn(SharedBuffers& buffers, const TurnPlan& plan, int tu
   loaded_.reset();  // set again once this turn has been accounted for
   if (!in_place) {
     // Mixed straight into the slots: no copy is kept, the slot is the record (see answered_slot).
+    plan.sources.assign(static_cast<size_t>(calls), 0);
     for (int slot = 0; slot < calls; ++slot) {
       std::vector<std::span<unsigned char>> into;
       for (size_t i = 0; i < layout_.inputs; ++i) {
@@ -387,7 +403,8 @@ void RunnerTurns::load_turn(SharedBuffers& buffers, const TurnPlan& plan, int tu
       }
       mix_inputs(*reference_.pool, centers_,
                  plan.inputs_seed + static_cast<uint64_t>(slot) * 0x632BE59BD9B4E019ull, into,
-                 steps_, whole_, large ? Stores::kAroundTheCaches : Stores::kCached);
+                 steps_, whole_, large ? Stores::kAroundTheCaches : Stores::kCached,
+                 &plan.sources[static_cast<size_t>(slot)]);
     }
   }
   for (int slot = 0; in_place && slot < calls; ++slot) {
@@ -474,6 +491,34 @@ const ReferenceCase& RunnerTurns::answered_slot(TurnPlan& plan, int slot) {
   return plan.reference.emplace(slot, std::move(answer)).first->second;
 }
 
+const task::InputSet* RunnerTurns::mixed_tolerance(const TurnPlan& plan, int slot) {
+  uint64_t sources =
+      static_cast<size_t>(slot) < plan.sources.size() ? plan.sources[static_cast<size_t>(slot)] : 0;
+  std::vector<const task::InputSet*> sets;
+  for (size_t k = 0; k < std::min<size_t>(reference_.pool->size(), 64); ++k) {
+    const std::string& name = (*reference_.pool)[k].set;
+    if ((sources >> k & 1) != 0 && !name.empty()) sets.push_back(&task_.input_set(name));
+  }
+  if (sets.empty()) return nullptr;
+  auto found = mixed_sets_.find(sources);
+  if (found != mixed_sets_.end()) return &found->second;
+  task::InputSet mixed;
+  mixed.name = "mixed";
+  for (const task::TensorSpec& output : task_.outputs) {
+    task::Tolerance loosest = task_.tolerance(output.name);
+    for (const task::InputSet* set : sets) {
+      task::Tolerance of_set = task_.tolerance(output.name, set);
+      loosest.rel_l2 = std::max(loosest.rel_l2, of_set.rel_l2);
+      loosest.atol = std::max(loosest.atol, of_set.atol);
+      loosest.rtol = std::max(loosest.rtol, of_set.rtol);
+      loosest.atol_rms = std::max(loosest.atol_rms, of_set.atol_rms);
+    }
+    mixed.tolerance.outputs[output.name] = {loosest.rel_l2, loosest.atol, loosest.rtol,
+                                            loosest.atol_rms};
+  }
+  return &mixed_sets_.emplace(sources, std::move(mixed)).first->second;
+}
+
 void RunnerTurns::drop_plan(int turn) {
   auto found = plans_.find(turn);
   if (found == plans_.end()) return;
@@ -543,10 +588,11 @@ bool RunnerTurns::witness(const TimedKernel& kernel, TurnPlan& plan, int calls, 
     std::vector<std::vector<float>> mine =
         values_at(task_, kernel.buffers, layout_, slot, plan.witness_places);
     const std::vector<std::vector<float>>& theirs = plan.witness_values[static_cast<size_t>(slot)];
+    const task::InputSet* set = mixed_tolerance(plan, slot);
     bool agree = true;
     for (size_t o = 0; o < task_.outputs.size() && agree; ++o) {
       task::Tolerance allowance =
-          widened(task_.tolerance(task_.outputs[o].name), kWitnessAllowance);
+          widened(task_.tolerance(task_.outputs[o].name, set), kWitnessAllowance);
       agree = check_output(task_.outputs[o].name, mine[o].data(), theirs[o].data(), mine[o].size(),
                            allowance)
                   .ok;
@@ -557,8 +603,8 @@ bool RunnerTurns::witness(const TimedKernel& kernel, TurnPlan& plan, int calls, 
     std::string call =
         fmt::format("call {} of {} in timed turn {} (fresh inputs)", slot + 1, calls, turn);
     const ReferenceCase& reference_case = answered_slot(plan, slot);
-    if (!check_outputs_of_slot(task_, kernel.buffers, layout_, slot, reference_case, call,
-                               verdict)) {
+    if (!check_outputs_of_slot(task_, kernel.buffers, layout_, slot, reference_case, call, verdict,
+                               set)) {
       blame = Blame::kThisSide;
       return false;
     }
@@ -567,8 +613,9 @@ bool RunnerTurns::witness(const TimedKernel& kernel, TurnPlan& plan, int calls, 
       for (size_t place : plan.witness_places[o]) {
         expected.push_back(reference_case.outputs[o][place]);
       }
-      OutputCheck check = check_output(task_.outputs[o].name, theirs[o].data(), expected.data(),
-                                       expected.size(), task_.tolerance(task_.outputs[o].name));
+      OutputCheck check =
+          check_output(task_.outputs[o].name, theirs[o].data(), expected.data(), expected.size(),
+                       task_.tolerance(task_.outputs[o].name, set));
       if (!check.ok) {
         verdict = Verdict{};
         record_output_check(
@@ -628,10 +675,11 @@ bool RunnerTurns::check_turn(const TimedKernel& kernel, TurnPlan& plan, int call
   if (!calibrating_ && !witness(kernel, plan, calls, turn, verdict, blame)) return false;
   if (!plan.checked) return true;
   if (plan.reference.empty()) ++turns_checked_;
+  if (plan.whole && plan.sides_done == 0) ++turns_checked_whole_;
   // The sample, drawn now, in this process: which calls were checked was decided after they ran.
   std::vector<int> slots(static_cast<size_t>(calls));
   for (int slot = 0; slot < calls; ++slot) slots[static_cast<size_t>(slot)] = slot;
-  int sampled = std::min(kSampledCalls, calls);
+  int sampled = plan.whole ? calls : std::min(kSampledCalls, calls);
   for (int i = 0; i < sampled; ++i) {
     uint64_t pick = static_cast<uint64_t>(i) + secret_seed() % static_cast<uint64_t>(calls - i);
     std::swap(slots[static_cast<size_t>(i)], slots[pick]);
@@ -641,8 +689,8 @@ bool RunnerTurns::check_turn(const TimedKernel& kernel, TurnPlan& plan, int call
     int slot = slots[static_cast<size_t>(i)];
     const ReferenceCase& reference_case = answered_slot(plan, slot);
     std::string call = fmt::format("call {} of {} in {} (fresh inputs)", slot + 1, calls, when);
-    if (!check_outputs_of_slot(task_, kernel.buffers, layout_, slot, reference_case, call,
-                               verdict)) {
+    if (!check_outputs_of_slot(task_, kernel.buffers, layout_, slot, reference_case, call, verdict,
+                               mixed_tolerance(plan, slot))) {
       return false;
     }
   }
@@ -715,7 +763,8 @@ TurnResult RunnerTurns::run_turn(Side side, int calls) {
   if (correct) loaded_ = LoadedTurn{turn, calls};
   if (++turn_plan.sides_done == 2 || calibrating_) {
     // Both sides' checks; a calibration turn has no twin on the other side, so twice its own.
-    if (turn_plan.checked && correct) {
+    // The turn checked whole is no measure of what a sampled check costs.
+    if (turn_plan.checked && correct && !turn_plan.whole) {
       check_seconds_ = turn_plan.check_seconds * (turn_plan.sides_done == 2 ? 1 : 2);
     }
     if (turn_plan.sides_done == 2) drop_plan(turn);

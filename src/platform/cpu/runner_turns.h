@@ -13,7 +13,12 @@
 // accounts for the turn, after it has stopped the runner:
 //   - before the turn, slot i gets inputs no kernel saw before (blocks of kMixBlock elements from a
 //     pool of cases drawn for this evaluation, each block from a random place, moved towards its
-//     center by a factor drawn per block from a continuum up to kMixSpread below 1: mix_inputs),
+//     center by a factor drawn per block from a continuum up to kMixSpread below 1: mix_inputs).
+//     The pool holds a case of every edge-case family the correctness check draws (the wider
+//     spread, each input set: timing_cases), and each tensor's blocks are drawn from it apart from
+//     the others', so a timed call meets large scores, zeros or strong decays as a correctness
+//     call does, and one tensor's family beside another's own distribution. A call is checked
+//     against the loosest tolerance of the families its blocks came from (mixed_tolerance);
 //     written straight into the slot, and outputs of kUnwritten. The runners map every input
 //     read-only (runner_main.cpp): no kernel can change what it or the other side calls on, and a
 //     write into an input ends the turn;
@@ -25,11 +30,14 @@
 //     calls drawn then are compared with the reference on their inputs, whole. Samples and places
 //     exist only in the harness, after the turn; the runner never holds a seed or a schedule.
 // A kernel that computes wrong or stale answers in a call fails the witness in that turn where the
-// witness is the task's baseline (the default anchor), unless its error stays within
-// kWitnessAllowance times the tolerance; against any other anchor, which could share its faults,
+// witness is the task's baseline (the default anchor): a difference beyond the tolerance at the
+// witness's places goes to the reference (issue 44: an allowance of 2.5x the tolerance let a
+// kernel 1.75x off in timed calls pass). Against any other anchor, which could share its faults,
 // it survives a checked turn with probability (1 - f)^kSampledCalls at most, f its share of such
-// calls. One that skips calls does not survive at all. No input repeats within a turn or across
-// turns, so remembering answers, by content or by slot, never pays.
+// calls. Every evaluation also checks one timed turn whole, every call of it against the
+// reference, drawn in secret among the turns every evaluation runs. One that skips calls does not
+// survive at all. No input repeats within a turn or across turns, so remembering answers, by
+// content or by slot, never pays.
 //
 // On large workloads a reference check costs more than the turn (float64 loops, and the copies and
 // the comparison of tens of megabytes), so a turn is checked with a probability drawn in secret
@@ -117,10 +125,11 @@ inline constexpr CheckShares kWitnessedCheckShares{0, 0.125};
 // in secret after the first side's turn. A call that got a share q of its elements wrong passes
 // with (1 - q)^kWitnessElements at most: 3e-5 for q = 1 %.
 inline constexpr size_t kWitnessElements = 1024;
-// The witness's allowance, in multiples of the task's tolerance: two answers each within the
-// tolerance of the reference are within twice it of each other, and a little more is left for the
-// reference's own rounding. A larger difference goes to the reference, which says who is wrong.
-inline constexpr double kWitnessAllowance = 2.5;
+// The witness's allowance, in multiples of the task's tolerance: any difference beyond the
+// tolerance goes to the reference, which says who is wrong. Two honest answers may differ by up to
+// twice it, and then cost a reference check; a larger allowance let a kernel off by 1.75x the
+// tolerance in timed calls only pass (issue 44).
+inline constexpr double kWitnessAllowance = 1;
 // Input bytes the harness keeps a copy of when it loads a turn, at places drawn in secret among
 // all the turn's inputs, and compares after each side's turn: the inputs are the record the
 // reference answers from and the other side calls on, and read-only mappings are one mechanism
@@ -171,10 +180,11 @@ void mix_inputs(const std::vector<ReferenceCase>& pool, const MixCenters& center
 // (streaming stores on x86), which leaves no line of the destination cached.
 enum class Stores { kCached, kAroundTheCaches };
 // The same, written into `into`: one span per input, each of its tensor's byte size (a timed
-// slot's buffers, written in place).
+// slot's buffers, written in place). `drawn_from`, where given, gets which pool cases a block came
+// from: bit k for pool[k] (a pool of at most 64 cases).
 void mix_inputs(const std::vector<ReferenceCase>& pool, const MixCenters& centers, uint64_t seed,
                 const std::vector<std::span<unsigned char>>& into, const std::vector<double>& steps,
-                const std::vector<bool>& whole, Stores stores);
+                const std::vector<bool>& whole, Stores stores, uint64_t* drawn_from = nullptr);
 
 // A started runner and the buffers it calls on.
 struct TimedKernel {
@@ -209,6 +219,10 @@ class RunnerTurns : public PairedTurns {
 
   int turns_checked() const { return turns_checked_; }  // turn numbers, not sides' turns
   int turns_witnessed() const { return turns_witnessed_; }
+  int turns_checked_whole() const { return turns_checked_whole_; }  // every call checked
+  // How many timed turns each side runs at least (warm-up and the least pairs): the turn checked
+  // whole is drawn among them (1 by default: the first timed turn).
+  void set_least_timed_turns(int turns) { least_timed_turns_ = std::max(turns, 1); }
   // Tests: the shares of turns checked against the reference.
   void set_check_shares(CheckShares shares) { shares_ = shares; }
   // Tests: the least bytes of a turn for which the second side of a turn finds the first side's
@@ -220,6 +234,8 @@ class RunnerTurns : public PairedTurns {
   struct TurnPlan {
     uint64_t inputs_seed = 0;
     bool checked = true;
+    bool whole = false;             // every call checked, not kSampledCalls of them
+    std::vector<uint64_t> sources;  // per slot: the pool cases its blocks came from (mix_inputs)
     std::map<int, ReferenceCase> reference;  // the reference's answers per slot, once computed
     int sides_done = 0;
     double check_seconds = 0;  // both sides' checks of sampled calls
@@ -239,7 +255,11 @@ class RunnerTurns : public PairedTurns {
 
   // Puts the plan's fresh inputs in slots 0 .. calls - 1 (and in cases_), unless the other side's
   // run of this turn left them there, and kUnwritten in their outputs.
-  void load_turn(SharedBuffers& buffers, const TurnPlan& plan, int turn, int calls);
+  void load_turn(SharedBuffers& buffers, TurnPlan& plan, int turn, int calls);
+  // The input set whose tolerance checks `slot`'s call: nullptr where every block came from the
+  // task's own distributions, else one whose tolerance is, per output and field, the loosest of
+  // the task's and those of the sets its blocks came from.
+  const task::InputSet* mixed_tolerance(const TurnPlan& plan, int slot);
   uint64_t turn_bytes(int calls) const;  // inputs and outputs of slots 0 .. calls - 1
   // Accounts for the turn's calls (fences, threads, every output written), compares them with the
   // other side's run of the turn (the witness) and, when the plan says so, checks a sample of them
@@ -270,6 +290,9 @@ class RunnerTurns : public PairedTurns {
   std::chrono::milliseconds call_timeout_;
   std::vector<int> cores_;
   int candidate_turns_ = 0, anchor_turns_ = 0, turns_checked_ = 0, turns_witnessed_ = 0;
+  int turns_checked_whole_ = 0;
+  int least_timed_turns_ = 1, whole_turn_ = 0;     // the turn checked whole, drawn in secret
+  std::map<uint64_t, task::InputSet> mixed_sets_;  // mixed_tolerance's, by pool cases drawn
   bool calibrating_ = true;  // until begin_timed_turns: turns checked, not witnessed
   CheckShares shares_ = kCheckShares;
   std::map<int, TurnPlan> plans_;

@@ -8,6 +8,15 @@
 
 namespace accelopt::platform::cpu {
 
+std::optional<std::string> forbidden_word_in(const std::string& code) {
+  for (const std::string& word : checked_words(code)) {
+    if (const SourceRule* rule = forbidden_word(word)) {
+      return "'" + word + "' is not allowed in a kernel (it " + rule->reason + ")";
+    }
+  }
+  return std::nullopt;
+}
+
 bool is_allowed_header(const std::string& name) {
   return is_table_header(name) || name == task::kKernelHeaderName;
 }
@@ -54,16 +63,9 @@ std::optional<std::string> check_kernel_source(const std::string& source,
              std::string(task::kKernelHeaderName) + "\"), not through a macro";
     }
   }
-  // Words are looked for in string literals too: inline assembly hides in them.
-  std::string code_and_literals = strip_comments_and_literals(source, /*keep_literals=*/true);
-  static const std::regex word_pattern(R"([A-Za-z_][A-Za-z0-9_]*)");
-  for (auto it =
-           std::sregex_iterator(code_and_literals.begin(), code_and_literals.end(), word_pattern);
-       it != std::sregex_iterator(); ++it) {
-    std::string word = it->str();
-    if (const SourceRule* rule = forbidden_word(word)) {
-      return "'" + word + "' is not allowed in a kernel (it " + rule->reason + ")";
-    }
+  // Words are looked for in string literals too: inline assembly and section names hide in them.
+  if (auto why = forbidden_word_in(strip_comments_and_literals(source, /*keep_literals=*/true))) {
+    return why;
   }
   std::string code = strip_comments_and_literals(source);
   std::regex entry_pattern("\\b" + entry_point + "\\s*\\(");

@@ -18,6 +18,10 @@ namespace accelopt::platform::cpu {
 std::optional<std::string> check_kernel_source(const std::string& source,
                                                const std::string& entry_point);
 
+// Why `code` (comments removed, literals kept; or preprocessed) is refused for a forbidden word in
+// any spelling the compiler reads as it (platform/source_rules.h's checked_words), if it is.
+std::optional<std::string> forbidden_word_in(const std::string& code);
+
 // Whether `name` (as written between <> or "") is a header a kernel may include.
 bool is_allowed_header(const std::string& name);
 

@@ -32,6 +32,30 @@ TEST(SourceCheck, IgnoresCommentsButNotStringsForForbiddenWords) {
   EXPECT_TRUE(check_kernel_source("asm(\".incbin \\\"/etc/shadow\\\"\");" + kBody, "kernel"));
 }
 
+// Issue 44: a forbidden word in every spelling the compiler reads as it, not only as written.
+TEST(SourceCheck, FindsForbiddenWordsInEverySpellingTheCompilerAccepts) {
+  for (std::string spelling : {
+           "__attribute__((__constructor__)) static void f() {}\n",
+           "[[gnu::__destructor__]] static void f() {}\n",
+           "__attribute__((section(\".init_arr\" \"ay\"))) static int f;\n",
+           "__attribute__((section(\".init_arr\"\n  u8\"ay\"))) static int f;\n",
+           "__attribute__((section(\".\\x69nit_array\"))) static int f;\n",
+           "__attribute__((section(\".\\151nit_array\"))) static int f;\n",
+           "__attribute__((section(R\"s(.fini_array)s\"))) static int f;\n",
+           "__attribute__((section(\".ctors\"))) static int f;\n",
+           "__attribute__((section(\".preinit_array\"))) static int f;\n",
+           "asm(\".inc\" \"bin \\\"/etc/shadow\\\"\");\n",
+           "bool b = __has_include__(<unistd.h>);\n",
+       }) {
+    EXPECT_TRUE(check_kernel_source(spelling + kBody, "kernel")) << spelling;
+  }
+  // Words that merely contain one, and literals that are not joined, pass.
+  EXPECT_EQ(
+      check_kernel_source(
+          "int constructors_seen = 0; const char* a = \"init\"; int _array;\n" + kBody, "kernel"),
+      std::nullopt);
+}
+
 TEST(SourceCheck, RequiresTheEntryPoint) {
   auto why = check_kernel_source(kBody, "other_name");
   ASSERT_TRUE(why);

@@ -228,9 +228,15 @@ Verdict CudaPlatform::evaluate(const EvalRequest& request) {
   }
   std::string header = task::generate_kernel_header(task, workload);
   NvccResult compiled = compiler_.compile(
-      request.source, header, request.trusted ? request.extra_flags : std::vector<std::string>{});
+      request.source, header, request.trusted ? request.extra_flags : std::vector<std::string>{},
+      /*checked=*/!request.trusted);
   verdict.compile_seconds = compiled.seconds;
   verdict.compile_cached = compiled.cached;
+  verdict.sandbox["compiler_isolated"] = compiler_.isolated();
+  if (compiled.rejection) {
+    verdict.log = compiled.diagnostics;
+    return started.finish(Status::kRejectedSource, *compiled.rejection);
+  }
   if (!compiled.ok) {
     verdict.log = compiled.diagnostics;
     return started.finish(Status::kCompileError, compiled.timed_out
@@ -257,7 +263,7 @@ Verdict CudaPlatform::evaluate(const EvalRequest& request) {
     return started.finish(missing_entry ? Status::kRejectedSource : Status::kRuntimeError,
                           "the kernel could not be loaded: " + *failure);
   }
-  verdict.sandbox = candidate.sandbox();
+  verdict.sandbox.update(candidate.sandbox());
 
   for (const ReferenceCase& reference_case : cases) {
     if (!checked_call({candidate, buffers}, task, reference_case,

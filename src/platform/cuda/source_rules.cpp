@@ -57,6 +57,13 @@ std::vector<SourceRule> make_rules() {
                                                                   {"clang dependency", depends}}) {
     rules.push_back({RuleKind::kPragma, words, false, reason, "", ""});
   }
+  // Pragmas by allow-list (issue 44): what unrolls loops and what quiets a diagnostic, nothing
+  // that could make a compiler look at a file.
+  for (const char* words :
+       {"unroll", "nounroll", "GCC unroll", "GCC ivdep", "GCC diagnostic", "nv_diagnostic",
+        "nv_diag_suppress", "nv_diag_warning", "nv_diag_default", "once"}) {
+    rules.push_back({RuleKind::kPragma, words, true, "allowed", "", ""});
+  }
   for (auto [spelling, example, reason] :
        std::initializer_list<std::tuple<const char*, const char*, const char*>>{
            {"__restrict__, __ldg, float4 loads",
@@ -132,14 +139,13 @@ std::optional<std::string> check_directive(const kernel::Directive& directive) {
            "); only plain #include is";
   }
   if (name == "pragma") {
-    std::vector<std::string> given = words_of(directive.rest);
-    for (const SourceRule* rule : rules_of(kernel_rules(), RuleKind::kPragma)) {
-      std::vector<std::string> spelled = words_of(rule->spelling);
-      if (given.size() >= spelled.size() &&
-          std::equal(spelled.begin(), spelled.end(), given.begin())) {
-        return where + "#pragma " + rule->spelling + " is not allowed in a kernel (it " +
-               rule->reason + ")";
-      }
+    if (const SourceRule* rule = forbidden_pragma(directive.rest)) {
+      return where + "#pragma " + rule->spelling + " is not allowed in a kernel (it " +
+             rule->reason + ")";
+    }
+    if (!allowed_pragma(directive.rest)) {
+      return where + "#pragma " + directive.rest.substr(0, 60) +
+             " is not allowed in a kernel: only the pragmas the rules list as allowed pass";
     }
   }
   if (name != "include") return std::nullopt;
@@ -174,6 +180,23 @@ bool defines_entry_point(const std::vector<std::string>& tokens, const std::stri
 
 }  // namespace
 
+namespace {
+
+// The first kPragma row whose words `pragma` starts with, among the allowed or the forbidden ones.
+const SourceRule* pragma_row(const std::string& pragma, bool allowed) {
+  std::vector<std::string> given = words_of(pragma);
+  for (const SourceRule* rule : rules_of(kernel_rules(), RuleKind::kPragma)) {
+    std::vector<std::string> spelled = words_of(rule->spelling);
+    if (rule->allowed == allowed && given.size() >= spelled.size() &&
+        std::equal(spelled.begin(), spelled.end(), given.begin())) {
+      return rule;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 const std::vector<SourceRule>& kernel_rules() {
   static const std::vector<SourceRule> rules = make_rules();
   return rules;
@@ -181,6 +204,23 @@ const std::vector<SourceRule>& kernel_rules() {
 
 bool is_allowed_header(const std::string& name) {
   return is_table_header(name) || name == task::kKernelHeaderName;
+}
+
+const SourceRule* forbidden_pragma(const std::string& pragma) {
+  return pragma_row(pragma, false);
+}
+
+bool allowed_pragma(const std::string& pragma) {
+  return pragma_row(pragma, true) != nullptr;
+}
+
+std::optional<std::string> forbidden_word_in(const std::string& code) {
+  for (const std::string& word : checked_words(code)) {
+    if (const SourceRule* rule = find_rule(RuleKind::kWord, word)) {
+      return "'" + word + "' is not allowed in a kernel (it " + rule->reason + ")";
+    }
+  }
+  return std::nullopt;
 }
 
 std::optional<std::string> check_cuda_source(const std::string& source,
@@ -191,12 +231,11 @@ std::optional<std::string> check_cuda_source(const std::string& source,
   for (const kernel::Directive& directive : kernel::find_directives(source)) {
     if (auto rejection = check_directive(directive)) return rejection;
   }
-  // Words are looked for in string literals too: inline assembly hides in them.
-  for (const std::string& word :
-       words_of(kernel::strip_comments_and_literals(source, /*keep_literals=*/true))) {
-    if (const SourceRule* rule = find_rule(RuleKind::kWord, word)) {
-      return "'" + word + "' is not allowed in a kernel (it " + rule->reason + ")";
-    }
+  // Words are looked for in string literals too, as the compiler reads them: inline assembly and
+  // section names hide in them.
+  if (auto why =
+          forbidden_word_in(kernel::strip_comments_and_literals(source, /*keep_literals=*/true))) {
+    return why;
   }
   if (!defines_entry_point(kernel::code_tokens(source), entry_point)) {
     return "the source does not define extern \"C\" void " + entry_point +

@@ -23,6 +23,15 @@ std::optional<std::string> check_cuda_source(const std::string& source,
 // header only between quotes.
 bool is_allowed_header(const std::string& name);
 
+// The forbidden kPragma row `pragma` (the words after #pragma) starts with, if any; and whether it
+// starts with an allowed one: a kernel's pragmas pass by allow-list (issue 44).
+const SourceRule* forbidden_pragma(const std::string& pragma);
+bool allowed_pragma(const std::string& pragma);
+
+// Why `code` (comments removed, literals kept; or nvcc's preprocessed kernel lines) is refused for
+// a forbidden word in any spelling the compiler reads as it (checked_words), if it is.
+std::optional<std::string> forbidden_word_in(const std::string& code);
+
 // The rules as one table (platform/source_rules.h): headers, forbidden words, directives and
 // pragmas that check_cuda_source reads, the constructs that pass, and the sandbox's limits; the
 // agents' prompt (prompts/platform/cuda.mustache, `machine.rules`) lists the same rows.

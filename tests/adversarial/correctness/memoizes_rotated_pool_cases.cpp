@@ -6,10 +6,15 @@
 // PASSED at 5.7x the baseline (1.4x an honest fast kernel), within tolerance. Moved by up to an
 // eighth, a value's neighbours in the index are other values: it finds nothing it kept and does
 // the baseline's work (a kernel that indexed by ratios instead would copy answers to other
-// factors: wrong beyond tolerance).
+// factors: wrong beyond tolerance). Where a block happens to lie within a few parts in 10^4 of a
+// kept one, the copy it makes is up to 1.6x the tolerance off: within the witness's old allowance
+// (2.5x). Since issue 44 any difference beyond the tolerance goes to the reference, which refuses
+// such a call; whether an evaluation meets one is drawn in secret, so it passes gaining nothing or
+// is refused.
 // task: bench/cpu/silu
-// expect: PASSED
+// expect: PASSED or INCORRECT_NUMERICAL
 // speedup at most: 1.5
+// message: (fresh inputs)
 // time: yes
 #include <algorithm>
 #include <cmath>

@@ -1,8 +1,10 @@
 // Computes only on the first call of a turn (more than 20 µs since its last call means a
 // new turn) and returns at once on the others. Every call the harness checks one at a time is
 // right; in a timed turn only the first call's outputs are.
+// Since issue 44 the correctness cases are themselves a turn (a slot each, as timed turns), so
+// this is refused there, before timing: the calls it skips leave their outputs unwritten.
 // expect: INCORRECT_NUMERICAL
-// message: in timed turn
+// message: never written
 // time: yes
 #include <chrono>
 #include "accelopt_task.h"
