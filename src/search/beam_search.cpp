@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <mutex>
 
 #include "common/error.h"
 #include "common/files.h"
@@ -80,7 +81,8 @@ class Run {
         answers_(*context.store, run_id),
         evaluator_(config_, EvaluatorParts{context.task, workload_, run_id, context.platform,
                                            context.store, &book_, &progress_, &stop_, &clock_,
-                                           context.eval_slots, context.busy_pause}),
+                                           context.eval_slots, context.busy_pause,
+                                           context.eval_places, context.eval_places_refresh}),
         proposer_(config_, *context.task, workload_, answers_, evaluator_, book_, progress_, stop_),
         memory_(config_,
                 MemoryWriterParts{context.task, workload_, run_id, context.store,
@@ -122,6 +124,12 @@ class Run {
   // `candidate` timed head to head against `against` with `timing`, noted as progress.
   std::optional<Measurement> measure(int64_t candidate, int64_t against,
                                      const platform::TimingOptions& timing);
+  // Each pair measured so, all at once when evaluations may run in parallel, each handed to
+  // `taken` as it comes (one at a time).
+  void measure_together(const std::vector<MeasurePair>& pairs,
+                        const platform::TimingOptions& timing, const MeasureTaken& taken);
+  // A re-timing named `name` taken: noted, and kept for selection (the comparisons).
+  void keep_retiming(const Measurement& measured, const std::string& name);
   RunSummary end(const std::string& state);
   RunSummary summary(const std::string& state) const;
 
@@ -287,7 +295,7 @@ std::vector<Attempt> Run::iterate(int iteration, const std::vector<roles::Insigh
   // Agent calls are limited by the proposer (agent_concurrency); with evaluations in parallel every
   // plan's job runs at once, so that a job waiting for its evaluations holds back no other.
   size_t plan_jobs = parents.size() * static_cast<size_t>(std::max(1, config_.plans));
-  int threads = evaluator_.concurrency() > 1
+  int threads = evaluator_.parallel()
                     ? std::max(config_.agent_concurrency, static_cast<int>(plan_jobs))
                     : config_.agent_concurrency;
   ThreadPool pool(threads);
@@ -482,6 +490,31 @@ std::optional<Measurement> Run::measure(int64_t candidate, int64_t against,
   return result;
 }
 
+void Run::measure_together(const std::vector<MeasurePair>& pairs,
+                           const platform::TimingOptions& timing, const MeasureTaken& taken) {
+  std::mutex handing;
+  auto one = [&](size_t index) {
+    auto measured = measure(pairs[index].first, pairs[index].second, timing);
+    if (!measured) return;
+    std::lock_guard lock(handing);
+    taken(index, *measured);
+  };
+  if (evaluator_.parallel()) {
+    run_together(pairs.size(), one);
+  } else {
+    for (size_t index = 0; index < pairs.size(); ++index) one(index);
+  }
+}
+
+void Run::keep_retiming(const Measurement& measured, const std::string& name) {
+  note_retiming(measured, name);
+  if (measured.passed()) {  // selection may use it
+    comparisons_.add(
+        measured.candidate, measured.against,
+        {name, measured.speedup, measured.speedup_low, measured.speedup_high, measured.busy});
+  }
+}
+
 void Run::note_retiming(const Measurement& measured, const std::string& name) {
   if (!measured.passed()) return;
   roles::NamedSpeedup now{name, measured.speedup, measured.speedup_low, measured.speedup_high,
@@ -537,17 +570,13 @@ bool Run::confirm() {
   std::vector<store::MemoryEntryRecord> none;
   bool done = search::confirm(
       *confirmation_, beam,
-      [this](int64_t c, int64_t a) {
-        auto measured = measure(c, a, retiming(&confirmation_->shortened));
-        if (!measured) return measured;
+      [this](const std::vector<MeasurePair>& pairs, const MeasureTaken& taken) {
         std::string name = confirmation_name(confirmation_->iterations);
-        note_retiming(*measured, name);
-        if (measured->passed()) {  // kept in the checkpoint: selection may use it
-          comparisons_.add(c, a,
-                           {name, measured->speedup, measured->speedup_low, measured->speedup_high,
-                            measured->busy});
-        }
-        return measured;
+        measure_together(pairs, retiming(&confirmation_->shortened),
+                         [&](size_t index, const Measurement& measured) {
+                           keep_retiming(measured, name);  // kept in the checkpoint as well
+                           taken(index, measured);
+                         });
       },
       [&](const Confirmation& now) {
         confirmation_ = now;
@@ -662,19 +691,15 @@ RunSummary Run::go(bool resuming, int more_iterations) {
     }
     // Rewrites are measured against the beam kernels the plans were made for (Attempt keeps its
     // beam parent), so the memory needs nothing of the beam itself.
-    std::vector<store::MemoryEntryRecord> entries =
-        memory_.entries(iteration, attempts, [this, iteration](int64_t c, int64_t a) {
-          auto measured = measure(c, a, retiming());
-          if (!measured) return measured;
+    std::vector<store::MemoryEntryRecord> entries = memory_.entries(
+        iteration, attempts,
+        [this, iteration](const std::vector<MeasurePair>& pairs, const MeasureTaken& taken) {
           std::string name = memory_retiming_name(iteration);
-          note_retiming(*measured, name);
-          retimings_.push_back({name, *measured});
-          if (measured->passed()) {
-            comparisons_.add(c, a,
-                             {name, measured->speedup, measured->speedup_low,
-                              measured->speedup_high, measured->busy});
-          }
-          return measured;
+          measure_together(pairs, retiming(), [&](size_t index, const Measurement& measured) {
+            keep_retiming(measured, name);
+            retimings_.push_back({name, measured});
+            taken(index, measured);
+          });
         });
     if (stop_.interrupted()) break;
     // What the memory re-timed head to head decides over the search's figures of two moments: a

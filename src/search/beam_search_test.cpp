@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <map>
 #include <mutex>
 #include <regex>
@@ -60,17 +61,27 @@ class FakePlatform : public platform::Platform {
   kernel::Verdict evaluate(const platform::EvalRequest& request) override {
     int call = ++calls;
     if (crash_at > 0 && call == crash_at) throw CrashNow();
+    bool careful = request.timing.budget_seconds > candidate_budget;
     {
-      std::lock_guard lock(mutex);
+      std::unique_lock lock(mutex);
       most_in_flight = std::max(most_in_flight, ++in_flight);
       for (int core : request.cores) {
         if (!busy_cores.insert(core).second) ++shared_cores;
       }
       if (!request.cores.empty()) core_sets.insert(request.cores);
+      if (careful) {
+        most_careful_in_flight = std::max(most_careful_in_flight, ++careful_in_flight);
+        met.notify_all();
+        // Waits (a while) for a second careful timing to start beside it: two re-timings asked
+        // together meet here whatever the machine's load; asked one after another, they never do.
+        met.wait_for(lock, std::chrono::duration<double>(careful_rendezvous_seconds),
+                     [&] { return careful_in_flight >= 2; });
+      }
     }
     std::this_thread::sleep_for(std::chrono::duration<double>(seconds_each));
     std::lock_guard lock(mutex);  // the evaluations of a parallel run come from several threads
     --in_flight;
+    if (careful) --careful_in_flight;
     for (int core : request.cores) busy_cores.erase(core);
     moment *= drift;
     kernel::Verdict verdict;
@@ -118,6 +129,11 @@ class FakePlatform : public platform::Platform {
   std::vector<double> budgets;          // the timing budget of each timed request
   std::mutex mutex;                     // guards the members above and below
   int in_flight = 0, most_in_flight = 0;
+  // Timings with a budget above `candidate_budget` are careful ones (the baseline's, the memory's
+  // re-timings, the confirmation's): each waits up to careful_rendezvous_seconds for another.
+  double candidate_budget = 1e9, careful_rendezvous_seconds = 0;
+  int careful_in_flight = 0, most_careful_in_flight = 0;
+  std::condition_variable met;
   std::set<int> busy_cores;              // the cores of the evaluations in flight
   int shared_cores = 0;                  // times an evaluation got a core another one held
   std::set<std::vector<int>> core_sets;  // the sets evaluations were given
@@ -1089,6 +1105,412 @@ TEST_F(SearchTest, AParallelRunCrashedAndResumedReachesTheUninterruptedState) {
     EXPECT_EQ(keyed_state(*store, summary.run_id), expected) << "crash at evaluation " << crash_at;
     EXPECT_EQ(calls, uninterrupted_calls) << "an evaluation was repeated or lost";
   }
+}
+
+// Issue 46: the final beam's kernels are re-timed against the baseline all at once (on remote
+// workers, as many jobs in the queue together), not one after another. Top-K 1 keeps the memory's
+// re-timings one an iteration, so two careful timings in flight at once are the confirmation's.
+TEST_F(SearchTest, TheConfirmationTimesTheBeamAgainstTheBaselineAllAtOnce) {
+  config_.iterations = 2;
+  config_.memory.top_k = 1;
+  config_.eval_concurrency = 4;
+  auto store = store::Store::open(":memory:");
+  FakePlatform platform;
+  platform.candidate_budget = config_.timing.budget_seconds;
+  platform.careful_rendezvous_seconds = 1;
+  SearchContext context = tuner_context(*store, platform);
+  RunSummary summary = start_run(config_, "", context);
+  ASSERT_EQ(summary.state, "finished");
+  Json confirmation = confirmation_of(*store, summary.run_id);
+  ASSERT_GE(confirmation["measurements"].size(), 2u);
+  EXPECT_EQ(platform.most_careful_in_flight, 2);
+}
+
+// Issue 46: an iteration's memory re-timings go out together. A beam of one makes the
+// confirmation a single timing, so two careful timings in flight at once are the memory's.
+TEST_F(SearchTest, TheMemorysReTimingsOfAnIterationGoOutTogether) {
+  config_.beam_width = 1;
+  config_.iterations = 2;
+  config_.memory.top_k = 2;
+  config_.eval_concurrency = 4;
+  auto store = store::Store::open(":memory:");
+  FakePlatform platform;
+  platform.candidate_budget = config_.timing.budget_seconds;
+  platform.careful_rendezvous_seconds = 1;
+  SearchContext context = tuner_context(*store, platform);
+  RunSummary summary = start_run(config_, "", context);
+  ASSERT_EQ(summary.state, "finished");
+  bool two_at_once = std::any_of(sink_.events.begin(), sink_.events.end(), [](const auto& event) {
+    return event.message.find("memory: 2 rewrite(s) re-timed") != std::string::npos;
+  });
+  ASSERT_TRUE(two_at_once) << "no iteration re-timed two rewrites";
+  EXPECT_EQ(platform.most_careful_in_flight, 2);
+}
+
+// Issue 46: where the evaluations that may run at once follow the workers connected (remote runs),
+// workers that connect after the run started are used: one place while the baseline is evaluated,
+// four from then on.
+TEST_F(SearchTest, EvaluationsAtOnceFollowThePlacesAsTheyGrow) {
+  config_.implementations = 2;
+  config_.iterations = 2;
+  auto store = store::Store::open(":memory:");
+  FakePlatform platform;
+  platform.seconds_each = 0.05;
+  SearchContext context = tuner_context(*store, platform);
+  std::atomic<int> asked{0};
+  context.eval_places = [&] {
+    ++asked;
+    return platform.calls.load() >= 1 ? 4 : 1;  // the workers come once the baseline is out
+  };
+  context.eval_places_refresh = std::chrono::milliseconds(10);
+  RunSummary summary = start_run(config_, "", context);
+  EXPECT_EQ(summary.state, "finished");
+  EXPECT_GT(asked.load(), 1);
+  EXPECT_GE(platform.most_in_flight, 3);  // 3 plans × 2 implementations of the baseline at once
+  EXPECT_LE(platform.most_in_flight, 4);
+}
+
+}  // namespace
+}  // namespace accelopt::search
+
+namespace accelopt::search {
+namespace {
+
+// The machine slows down by 6 % per evaluation, so each verdict's own % of peak comes from a
+// different moment and would contradict the speedups; the run's figures derive from its baseline.
+TEST_F(SearchTest, OnePercentOfPeakPerRunEvenWhenTheMachineDrifts) {
+  auto store = store::Store::open(":memory:");
+  FakePlatform platform;
+  platform.drift = 1.06;
+  SearchContext context = tuner_context(*store, platform);
+  RunSummary summary = start_run(config_, "", context);
+  ASSERT_EQ(summary.state, "finished");
+  ASSERT_GT(summary.best_speedup, 1.5);
+  EXPECT_NEAR(summary.best_percent_of_peak / summary.baseline_percent_of_peak, summary.best_speedup,
+              1e-9);
+  // The raw verdicts disagree: their moments differ.
+  auto baseline = store->trace(summary.baseline_candidate)->verdict;
+  auto best = store->trace(summary.best_candidate)->verdict;
+  double raw = best.roofline->percent_of_peak / baseline.roofline->percent_of_peak;
+  EXPECT_GT(std::abs(raw - summary.best_speedup), 0.3) << "the drift did not show";
+  // The progress line follows the speedup too.
+  int checked = 0;
+  for (const SearchEvent& event : sink_.events) {
+    if (event.best_speedup <= 0) continue;
+    EXPECT_NEAR(event.best_percent_of_peak, summary.baseline_percent_of_peak * event.best_speedup,
+                1e-9);
+    ++checked;
+  }
+  EXPECT_GT(checked, 0);
+  // The baseline was timed carefully, and the run record says so.
+  ASSERT_FALSE(platform.budgets.empty());
+  EXPECT_DOUBLE_EQ(platform.budgets.front(), 3 * config_.timing.budget_seconds);
+  EXPECT_DOUBLE_EQ(platform.budgets[1], config_.timing.budget_seconds);
+  Json careful = store->run(summary.run_id)->config["baseline_timing"];
+  EXPECT_DOUBLE_EQ(careful["budget_seconds"].get<double>(), 3 * config_.timing.budget_seconds);
+}
+
+// Every move is within the timing's noise (±40 %): the run's best is no significant improvement.
+TEST_F(SearchTest, ABestWithinNoiseIsNoSignificantImprovement) {
+  auto store = store::Store::open(":memory:");
+  FakePlatform platform;
+  platform.noise = 0.4;
+  config_.iterations = 1;
+  SearchContext context = tuner_context(*store, platform);
+  RunSummary summary = start_run(config_, "", context);
+  ASSERT_EQ(summary.state, "finished");
+  ASSERT_NE(summary.best_candidate, summary.baseline_candidate);
+  EXPECT_TRUE(summary.confirmed);
+  EXPECT_FALSE(summary.significant);
+  EXPECT_LE(summary.best_speedup_low, 1.0);
+  EXPECT_EQ(summary.outcome.rfind("no significant improvement", 0), 0u) << summary.outcome;
+  bool noted = std::any_of(sink_.events.begin(), sink_.events.end(), [](const SearchEvent& e) {
+    return e.message.rfind("no significant improvement", 0) == 0;
+  });
+  EXPECT_TRUE(noted);
+}
+
+// A run killed while confirming resumes into the confirmation, measuring only what is missing;
+// a finished run keeps its confirmation (resume refuses it, `--iterations` confirms afresh).
+TEST_F(SearchTest, AConfirmationKilledHalfwayResumesIntoIt) {
+  int uninterrupted_calls = 0;
+  size_t measurements = 0;
+  {
+    auto store = store::Store::open(":memory:");
+    FakePlatform platform;
+    SearchContext context = tuner_context(*store, platform);
+    RunSummary summary = start_run(config_, "", context);
+    uninterrupted_calls = platform.calls.load();
+    measurements = confirmation_of(*store, summary.run_id)["measurements"].size();
+  }
+  ASSERT_GE(measurements, 2u);
+  TempDir workspace;
+  auto path = store::database_path(workspace.path());
+  int first_calls = 0;
+  {
+    auto store = store::Store::open(path);
+    FakePlatform platform;
+    platform.crash_at = uninterrupted_calls - static_cast<int>(measurements) + 2;  // the second
+    SearchContext context = tuner_context(*store, platform);
+    EXPECT_THROW(start_run(config_, "", context), CrashNow);
+    first_calls = platform.calls.load() - 1;
+    Json partial = confirmation_of(*store, 1);
+    EXPECT_FALSE(partial.value("done", true));
+    EXPECT_EQ(partial["measurements"].size(), 1u);
+  }
+  auto store = store::Store::open(path);
+  FakePlatform platform;
+  SearchContext context = tuner_context(*store, platform);
+  RunSummary summary = resume_run(1, context);
+  EXPECT_EQ(summary.state, "finished");
+  EXPECT_TRUE(summary.confirmed);
+  EXPECT_EQ(first_calls + platform.calls.load(), uninterrupted_calls);
+  EXPECT_EQ(platform.calls.load(), static_cast<int>(measurements) - 1);
+  EXPECT_EQ(confirmation_of(*store, 1)["measurements"].size(), measurements);
+  EXPECT_THROW(resume_run(1, context), UserError);
+  int before = platform.calls.load();
+  RunSummary extended = resume_run(1, context, 1);
+  EXPECT_TRUE(extended.confirmed);
+  EXPECT_GT(platform.calls.load(), before);
+  EXPECT_EQ(store->last_checkpoint(1)->iteration, config_.iterations + 1);
+}
+
+// The run's state by what it holds, not by row ids (which follow the order evaluations end in when
+// they overlap): each candidate by its key, the beams, the memory's rewrites and the winner by
+// their sources.
+Json keyed_state(store::Store& store, int64_t run) {
+  std::map<int64_t, std::string> source_of;
+  std::map<std::string, Json> candidates;
+  for (const auto& candidate : store.candidates(run)) {
+    source_of[candidate.id] = candidate.normalized_hash;
+    auto trace = store.trace(candidate.id);
+    candidates[candidate.key] =
+        Json{candidate.source_hash, kernel::status_name(trace->verdict.status)};
+  }
+  Json state;
+  state["candidates"] = candidates;
+  for (const auto& entry : store.memory_entries()) {
+    if (entry.run_id != run) continue;
+    state["memory"].push_back(Json{source_of[entry.slow_candidate], source_of[entry.fast_candidate],
+                                   entry.insight["title"], entry.iteration, entry.evidence.size()});
+  }
+  for (const auto& checkpoint : store.checkpoints(run)) {
+    Json beam = Json::array();
+    for (const Json& id : checkpoint.state["beam"]) beam.push_back(source_of[id.get<int64_t>()]);
+    state["beams"].push_back(beam);
+  }
+  Json confirmation = confirmation_of(store, run);
+  state["winner"] = source_of[confirmation.value("winner", int64_t{0})];
+  state["measured"] = confirmation.value("measurements", Json::array()).size();
+  state["state"] = store.run(run)->state;
+  return state;
+}
+
+// Issue 25: with eval_concurrency above 1 the iteration's candidates are evaluated at once, each in
+// a slot with cores of its own, and the run ends where the one-at-a-time run ends.
+TEST_F(SearchTest, ParallelEvaluationsOverlapOnCoresOfTheirOwnAndEndAsOneAtATime) {
+  config_.implementations = 2;
+  config_.iterations = 3;
+  Json expected;
+  int one_at_a_time = 0;
+  {
+    auto store = store::Store::open(":memory:");
+    FakePlatform platform;
+    platform.seconds_each = 0.01;
+    SearchContext context = tuner_context(*store, platform);
+    expected = keyed_state(*store, start_run(config_, "", context).run_id);
+    one_at_a_time = platform.calls.load();
+    EXPECT_EQ(platform.most_in_flight, 1);
+  }
+  auto store = store::Store::open(":memory:");
+  FakePlatform platform;
+  platform.seconds_each = 0.05;
+  SearchContext context = tuner_context(*store, platform);
+  context.eval_slots = {{3}, {2}, {1}, {0}};
+  RunSummary summary = start_run(config_, "", context);
+  EXPECT_EQ(summary.state, "finished");
+  EXPECT_EQ(keyed_state(*store, summary.run_id), expected);
+  EXPECT_EQ(platform.calls.load(), one_at_a_time);
+  EXPECT_GE(platform.most_in_flight, 3);  // 2 beam kernels × 3 plans × 2 implementations at once
+  EXPECT_LE(platform.most_in_flight, 4);
+  EXPECT_EQ(platform.shared_cores, 0) << "two evaluations were given one core";
+  EXPECT_GE(platform.core_sets.size(), 3u);
+}
+
+// Evaluations in flight never take a run past its evaluation budget: the budget counts them as
+// they start.
+TEST_F(SearchTest, ParallelEvaluationsKeepToTheEvaluationBudget) {
+  config_.implementations = 2;
+  config_.eval_concurrency = 8;
+  config_.max_evaluations = 5;
+  auto store = store::Store::open(":memory:");
+  FakePlatform platform;
+  platform.seconds_each = 0.05;
+  SearchContext context = tuner_context(*store, platform);
+  RunSummary summary = start_run(config_, "", context);
+  EXPECT_EQ(summary.state, "stopped: the evaluation budget (5) is spent");
+  EXPECT_EQ(summary.evaluations, 5);
+  EXPECT_GE(platform.most_in_flight, 2);
+  EXPECT_EQ(platform.calls.load(), 6 + head_to_head_notes(sink_));
+}
+
+// A parallel run that crashes mid-iteration (one evaluation throws while others are in flight) and
+// is resumed ends in the uninterrupted parallel run's state, nothing evaluated twice.
+TEST_F(SearchTest, AParallelRunCrashedAndResumedReachesTheUninterruptedState) {
+  config_.implementations = 2;
+  config_.eval_concurrency = 4;
+  Json expected;
+  int uninterrupted_calls = 0;
+  {
+    auto store = store::Store::open(":memory:");
+    FakePlatform platform;
+    platform.seconds_each = 0.01;
+    SearchContext context = tuner_context(*store, platform);
+    expected = keyed_state(*store, start_run(config_, "", context).run_id);
+    uninterrupted_calls = platform.calls.load();
+  }
+  for (int crash_at : {3, uninterrupted_calls / 2}) {
+    TempDir workspace;
+    auto path = store::database_path(workspace.path());
+    int calls = 0;
+    {
+      auto store = store::Store::open(path);
+      FakePlatform platform;
+      platform.seconds_each = 0.01;
+      platform.crash_at = crash_at;
+      SearchContext context = tuner_context(*store, platform);
+      EXPECT_THROW(start_run(config_, "", context), CrashNow);
+      calls += platform.calls.load() - 1;  // the crashed call did not evaluate
+    }
+    auto store = store::Store::open(path);
+    FakePlatform platform;
+    platform.seconds_each = 0.01;
+    SearchContext context = tuner_context(*store, platform);
+    RunSummary summary = resume_run(store->runs()[0].id, context);
+    calls += platform.calls.load();
+    EXPECT_EQ(summary.state, "finished");
+    EXPECT_EQ(keyed_state(*store, summary.run_id), expected) << "crash at evaluation " << crash_at;
+    EXPECT_EQ(calls, uninterrupted_calls) << "an evaluation was repeated or lost";
+  }
+}
+
+// Issue 46: the final beam's kernels are re-timed against the baseline all at once (on remote
+// workers, as many jobs in the queue together), not one after another. Top-K 1 keeps the memory's
+// re-timings one an iteration, so two careful timings in flight at once are the confirmation's.
+TEST_F(SearchTest, TheConfirmationTimesTheBeamAgainstTheBaselineAllAtOnce) {
+  config_.iterations = 2;
+  config_.memory.top_k = 1;
+  config_.eval_concurrency = 4;
+  auto store = store::Store::open(":memory:");
+  FakePlatform platform;
+  platform.candidate_budget = config_.timing.budget_seconds;
+  platform.careful_rendezvous_seconds = 1;
+  SearchContext context = tuner_context(*store, platform);
+  RunSummary summary = start_run(config_, "", context);
+  ASSERT_EQ(summary.state, "finished");
+  Json confirmation = confirmation_of(*store, summary.run_id);
+  ASSERT_GE(confirmation["measurements"].size(), 2u);
+  EXPECT_EQ(platform.most_careful_in_flight, 2);
+}
+
+// Issue 46: an iteration's memory re-timings go out together. A beam of one makes the
+// confirmation a single timing, so two careful timings in flight at once are the memory's.
+TEST_F(SearchTest, TheMemorysReTimingsOfAnIterationGoOutTogether) {
+  config_.beam_width = 1;
+  config_.iterations = 2;
+  config_.memory.top_k = 2;
+  config_.eval_concurrency = 4;
+  auto store = store::Store::open(":memory:");
+  FakePlatform platform;
+  platform.candidate_budget = config_.timing.budget_seconds;
+  platform.careful_rendezvous_seconds = 1;
+  SearchContext context = tuner_context(*store, platform);
+  RunSummary summary = start_run(config_, "", context);
+  ASSERT_EQ(summary.state, "finished");
+  bool two_at_once = std::any_of(sink_.events.begin(), sink_.events.end(), [](const auto& event) {
+    return event.message.find("memory: 2 rewrite(s) re-timed") != std::string::npos;
+  });
+  ASSERT_TRUE(two_at_once) << "no iteration re-timed two rewrites";
+  EXPECT_EQ(platform.most_careful_in_flight, 2);
+}
+
+// Issue 46: where the evaluations that may run at once follow the workers connected (remote runs),
+// workers that connect after the run started are used: one place while the baseline is evaluated,
+// four from then on.
+TEST_F(SearchTest, EvaluationsAtOnceFollowThePlacesAsTheyGrow) {
+  config_.implementations = 2;
+  config_.iterations = 2;
+  auto store = store::Store::open(":memory:");
+  FakePlatform platform;
+  platform.seconds_each = 0.05;
+  SearchContext context = tuner_context(*store, platform);
+  std::atomic<int> asked{0};
+  context.eval_places = [&] {
+    ++asked;
+    return platform.calls.load() >= 1 ? 4 : 1;  // the workers come once the baseline is out
+  };
+  context.eval_places_refresh = std::chrono::milliseconds(10);
+  RunSummary summary = start_run(config_, "", context);
+  EXPECT_EQ(summary.state, "finished");
+  EXPECT_GT(asked.load(), 1);
+  EXPECT_GE(platform.most_in_flight, 3);  // 3 plans × 2 implementations of the baseline at once
+  EXPECT_LE(platform.most_in_flight, 4);
+}
+
+// A planner that draws one plan a call (as the LLM planner does) and, before each draw after the
+// first, waits (a while) for the executor to be asked about a plan drawn earlier.
+class DrawByDraw : public roles::Planner, public roles::Executor {
+ public:
+  std::vector<roles::Plan> propose(const roles::KernelView& kernel,
+                                   const std::vector<roles::Insight>& memory, int count) override {
+    std::vector<roles::Plan> plans;
+    propose_each(kernel, memory, count, [&](roles::Plan plan) { plans.push_back(plan); });
+    return plans;
+  }
+  void propose_each(const roles::KernelView&, const std::vector<roles::Insight>&, int count,
+                    const std::function<void(roles::Plan)>& each) override {
+    for (int index = 0; index < count; ++index) {
+      if (index > 0) {
+        std::unique_lock lock(mutex);
+        asked.wait_for(lock, std::chrono::seconds(3), [&] { return implemented > 0; });
+        implemented_before_draw.push_back(implemented);
+      }
+      each(roles::Plan{fmt::format("plan {}", index), "llm:fake", Json::object()});
+    }
+  }
+  std::vector<roles::Implementation> implement(const roles::KernelView& kernel,
+                                               const roles::Plan& plan, int) override {
+    {
+      std::lock_guard lock(mutex);
+      ++implemented;
+    }
+    asked.notify_all();
+    return {roles::Implementation{kernel.source + "int FAST = 1; // " + plan.text + "\n", "",
+                                  "llm:fake"}};
+  }
+  std::mutex mutex;
+  std::condition_variable asked;
+  int implemented = 0;
+  std::vector<int> implemented_before_draw;  // the executor's calls when each later draw began
+};
+
+// Issue 48: the executor starts on a plan as soon as the planner has drawn it, while the next plan
+// is drawn, instead of after the planner's last draw.
+TEST_F(SearchTest, TheExecutorStartsOnAPlanWhileTheNextIsDrawn) {
+  config_.iterations = 1;
+  config_.plans = 3;
+  config_.agent_concurrency = 2;
+  config_.eval_concurrency = 2;
+  auto store = store::Store::open(":memory:");
+  FakePlatform platform;
+  DrawByDraw agents;
+  SearchContext context = llm_context(*store, platform, agents, agents);
+  RunSummary summary = start_run(config_, "", context);
+  ASSERT_EQ(summary.state, "finished");
+  ASSERT_EQ(agents.implemented_before_draw.size(), 2u);
+  EXPECT_GE(agents.implemented_before_draw[0], 1) << "plan 0 was not implemented before draw 1";
+  EXPECT_GE(agents.implemented_before_draw[1], 1);
+  EXPECT_EQ(agents.implemented, 3);
 }
 
 }  // namespace

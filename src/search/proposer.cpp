@@ -210,7 +210,7 @@ std::vector<Attempt> Proposer::attempts(const CandidateKey& place, const Scored&
     }
     results[index] = std::move(attempt);
   };
-  if (evaluator_.concurrency() > 1) {
+  if (evaluator_.parallel()) {
     run_together(count, one);
   } else {
     for (size_t index = 0; index < count; ++index) one(index);
