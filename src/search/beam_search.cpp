@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <future>
 #include <map>
 #include <mutex>
 
@@ -293,69 +294,74 @@ std::vector<Attempt> Run::iterate(int iteration, const std::vector<roles::Insigh
     stop_.stop(fmt::format("the LLM budget is spent ({})", error.what()));
   };
   // Agent calls are limited by the proposer (agent_concurrency); with evaluations in parallel every
-  // plan's job runs at once, so that a job waiting for its evaluations holds back no other.
+  // plan's job runs at once, so that a job waiting for its evaluations holds back no other, beside
+  // the beam kernels' planning jobs, which hand each plan to a job of its own as it is drawn.
   size_t plan_jobs = parents.size() * static_cast<size_t>(std::max(1, config_.plans));
-  int threads = evaluator_.parallel()
-                    ? std::max(config_.agent_concurrency, static_cast<int>(plan_jobs))
-                    : config_.agent_concurrency;
+  int threads = evaluator_.parallel() ? std::max(config_.agent_concurrency,
+                                                 static_cast<int>(plan_jobs + parents.size()))
+                                      : config_.agent_concurrency;
   ThreadPool pool(threads);
-  // Plans for every beam kernel, concurrently.
-  std::vector<std::vector<roles::Plan>> plans(parents.size());
+  roles::Fixer* fixer = agents.proposes == store::CandidateKind::kTuner ? nullptr : agents.fixer;
+  std::mutex mutex;                                                   // guards the two below
+  std::map<std::pair<size_t, size_t>, std::vector<Attempt>> results;  // by (slot, plan)
   std::vector<std::future<void>> waits;
+  // Plan `index` of beam kernel `slot`: its implementations, evaluations and repairs.
+  auto implement = [&](size_t slot, size_t index, const roles::Plan& plan) {
+    CandidateKey place =
+        CandidateKey::beam_slot(iteration, static_cast<int>(slot)).plan(static_cast<int>(index));
+    try {
+      std::vector<Attempt> made =
+          proposer_.attempts(place, parents[slot], plan, *agents.executor, fixer,
+                             config_.implementations, agents.proposes);
+      std::lock_guard lock(mutex);
+      results[{slot, index}] = std::move(made);
+    } catch (const roles::BudgetExhausted& error) {
+      budget_spent(error);
+    } catch (const roles::AgentUnavailable& error) {
+      progress_.emit(EventKind::kNote, iteration, fmt::format("executor failed: {}", error.what()));
+    } catch (...) {
+      stop_.stop("an error ended the run");  // the other jobs stop starting work
+      throw;
+    }
+  };
+  // Plans for every beam kernel, concurrently; each plan's job starts as soon as it is drawn.
+  std::vector<std::future<void>> planning;
   for (size_t slot = 0; slot < parents.size(); ++slot) {
-    waits.push_back(pool.submit([&, slot] {
+    planning.push_back(pool.submit([&, slot] {
       try {
-        plans[slot] =
-            proposer_.plans(CandidateKey::beam_slot(iteration, static_cast<int>(slot)),
-                            parents[slot], tried[slot], given, *agents.planner, config_.plans);
+        proposer_.plans_each(
+            CandidateKey::beam_slot(iteration, static_cast<int>(slot)), parents[slot], tried[slot],
+            given, *agents.planner, config_.plans, [&, slot](size_t index, roles::Plan plan) {
+              std::lock_guard lock(mutex);
+              waits.push_back(pool.submit([&implement, slot, index, plan = std::move(plan)] {
+                implement(slot, index, plan);
+              }));
+            });
       } catch (const roles::BudgetExhausted& error) {
         budget_spent(error);
       } catch (const roles::AgentUnavailable& error) {
         progress_.emit(EventKind::kNote, iteration,
                        fmt::format("planner failed: {}", error.what()));
-      }
-    }));
-  }
-  for (auto& wait : waits) wait.get();
-  waits.clear();
-  // Implementations, evaluations and repairs, one job per plan.
-  std::vector<std::pair<size_t, size_t>> jobs;
-  for (size_t slot = 0; slot < parents.size(); ++slot) {
-    for (size_t index = 0; index < plans[slot].size(); ++index) jobs.emplace_back(slot, index);
-  }
-  roles::Fixer* fixer = agents.proposes == store::CandidateKind::kTuner ? nullptr : agents.fixer;
-  std::vector<std::vector<Attempt>> results(jobs.size());
-  for (size_t job = 0; job < jobs.size(); ++job) {
-    waits.push_back(pool.submit([&, job] {
-      auto [slot, index] = jobs[job];
-      CandidateKey place =
-          CandidateKey::beam_slot(iteration, static_cast<int>(slot)).plan(static_cast<int>(index));
-      try {
-        results[job] =
-            proposer_.attempts(place, parents[slot], plans[slot][index], *agents.executor, fixer,
-                               config_.implementations, agents.proposes);
-      } catch (const roles::BudgetExhausted& error) {
-        budget_spent(error);
-      } catch (const roles::AgentUnavailable& error) {
-        progress_.emit(EventKind::kNote, iteration,
-                       fmt::format("executor failed: {}", error.what()));
       } catch (...) {
         stop_.stop("an error ended the run");  // the other jobs stop starting work
         throw;
       }
     }));
   }
+  // Every job ends before the first failure goes up: the jobs use this frame.
   std::exception_ptr failure;
-  for (auto& wait : waits) {
+  auto settle = [&](std::future<void>& wait) {
     try {
       wait.get();
     } catch (...) {
       if (!failure) failure = std::current_exception();
     }
-  }
+  };
+  for (auto& wait : planning) settle(wait);
+  for (auto& wait : waits) settle(wait);  // complete: no planning job is left to add one
   if (failure) std::rethrow_exception(failure);
-  std::vector<Attempt> all;
-  for (auto& list : results) {
+  std::vector<Attempt> all;  // in the order of the keys: (slot, plan)
+  for (auto& [place, list] : results) {
     for (auto& attempt : list) all.push_back(std::move(attempt));
   }
   return all;

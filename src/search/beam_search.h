@@ -3,9 +3,10 @@
 //   start_run ──► evaluate the baseline (iteration 0) ──► for t in 1..T: iteration(t) ──► end
 //   iteration(t):
 //     for each beam kernel b (repeated sampling: the baseline, B times):
-//       planner(b, memory) → N plans (exact duplicates dropped)
-//       for each plan p: executor → K kernels; each evaluated; a failure goes to the fixer for up
-//       to F rounds, every attempt a candidate of its own (parent: the attempt it repairs)
+//       planner(b, memory) → N plans (exact duplicates dropped), each handed on as it is drawn
+//       for each plan p, as soon as it is drawn: executor → K kernels; each evaluated; a failure
+//       goes to the fixer for up to F rounds, every attempt a candidate of its own (parent: the
+//       attempt it repairs)
 //     select: newcomers enter the beam elitistly, beyond noise (selection.h)
 //     hybrid: each LLM kernel entering the beam gets hybrid_tuner_evals tuner moves, selected again
 //     memory: slow→fast rewrites beyond the thresholds, TopK, summarized into entries
