@@ -12,6 +12,16 @@
 // counts), distinct plans kept after the planner's near-duplicate filter, and wall time.
 //
 //   build/benchmarks/plan_diversity [--plans 4] [--kernels 40] [--latency-ms 40]
+//
+// With `--iteration`, the wall time of one beam-search iteration instead: the LLM planner and
+// executor (no fixer, no summarizer) against the scripted server answering every call after
+// `--latency-ms` (its delay; a hosted model's 30 s: 30000), with the sequential draws and with one
+// call, from silu's baseline: N = `--plans` plans, K = `--implementations` (default 2) kernels
+// each, agent_concurrency 4, 4 evaluations at once on a platform that sleeps `--eval-ms` (default
+// 2000) and answers a fixed speedup per source (no compiler, no core used). Timed from the
+// iteration's start to its end (its memory re-timings included).
+//
+//   build/benchmarks/plan_diversity --iteration [--plans 4] [--latency-ms 30000] [--eval-ms 2000]
 #include <fmt/format.h>
 
 #include <atomic>
@@ -29,10 +39,13 @@
 
 #include "agents/llm_agents.h"
 #include "common/files.h"
+#include "common/hash.h"
 #include "llm/config.h"
 #include "llm/models.h"
 #include "roles/roles.h"
 #include "scripted_model_server.h"
+#include "search/beam_search.h"
+#include "store/store.h"
 #include "task/task.h"
 
 namespace {
@@ -137,6 +150,99 @@ Figures measure(Mode mode, int plans, int kernels, int latency_ms) {
   return figures;
 }
 
+// A platform that takes `seconds` for each evaluation and uses no core: every source passes, its
+// speed fixed by its text (0.5-1.5 of the baseline's).
+class SleepingPlatform : public platform::Platform {
+ public:
+  SleepingPlatform(double seconds, std::string baseline)
+      : seconds_(seconds), baseline_(std::move(baseline)) {}
+  std::string name() const override { return "sleeping"; }
+  kernel::Verdict evaluate(const platform::EvalRequest& request) override {
+    std::this_thread::sleep_for(std::chrono::duration<double>(seconds_));
+    kernel::Verdict verdict;
+    verdict.task = request.task->name;
+    verdict.workload = request.workload;
+    kernel::Timing timing;
+    timing.anchor = request.anchor_name;
+    timing.speedup = speed(request.source) / speed(request.anchor_source);
+    timing.speedup_low = timing.speedup * 0.99;
+    timing.speedup_high = timing.speedup * 1.01;
+    timing.latency_seconds = 1e-3 / timing.speedup;
+    timing.pairs = request.timing.min_pairs;
+    if (request.measure_time) verdict.timing = timing;
+    return verdict;
+  }
+
+ private:
+  double speed(const std::string& source) const {
+    if (source.empty() || source == baseline_) return 1;
+    return 0.5 + static_cast<double>(std::stoull(sha256_hex(source).substr(0, 8), nullptr, 16)) /
+                     4294967296.0;
+  }
+  double seconds_;
+  std::string baseline_;
+};
+
+// Records when the first iteration starts and ends.
+class IterationClock : public search::EventSink {
+ public:
+  void on_event(const search::SearchEvent& event) override {
+    if (event.kind == search::EventKind::kIterationStarted) started = Clock::now();
+    if (event.kind == search::EventKind::kIterationFinished) finished = Clock::now();
+  }
+  double seconds() const { return std::chrono::duration<double>(finished - started).count(); }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point started, finished;
+};
+
+// One iteration's wall time, with the plans drawn one after another or in one call.
+double iteration_seconds(bool one_call, int plans, int implementations, int latency_ms,
+                         int eval_ms) {
+  testing::ScriptedModelServer server;
+  server.set_delay(std::chrono::milliseconds(latency_ms));
+  std::atomic<int> kernels{0};
+  task::Task task = task::load_task(kSourceDir / "bench" / "cpu" / "silu");
+  std::string baseline = read_file(task.baseline_path());
+  server.set_responder([&](const testing::ScriptedRequest& request) -> std::optional<std::string> {
+    if (request.role != "executor") return std::nullopt;  // the server's distinct plans
+    return testing::kernel_answer(baseline +
+                                  fmt::format("static int variant_{} = 0;\n", ++kernels));
+  });
+  std::string toml = server.config_toml() + "\n";
+  toml.replace(toml.find("timeout_s = 60"), 14, "timeout_s = 600");
+  llm::ModelSet models(llm::parse_llm_config(toml, "bench.toml", roles::kRoleNames), {});
+  agents::LlmAgentOptions options;
+  options.builtin_prompts_dir = kSourceDir / "prompts";
+  options.plans_in_one_call = one_call;
+  auto planner = agents::make_llm_planner(models, options);
+  auto executor = agents::make_llm_executor(models, options);
+  auto store = store::Store::open(":memory:");
+  SleepingPlatform platform(eval_ms / 1000.0, baseline);
+  IterationClock clock;
+  search::SearchContext context;
+  context.task = &task;
+  context.platform = &platform;
+  context.store = store.get();
+  context.agents.planner = planner.get();
+  context.agents.executor = executor.get();
+  context.events = &clock;
+  search::SearchConfig config = search::preset("quick");
+  config.iterations = 1;
+  config.plans = plans;
+  config.implementations = implementations;
+  config.plans_in_one_call = one_call;
+  config.fix_rounds = 0;
+  config.agent_concurrency = 4;
+  config.eval_concurrency = 4;
+  search::RunSummary summary = search::start_run(config, "small", context);
+  if (summary.iterations_done != 1) {
+    throw std::runtime_error("the iteration did not finish: " + summary.state);
+  }
+  return clock.seconds();
+}
+
 int flag(int argc, char** argv, const char* name, int fallback) {
   for (int i = 1; i + 1 < argc; ++i) {
     if (std::strcmp(argv[i], name) == 0) return std::stoi(argv[i + 1]);
@@ -144,9 +250,33 @@ int flag(int argc, char** argv, const char* name, int fallback) {
   return fallback;
 }
 
+bool has(int argc, char** argv, const char* name) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], name) == 0) return true;
+  }
+  return false;
+}
+
+int iteration_main(int argc, char** argv) {
+  int plans = flag(argc, argv, "--plans", 4);
+  int implementations = flag(argc, argv, "--implementations", 2);
+  int latency_ms = flag(argc, argv, "--latency-ms", 30000);
+  int eval_ms = flag(argc, argv, "--eval-ms", 2000);
+  std::cout << fmt::format(
+      "one iteration from silu's baseline: N = {}, K = {}, {} ms per answer, {} ms per "
+      "evaluation, 4 agent calls and 4 evaluations at once\n",
+      plans, implementations, latency_ms, eval_ms);
+  for (auto [one_call, name] : {std::pair{false, "sequential"}, std::pair{true, "one call"}}) {
+    double seconds = iteration_seconds(one_call, plans, implementations, latency_ms, eval_ms);
+    std::cout << fmt::format("{:<12} {:>8.1f} s\n", name, seconds) << std::flush;
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (has(argc, argv, "--iteration")) return iteration_main(argc, argv);
   int plans = flag(argc, argv, "--plans", 4);
   int kernels = flag(argc, argv, "--kernels", 40);
   int latency_ms = flag(argc, argv, "--latency-ms", 40);

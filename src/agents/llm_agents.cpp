@@ -152,36 +152,55 @@ class LlmPlanner final : public roles::Planner, LlmAgent {
 
   std::vector<roles::Plan> propose(const roles::KernelView& kernel,
                                    const std::vector<roles::Insight>& memory, int count) override {
-    if (count <= 0) return {};
+    std::vector<roles::Plan> plans;
+    propose_each(kernel, memory, count,
+                 [&](roles::Plan plan) { plans.push_back(std::move(plan)); });
+    return plans;
+  }
+
+  // Each plan handed over as its call answers, unless it is empty or near an earlier one; at most
+  // `count`.
+  void propose_each(const roles::KernelView& kernel, const std::vector<roles::Insight>& memory,
+                    int count, const std::function<void(roles::Plan)>& each) override {
+    if (count <= 0) return;
     Json variables = planner_variables(kernel, memory, count);
     Json key_variables =
         planner_variables(without_measurements(kernel), without_measurements(memory), count);
-    std::vector<roles::Plan> plans;
+    std::vector<roles::Plan> kept;
+    auto offer = [&](roles::Plan plan) {
+      if (static_cast<int>(kept.size()) >= count) return;
+      std::vector<roles::Plan> with = kept;
+      with.push_back(plan);
+      if (drop_near_duplicates(std::move(with), options_.dedup_similarity).size() == kept.size()) {
+        return;  // empty, or near a plan handed over before
+      }
+      kept.push_back(plan);
+      each(std::move(plan));
+    };
     if (options_.plans_in_one_call) {
       llm::ChatResponse response = ask(variables, key_variables, kernel);
       int index = 0;
       for (std::string& text : split_plans(response.content)) {
-        plans.push_back({std::move(text), author(response), {{"index", index++}}});
+        offer({std::move(text), author(response), {{"index", index++}}});
       }
-    } else {
-      // One draw after another, each shown the plans drawn before it for this kernel, so that the
-      // draws spread over ideas instead of repeating the likeliest one (costs N calls' latency in
-      // a row; plans_in_one_call is the one-call alternative).
-      roles::KernelView seen = kernel;
-      for (int index = 0; index < count; ++index) {
-        Json mine = index == 0 ? variables : planner_variables(seen, memory, count);
-        Json my_key = index == 0 ? key_variables
-                                 : planner_variables(without_measurements(seen),
-                                                     without_measurements(memory), count);
-        mine["plan_index"] = my_key["plan_index"] = index + 1;
-        llm::ChatResponse response = ask(mine, my_key, kernel);
-        plans.push_back({clean_plan(response.content), author(response), {{"index", index}}});
-        seen.plans_this_iteration.push_back(plans.back().text);
-      }
+      return;
     }
-    plans = drop_near_duplicates(std::move(plans), options_.dedup_similarity);
-    if (plans.size() > static_cast<size_t>(count)) plans.resize(static_cast<size_t>(count));
-    return plans;
+    // One draw after another, each shown the plans drawn before it for this kernel, so that the
+    // draws spread over ideas instead of repeating the likeliest one (costs N calls' latency in
+    // a row, which the search overlaps with the executors of the plans drawn so far;
+    // plans_in_one_call is the one-call alternative).
+    roles::KernelView seen = kernel;
+    for (int index = 0; index < count; ++index) {
+      Json mine = index == 0 ? variables : planner_variables(seen, memory, count);
+      Json my_key = index == 0 ? key_variables
+                               : planner_variables(without_measurements(seen),
+                                                   without_measurements(memory), count);
+      mine["plan_index"] = my_key["plan_index"] = index + 1;
+      llm::ChatResponse response = ask(mine, my_key, kernel);
+      roles::Plan plan{clean_plan(response.content), author(response), {{"index", index}}};
+      seen.plans_this_iteration.push_back(plan.text);
+      offer(std::move(plan));
+    }
   }
 
   // The first draw's messages (the only call's, when the plans come in one call).

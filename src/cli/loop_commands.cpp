@@ -231,34 +231,46 @@ search::SearchContext make_context(const task::Task& task, Workbench& bench, con
   return context;
 }
 
-// The evaluations a run makes at once (SearchContext::eval_slots): eval_concurrency, or when it is
-// 0 one here and, with remote workers, as many as are connected now. Here each evaluation gets
-// cores of its own (platform/core_sets.h); the workers' evaluations are theirs to place.
-std::vector<std::vector<int>> evaluation_slots(const search::SearchConfig& config,
-                                               const task::Task& task, Workbench& bench,
-                                               bool remote_workers,
-                                               const platform::PlatformChoice& platform) {
+// The evaluations a run makes at once: fixed slots, or a count that follows the workers.
+struct EvaluationPlaces {
+  std::vector<std::vector<int>> slots;  // SearchContext::eval_slots
+  std::function<int()> places_now;      // SearchContext::eval_places
+};
+
+// eval_concurrency, or when it is 0 one here and, with remote workers, as many as are connected
+// at each moment (at least one), so that workers arriving after the run starts are used. Here each
+// evaluation gets cores of its own (platform/core_sets.h); the workers' evaluations are theirs to
+// place.
+EvaluationPlaces evaluation_places(const search::SearchConfig& config, const task::Task& task,
+                                   Workbench& bench, bool remote_workers,
+                                   const platform::PlatformChoice& platform) {
   int concurrency = config.eval_concurrency;
+  EvaluationPlaces places;
   if (remote_workers) {
-    if (concurrency == 0) {
-      auto* remote = dynamic_cast<queue::RemotePlatform*>(&bench.platform.get());
-      int64_t live = remote != nullptr ? remote->live_workers() : 0;
-      concurrency = static_cast<int>(std::max<int64_t>(1, live));
-      std::cerr << fmt::format(
-          "{} `accelopt worker --platform {}` connected: up to {} evaluation{} at once "
-          "(eval_concurrency)\n",
-          live, platform.value, concurrency, concurrency == 1 ? "" : "s");
+    auto* remote = dynamic_cast<queue::RemotePlatform*>(&bench.platform.get());
+    if (concurrency > 0 || remote == nullptr) {
+      places.slots.resize(static_cast<size_t>(std::max(1, concurrency)));
+      return places;
     }
-    return std::vector<std::vector<int>>(static_cast<size_t>(concurrency));
+    places.places_now = [remote] {
+      return static_cast<int>(std::max<int64_t>(1, remote->live_workers()));
+    };
+    int64_t live = remote->live_workers();
+    std::cerr << fmt::format(
+        "{} `accelopt worker --platform {}` connected: up to {} evaluation{} at once now, as many "
+        "as are connected as they come and go (eval_concurrency)\n",
+        live, platform.value, std::max<int64_t>(1, live), live > 1 ? "s" : "");
+    return places;
   }
-  if (concurrency <= 1) return {};
+  if (concurrency <= 1) return places;
   if (platform.name != "cpu") {
     throw UserError(fmt::format(
         "eval_concurrency {}: evaluations run at once on the cpu platform here, or on workers "
         "(--remote-workers); --platform {} evaluates one at a time",
         concurrency, platform.value));
   }
-  return platform::evaluation_cores(concurrency, task.threads);
+  places.slots = platform::evaluation_cores(concurrency, task.threads);
+  return places;
 }
 
 // The exit code of a run that ended in `state`: 0 finished or stopped by a budget, 128 + the
@@ -343,9 +355,8 @@ search::RunSummary start_new_run(Workbench& bench, const task::Task& task,
                                  const std::function<void(store::Store&, int64_t)>& created,
                                  std::vector<llm::CallRecord>& preflight) {
   // Before the run is recorded: too many evaluations for this machine's cores is refused here.
-  std::vector<std::vector<int>> slots =
-      evaluation_slots(settings.search, task, bench, settings.remote_workers,
-                       platform::parse_platform_choice(settings.platform));
+  EvaluationPlaces places = evaluation_places(settings.search, task, bench, settings.remote_workers,
+                                              platform::parse_platform_choice(settings.platform));
   search::SearchContext creating;
   creating.task = &task;
   creating.store = bench.store.get();
@@ -363,7 +374,8 @@ search::RunSummary start_new_run(Workbench& bench, const task::Task& task,
     throw;
   }
   search::SearchContext context = make_context(task, bench, *agents, signals);
-  context.eval_slots = std::move(slots);
+  context.eval_slots = std::move(places.slots);
+  context.eval_places = std::move(places.places_now);
   return ending_failed_on_error(*bench.store, run_id,
                                 [&] { return search::run_created(run_id, context); });
 }
@@ -391,8 +403,10 @@ search::RunSummary resume_stored_run(Workbench& bench, const std::string& worksp
   auto agents = make_agents(mode, file, settings.search, settings.prompts, bench.platform,
                             *bench.store, run_id);
   search::SearchContext context = make_context(task, bench, *agents, signals);
-  context.eval_slots =
-      evaluation_slots(settings.search, task, bench, settings.remote_workers, platform);
+  EvaluationPlaces places =
+      evaluation_places(settings.search, task, bench, settings.remote_workers, platform);
+  context.eval_slots = std::move(places.slots);
+  context.eval_places = std::move(places.places_now);
   return ending_failed_on_error(
       *bench.store, run_id, [&] { return search::resume_run(run_id, context, more_iterations); });
 }
@@ -498,7 +512,8 @@ void add_optimize_flags(CLI::App& command, OptimizeArguments& arguments) {
   command
       .add_option("--eval-concurrency", arguments.eval_concurrency,
                   "evaluations at once: here each on cores of its own; with --remote-workers "
-                  "jobs in the queue (default: 1 here, the connected workers remote)")
+                  "jobs in the queue (default: 1 here; remote, as many as workers are connected at "
+                  "each moment)")
       ->check(non_negative_number());
   command.add_option("--platform", arguments.platform, platform::platform_forms())
       ->capture_default_str();

@@ -8,7 +8,20 @@
 // jobs overlapped another, and the median enqueue-to-claim on the server's clock.
 //
 //   scale_out_perftest [iterations, default 2] [workers, default "1,2,4"] [task, default matmul]
+//
+// The second form runs the `optimize` arguments given after `--` (plus `--db URL
+// --remote-workers`) with workers of `--platform` (unpinned: an evaluator command such as
+// evaluators/stand-in uses no core of this machine), started `--late-seconds` after the run
+// (default 0: before it, all connected when it starts). It prints the run's wall time, its jobs,
+// the speedup over the first count, and the mean jobs in flight (the jobs' claimed-to-finished
+// seconds over the wall time).
+//
+//   scale_out_perftest --platform command:FILE.json [--workers 1,2,4,8] [--late-seconds 3]
+//                      [--accelopt PATH] -- OPTIMIZE-ARGUMENTS...
+//
+// (--accelopt: another build's binary for the workers and the run, to compare two versions.)
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -36,10 +49,16 @@ std::vector<std::string> environment() {
   return inherited;
 }
 
+// The accelopt binary the runs use: this build's, or the second form's --accelopt.
+std::string& accelopt_binary() {
+  static std::string binary = std::string(ACCELOPT_BINARY_DIR) + "/src/cli/accelopt";
+  return binary;
+}
+
 Process start(const std::vector<std::string>& arguments, const std::filesystem::path& log,
               std::vector<int> cpus = {}) {
   SpawnOptions options;
-  options.argv = {std::string(ACCELOPT_BINARY_DIR) + "/src/cli/accelopt"};
+  options.argv = {accelopt_binary()};
   options.argv.insert(options.argv.end(), arguments.begin(), arguments.end());
   options.environment = environment();
   options.output_file = log;
@@ -100,11 +119,137 @@ Figures measure(store::PostgresCluster& cluster, int workers, int iterations,
   return figures;
 }
 
+// The second form: `optimize_arguments` on `workers` workers of `platform`, started
+// `late_seconds` after the run.
+struct RunFigures {
+  double seconds = 0, mean_in_flight = 0;
+  std::string jobs;
+};
+
+RunFigures measure_run(store::PostgresCluster& cluster, const std::string& platform, int workers,
+                       double late_seconds, const std::vector<std::string>& optimize_arguments,
+                       const std::filesystem::path& folder) {
+  std::string name = fmt::format("run{}w{}", workers, late_seconds > 0 ? "late" : "");
+  std::string url = cluster.create_database(name);
+  auto queue = queue::Queue::open(url);
+  std::vector<Process> started;
+  auto start_workers = [&] {
+    for (int index = 0; index < workers; ++index) {
+      started.push_back(start({"worker", "--db", url, "--platform", platform, "--name",
+                               fmt::format("w{}", index), "--idle-exit-seconds", "5"},
+                              folder / fmt::format("{}-worker{}.log", name, index)));
+    }
+  };
+  if (late_seconds <= 0) {
+    start_workers();
+    for (int wait = 0; wait < 600 && queue->live_workers(platform) < workers; ++wait) {
+      std::this_thread::sleep_for(50ms);
+    }
+  }
+  std::vector<std::string> arguments = {"optimize"};
+  arguments.insert(arguments.end(), optimize_arguments.begin(), optimize_arguments.end());
+  arguments.insert(arguments.end(), {"--platform", platform, "--db", url, "--remote-workers"});
+  auto began = Clock::now();
+  Process run = start(arguments, folder / (name + "-optimize.log"));
+  if (late_seconds > 0) {
+    std::this_thread::sleep_for(std::chrono::duration<double>(late_seconds));
+    start_workers();
+  }
+  ExitStatus status = run.wait(60min);
+  RunFigures figures;
+  figures.seconds = std::chrono::duration<double>(Clock::now() - began).count();
+  if (!status.exited || status.exit_code != 0) {
+    throw InternalError(fmt::format("optimize with {} workers: {}\n{}", workers, status.describe(),
+                                    read_file(folder / (name + "-optimize.log"))));
+  }
+  for (Process& worker : started) worker.wait(2min);
+  figures.jobs = cluster.psql(name, "SELECT count(*) FROM evaluation_queue");
+  double busy = std::stod(
+      cluster.psql(name,
+                   "SELECT coalesce(sum(extract(epoch FROM finished_at - claimed_at)), 0) FROM "
+                   "evaluation_queue"));
+  figures.mean_in_flight = busy / figures.seconds;
+  return figures;
+}
+
+// The second form's arguments.
+struct RunOptions {
+  std::string platform = "cpu";
+  std::vector<int> workers = {1, 2, 4, 8};
+  double late_seconds = 0;
+  std::vector<std::string> optimize_arguments;
+};
+
+std::vector<int> counts_of(const std::string& text) {
+  std::vector<int> counts;
+  std::stringstream list(text);
+  for (std::string item; std::getline(list, item, ',');) counts.push_back(std::stoi(item));
+  return counts;
+}
+
+RunOptions run_options(int argc, char** argv) {
+  RunOptions options;
+  int index = 1;
+  for (; index < argc && std::string(argv[index]) != "--"; ++index) {
+    std::string flag = argv[index];
+    if (index + 1 >= argc) throw UserError(flag + ": a value is missing");
+    std::string value = argv[++index];
+    if (flag == "--platform") {
+      options.platform = value;
+    } else if (flag == "--workers") {
+      options.workers = counts_of(value);
+    } else if (flag == "--late-seconds") {
+      options.late_seconds = std::stod(value);
+    } else if (flag == "--accelopt") {
+      accelopt_binary() = std::filesystem::absolute(value).string();
+    } else {
+      throw UserError("unknown flag " + flag +
+                      " (--platform, --workers, --late-seconds, --accelopt, --)");
+    }
+  }
+  for (++index; index < argc; ++index) options.optimize_arguments.emplace_back(argv[index]);
+  if (options.optimize_arguments.empty()) throw UserError("give the optimize arguments after --");
+  return options;
+}
+
+int measure_runs(int argc, char** argv) {
+  RunOptions options = run_options(argc, argv);
+  std::string why;
+  auto cluster = store::PostgresCluster::start(why);
+  if (!cluster) throw UserError(why);
+  TempDir folder("accelopt-speedup");
+  std::cout << fmt::format("optimize {} on {} workers, started {}\n",
+                           fmt::join(options.optimize_arguments, " "), options.platform,
+                           options.late_seconds > 0
+                               ? fmt::format("{} s after the run", options.late_seconds)
+                               : std::string("before the run"));
+  std::cout << "workers  wall s  jobs  speedup  mean jobs in flight\n" << std::flush;
+  double one = 0;
+  for (int workers : options.workers) {
+    RunFigures figures = measure_run(*cluster, options.platform, workers, options.late_seconds,
+                                     options.optimize_arguments, folder.path());
+    if (one == 0) one = figures.seconds;
+    std::cout << fmt::format("{:>7}  {:>6.1f}  {:>4}  {:>6.2f}x  {:>19.2f}\n", workers,
+                             figures.seconds, figures.jobs, one / figures.seconds,
+                             figures.mean_in_flight)
+              << std::flush;
+  }
+  return 0;
+}
+
 }  // namespace
 }  // namespace accelopt::cli
 
 int main(int argc, char** argv) {
   using namespace accelopt;
+  if (argc > 1 && std::string(argv[1]).rfind("--", 0) == 0) {
+    try {
+      return cli::measure_runs(argc, argv);
+    } catch (const std::exception& error) {
+      std::cerr << "scale_out_perftest: " << error.what() << "\n";
+      return 1;
+    }
+  }
   int iterations = argc > 1 ? std::atoi(argv[1]) : 2;
   std::vector<int> counts;
   std::stringstream list(argc > 2 ? argv[2] : "1,2,4");

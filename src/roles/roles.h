@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -156,6 +157,13 @@ class Planner {
   // Up to `count` distinct plans for improving `kernel`, informed by the memory's insights.
   virtual std::vector<Plan> propose(const KernelView& kernel, const std::vector<Insight>& memory,
                                     int count) = 0;
+  // The same plans, each handed to `each` as soon as it is drawn, so that work on it starts while
+  // the next is drawn (a planner drawing one plan a call overrides it). By default all are drawn,
+  // then handed over. What `each` throws ends the drawing.
+  virtual void propose_each(const KernelView& kernel, const std::vector<Insight>& memory, int count,
+                            const std::function<void(Plan)>& each) {
+    for (Plan& plan : propose(kernel, memory, count)) each(std::move(plan));
+  }
 };
 
 class Executor {

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <future>
 #include <map>
+#include <mutex>
 
 #include "common/error.h"
 #include "common/files.h"
@@ -80,7 +82,8 @@ class Run {
         answers_(*context.store, run_id),
         evaluator_(config_, EvaluatorParts{context.task, workload_, run_id, context.platform,
                                            context.store, &book_, &progress_, &stop_, &clock_,
-                                           context.eval_slots, context.busy_pause}),
+                                           context.eval_slots, context.busy_pause,
+                                           context.eval_places, context.eval_places_refresh}),
         proposer_(config_, *context.task, workload_, answers_, evaluator_, book_, progress_, stop_),
         memory_(config_,
                 MemoryWriterParts{context.task, workload_, run_id, context.store,
@@ -122,6 +125,12 @@ class Run {
   // `candidate` timed head to head against `against` with `timing`, noted as progress.
   std::optional<Measurement> measure(int64_t candidate, int64_t against,
                                      const platform::TimingOptions& timing);
+  // Each pair measured so, all at once when evaluations may run in parallel, each handed to
+  // `taken` as it comes (one at a time).
+  void measure_together(const std::vector<MeasurePair>& pairs,
+                        const platform::TimingOptions& timing, const MeasureTaken& taken);
+  // A re-timing named `name` taken: noted, and kept for selection (the comparisons).
+  void keep_retiming(const Measurement& measured, const std::string& name);
   RunSummary end(const std::string& state);
   RunSummary summary(const std::string& state) const;
   // The run's best (the confirmed winner, else the beam's fastest) at its one figure: the most
@@ -295,69 +304,74 @@ std::vector<Attempt> Run::iterate(int iteration, const std::vector<roles::Insigh
     stop_.stop(fmt::format("the LLM budget is spent ({})", error.what()));
   };
   // Agent calls are limited by the proposer (agent_concurrency); with evaluations in parallel every
-  // plan's job runs at once, so that a job waiting for its evaluations holds back no other.
+  // plan's job runs at once, so that a job waiting for its evaluations holds back no other, beside
+  // the beam kernels' planning jobs, which hand each plan to a job of its own as it is drawn.
   size_t plan_jobs = parents.size() * static_cast<size_t>(std::max(1, config_.plans));
-  int threads = evaluator_.concurrency() > 1
-                    ? std::max(config_.agent_concurrency, static_cast<int>(plan_jobs))
-                    : config_.agent_concurrency;
+  int threads = evaluator_.parallel() ? std::max(config_.agent_concurrency,
+                                                 static_cast<int>(plan_jobs + parents.size()))
+                                      : config_.agent_concurrency;
   ThreadPool pool(threads);
-  // Plans for every beam kernel, concurrently.
-  std::vector<std::vector<roles::Plan>> plans(parents.size());
+  roles::Fixer* fixer = agents.proposes == store::CandidateKind::kTuner ? nullptr : agents.fixer;
+  std::mutex mutex;                                                   // guards the two below
+  std::map<std::pair<size_t, size_t>, std::vector<Attempt>> results;  // by (slot, plan)
   std::vector<std::future<void>> waits;
+  // Plan `index` of beam kernel `slot`: its implementations, evaluations and repairs.
+  auto implement = [&](size_t slot, size_t index, const roles::Plan& plan) {
+    CandidateKey place =
+        CandidateKey::beam_slot(iteration, static_cast<int>(slot)).plan(static_cast<int>(index));
+    try {
+      std::vector<Attempt> made =
+          proposer_.attempts(place, parents[slot], plan, *agents.executor, fixer,
+                             config_.implementations, agents.proposes);
+      std::lock_guard lock(mutex);
+      results[{slot, index}] = std::move(made);
+    } catch (const roles::BudgetExhausted& error) {
+      budget_spent(error);
+    } catch (const roles::AgentUnavailable& error) {
+      progress_.emit(EventKind::kNote, iteration, fmt::format("executor failed: {}", error.what()));
+    } catch (...) {
+      stop_.stop("an error ended the run");  // the other jobs stop starting work
+      throw;
+    }
+  };
+  // Plans for every beam kernel, concurrently; each plan's job starts as soon as it is drawn.
+  std::vector<std::future<void>> planning;
   for (size_t slot = 0; slot < parents.size(); ++slot) {
-    waits.push_back(pool.submit([&, slot] {
+    planning.push_back(pool.submit([&, slot] {
       try {
-        plans[slot] =
-            proposer_.plans(CandidateKey::beam_slot(iteration, static_cast<int>(slot)),
-                            parents[slot], tried[slot], given, *agents.planner, config_.plans);
+        proposer_.plans_each(
+            CandidateKey::beam_slot(iteration, static_cast<int>(slot)), parents[slot], tried[slot],
+            given, *agents.planner, config_.plans, [&, slot](size_t index, roles::Plan plan) {
+              std::lock_guard lock(mutex);
+              waits.push_back(pool.submit([&implement, slot, index, plan = std::move(plan)] {
+                implement(slot, index, plan);
+              }));
+            });
       } catch (const roles::BudgetExhausted& error) {
         budget_spent(error);
       } catch (const roles::AgentUnavailable& error) {
         progress_.emit(EventKind::kNote, iteration,
                        fmt::format("planner failed: {}", error.what()));
-      }
-    }));
-  }
-  for (auto& wait : waits) wait.get();
-  waits.clear();
-  // Implementations, evaluations and repairs, one job per plan.
-  std::vector<std::pair<size_t, size_t>> jobs;
-  for (size_t slot = 0; slot < parents.size(); ++slot) {
-    for (size_t index = 0; index < plans[slot].size(); ++index) jobs.emplace_back(slot, index);
-  }
-  roles::Fixer* fixer = agents.proposes == store::CandidateKind::kTuner ? nullptr : agents.fixer;
-  std::vector<std::vector<Attempt>> results(jobs.size());
-  for (size_t job = 0; job < jobs.size(); ++job) {
-    waits.push_back(pool.submit([&, job] {
-      auto [slot, index] = jobs[job];
-      CandidateKey place =
-          CandidateKey::beam_slot(iteration, static_cast<int>(slot)).plan(static_cast<int>(index));
-      try {
-        results[job] =
-            proposer_.attempts(place, parents[slot], plans[slot][index], *agents.executor, fixer,
-                               config_.implementations, agents.proposes);
-      } catch (const roles::BudgetExhausted& error) {
-        budget_spent(error);
-      } catch (const roles::AgentUnavailable& error) {
-        progress_.emit(EventKind::kNote, iteration,
-                       fmt::format("executor failed: {}", error.what()));
       } catch (...) {
         stop_.stop("an error ended the run");  // the other jobs stop starting work
         throw;
       }
     }));
   }
+  // Every job ends before the first failure goes up: the jobs use this frame.
   std::exception_ptr failure;
-  for (auto& wait : waits) {
+  auto settle = [&](std::future<void>& wait) {
     try {
       wait.get();
     } catch (...) {
       if (!failure) failure = std::current_exception();
     }
-  }
+  };
+  for (auto& wait : planning) settle(wait);
+  for (auto& wait : waits) settle(wait);  // complete: no planning job is left to add one
   if (failure) std::rethrow_exception(failure);
-  std::vector<Attempt> all;
-  for (auto& list : results) {
+  std::vector<Attempt> all;  // in the order of the keys: (slot, plan)
+  for (auto& [place, list] : results) {
     for (auto& attempt : list) all.push_back(std::move(attempt));
   }
   return all;
@@ -493,6 +507,31 @@ std::optional<Measurement> Run::measure(int64_t candidate, int64_t against,
   return result;
 }
 
+void Run::measure_together(const std::vector<MeasurePair>& pairs,
+                           const platform::TimingOptions& timing, const MeasureTaken& taken) {
+  std::mutex handing;
+  auto one = [&](size_t index) {
+    auto measured = measure(pairs[index].first, pairs[index].second, timing);
+    if (!measured) return;
+    std::lock_guard lock(handing);
+    taken(index, *measured);
+  };
+  if (evaluator_.parallel()) {
+    run_together(pairs.size(), one);
+  } else {
+    for (size_t index = 0; index < pairs.size(); ++index) one(index);
+  }
+}
+
+void Run::keep_retiming(const Measurement& measured, const std::string& name) {
+  note_retiming(measured, name);
+  if (measured.passed()) {  // selection may use it
+    comparisons_.add(
+        measured.candidate, measured.against,
+        {name, measured.speedup, measured.speedup_low, measured.speedup_high, measured.busy});
+  }
+}
+
 void Run::note_retiming(const Measurement& measured, const std::string& name) {
   if (!measured.passed()) return;
   roles::NamedSpeedup now{name, measured.speedup, measured.speedup_low, measured.speedup_high,
@@ -548,17 +587,13 @@ bool Run::confirm() {
   std::vector<store::MemoryEntryRecord> none;
   bool done = search::confirm(
       *confirmation_, beam,
-      [this](int64_t c, int64_t a) {
-        auto measured = measure(c, a, retiming(&confirmation_->shortened));
-        if (!measured) return measured;
+      [this](const std::vector<MeasurePair>& pairs, const MeasureTaken& taken) {
         std::string name = confirmation_name(confirmation_->iterations);
-        note_retiming(*measured, name);
-        if (measured->passed()) {  // kept in the checkpoint: selection may use it
-          comparisons_.add(c, a,
-                           {name, measured->speedup, measured->speedup_low, measured->speedup_high,
-                            measured->busy});
-        }
-        return measured;
+        measure_together(pairs, retiming(&confirmation_->shortened),
+                         [&](size_t index, const Measurement& measured) {
+                           keep_retiming(measured, name);  // kept in the checkpoint as well
+                           taken(index, measured);
+                         });
       },
       [&](const Confirmation& now) {
         confirmation_ = now;
@@ -693,19 +728,15 @@ RunSummary Run::go(bool resuming, int more_iterations) {
     }
     // Rewrites are measured against the beam kernels the plans were made for (Attempt keeps its
     // beam parent), so the memory needs nothing of the beam itself.
-    std::vector<store::MemoryEntryRecord> entries =
-        memory_.entries(iteration, attempts, [this, iteration](int64_t c, int64_t a) {
-          auto measured = measure(c, a, retiming());
-          if (!measured) return measured;
+    std::vector<store::MemoryEntryRecord> entries = memory_.entries(
+        iteration, attempts,
+        [this, iteration](const std::vector<MeasurePair>& pairs, const MeasureTaken& taken) {
           std::string name = memory_retiming_name(iteration);
-          note_retiming(*measured, name);
-          retimings_.push_back({name, *measured});
-          if (measured->passed()) {
-            comparisons_.add(c, a,
-                             {name, measured->speedup, measured->speedup_low,
-                              measured->speedup_high, measured->busy});
-          }
-          return measured;
+          measure_together(pairs, retiming(), [&](size_t index, const Measurement& measured) {
+            keep_retiming(measured, name);
+            retimings_.push_back({name, measured});
+            taken(index, measured);
+          });
         });
     if (stop_.interrupted()) break;
     // What the memory re-timed head to head decides over the search's figures of two moments: a

@@ -3,9 +3,10 @@
 //   start_run ──► evaluate the baseline (iteration 0) ──► for t in 1..T: iteration(t) ──► end
 //   iteration(t):
 //     for each beam kernel b (repeated sampling: the baseline, B times):
-//       planner(b, memory) → N plans (exact duplicates dropped)
-//       for each plan p: executor → K kernels; each evaluated; a failure goes to the fixer for up
-//       to F rounds, every attempt a candidate of its own (parent: the attempt it repairs)
+//       planner(b, memory) → N plans (exact duplicates dropped), each handed on as it is drawn
+//       for each plan p, as soon as it is drawn: executor → K kernels; each evaluated; a failure
+//       goes to the fixer for up to F rounds, every attempt a candidate of its own (parent: the
+//       attempt it repairs)
 //     select: newcomers enter the beam elitistly, beyond noise (selection.h)
 //     hybrid: each LLM kernel entering the beam gets hybrid_tuner_evals tuner moves, selected again
 //     memory: slow→fast rewrites beyond the thresholds, TopK, summarized into entries
@@ -28,7 +29,13 @@
 // own here, or a job each for remote workers). With eval_concurrency above 1 every plan of the
 // iteration runs at once and the K implementations of a plan are evaluated together, so the
 // iteration's N×K candidates are in flight as soon as they exist; the iteration waits for them all.
-// Their attempts are kept in the order of their keys, not of their completion.
+// Their attempts are kept in the order of their keys, not of their completion. The memory's
+// re-timings of an iteration go out together, and so do the confirmation's pairs (each kernel
+// against the baseline, then the leader against the kernels it overlaps). Remote, the evaluations
+// at once follow the workers connected (SearchContext::eval_places), so late workers are used.
+// The next iteration's plans wait for the re-timings: what they measure decides the beam (a child
+// faster than its parent head to head takes its place) and which lessons the memory keeps, and
+// the next planner is shown both, so planning earlier would change what a run decides.
 //
 // How a run ends (its state in the store):
 //   finished           T iterations done, or no beam kernel got a new plan (converged); the final
@@ -96,6 +103,10 @@ struct SearchContext {
   // the platform's choice): cli gives platform/cpu/machine.h's evaluation_cores for a local run,
   // empty sets for remote workers. Empty: the configuration's eval_concurrency, unpinned.
   std::vector<std::vector<int>> eval_slots;
+  // Set instead of eval_slots where the evaluations that may run at once change during the run
+  // (remote workers connecting and leaving): asked at the start and every eval_places_refresh.
+  std::function<int()> eval_places;
+  std::chrono::milliseconds eval_places_refresh{1000};
   // A candidate the machine was too busy to judge (MACHINE_BUSY) is evaluated again once, after
   // this pause (evaluator.h).
   std::chrono::milliseconds busy_pause{10000};

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <map>
 #include <mutex>
 #include <regex>
@@ -60,17 +61,27 @@ class FakePlatform : public platform::Platform {
   kernel::Verdict evaluate(const platform::EvalRequest& request) override {
     int call = ++calls;
     if (crash_at > 0 && call == crash_at) throw CrashNow();
+    bool careful = request.timing.budget_seconds > candidate_budget;
     {
-      std::lock_guard lock(mutex);
+      std::unique_lock lock(mutex);
       most_in_flight = std::max(most_in_flight, ++in_flight);
       for (int core : request.cores) {
         if (!busy_cores.insert(core).second) ++shared_cores;
       }
       if (!request.cores.empty()) core_sets.insert(request.cores);
+      if (careful) {
+        most_careful_in_flight = std::max(most_careful_in_flight, ++careful_in_flight);
+        met.notify_all();
+        // Waits (a while) for a second careful timing to start beside it: two re-timings asked
+        // together meet here whatever the machine's load; asked one after another, they never do.
+        met.wait_for(lock, std::chrono::duration<double>(careful_rendezvous_seconds),
+                     [&] { return careful_in_flight >= 2; });
+      }
     }
     std::this_thread::sleep_for(std::chrono::duration<double>(seconds_each));
     std::lock_guard lock(mutex);  // the evaluations of a parallel run come from several threads
     --in_flight;
+    if (careful) --careful_in_flight;
     for (int core : request.cores) busy_cores.erase(core);
     moment *= drift;
     kernel::Verdict verdict;
@@ -127,6 +138,11 @@ class FakePlatform : public platform::Platform {
   std::vector<double> budgets;    // the timing budget of each timed request
   std::mutex mutex;               // guards the members above and below
   int in_flight = 0, most_in_flight = 0;
+  // Timings with a budget above `candidate_budget` are careful ones (the baseline's, the memory's
+  // re-timings, the confirmation's): each waits up to careful_rendezvous_seconds for another.
+  double candidate_budget = 1e9, careful_rendezvous_seconds = 0;
+  int careful_in_flight = 0, most_careful_in_flight = 0;
+  std::condition_variable met;
   std::set<int> busy_cores;              // the cores of the evaluations in flight
   int shared_cores = 0;                  // times an evaluation got a core another one held
   std::set<std::vector<int>> core_sets;  // the sets evaluations were given
@@ -1151,6 +1167,125 @@ TEST_F(SearchTest, AParallelRunCrashedAndResumedReachesTheUninterruptedState) {
     EXPECT_EQ(keyed_state(*store, summary.run_id), expected) << "crash at evaluation " << crash_at;
     EXPECT_EQ(calls, uninterrupted_calls) << "an evaluation was repeated or lost";
   }
+}
+
+// Issue 46: the final beam's kernels are re-timed against the baseline all at once (on remote
+// workers, as many jobs in the queue together), not one after another. Top-K 1 keeps the memory's
+// re-timings one an iteration, so two careful timings in flight at once are the confirmation's.
+TEST_F(SearchTest, TheConfirmationTimesTheBeamAgainstTheBaselineAllAtOnce) {
+  config_.iterations = 2;
+  config_.memory.top_k = 1;
+  config_.eval_concurrency = 4;
+  auto store = store::Store::open(":memory:");
+  FakePlatform platform;
+  platform.candidate_budget = config_.timing.budget_seconds;
+  platform.careful_rendezvous_seconds = 1;
+  SearchContext context = tuner_context(*store, platform);
+  RunSummary summary = start_run(config_, "", context);
+  ASSERT_EQ(summary.state, "finished");
+  Json confirmation = confirmation_of(*store, summary.run_id);
+  ASSERT_GE(confirmation["measurements"].size(), 2u);
+  EXPECT_EQ(platform.most_careful_in_flight, 2);
+}
+
+// Issue 46: an iteration's memory re-timings go out together. A beam of one makes the
+// confirmation a single timing, so two careful timings in flight at once are the memory's.
+TEST_F(SearchTest, TheMemorysReTimingsOfAnIterationGoOutTogether) {
+  config_.beam_width = 1;
+  config_.iterations = 2;
+  config_.memory.top_k = 2;
+  config_.eval_concurrency = 4;
+  auto store = store::Store::open(":memory:");
+  FakePlatform platform;
+  platform.candidate_budget = config_.timing.budget_seconds;
+  platform.careful_rendezvous_seconds = 1;
+  SearchContext context = tuner_context(*store, platform);
+  RunSummary summary = start_run(config_, "", context);
+  ASSERT_EQ(summary.state, "finished");
+  bool two_at_once = std::any_of(sink_.events.begin(), sink_.events.end(), [](const auto& event) {
+    return event.message.find("memory: 2 rewrite(s) re-timed") != std::string::npos;
+  });
+  ASSERT_TRUE(two_at_once) << "no iteration re-timed two rewrites";
+  EXPECT_EQ(platform.most_careful_in_flight, 2);
+}
+
+// Issue 46: where the evaluations that may run at once follow the workers connected (remote runs),
+// workers that connect after the run started are used: one place while the baseline is evaluated,
+// four from then on.
+TEST_F(SearchTest, EvaluationsAtOnceFollowThePlacesAsTheyGrow) {
+  config_.implementations = 2;
+  config_.iterations = 2;
+  auto store = store::Store::open(":memory:");
+  FakePlatform platform;
+  platform.seconds_each = 0.05;
+  SearchContext context = tuner_context(*store, platform);
+  std::atomic<int> asked{0};
+  context.eval_places = [&] {
+    ++asked;
+    return platform.calls.load() >= 1 ? 4 : 1;  // the workers come once the baseline is out
+  };
+  context.eval_places_refresh = std::chrono::milliseconds(10);
+  RunSummary summary = start_run(config_, "", context);
+  EXPECT_EQ(summary.state, "finished");
+  EXPECT_GT(asked.load(), 1);
+  EXPECT_GE(platform.most_in_flight, 3);  // 3 plans × 2 implementations of the baseline at once
+  EXPECT_LE(platform.most_in_flight, 4);
+}
+
+// A planner that draws one plan a call (as the LLM planner does) and, before each draw after the
+// first, waits (a while) for the executor to be asked about a plan drawn earlier.
+class DrawByDraw : public roles::Planner, public roles::Executor {
+ public:
+  std::vector<roles::Plan> propose(const roles::KernelView& kernel,
+                                   const std::vector<roles::Insight>& memory, int count) override {
+    std::vector<roles::Plan> plans;
+    propose_each(kernel, memory, count, [&](roles::Plan plan) { plans.push_back(plan); });
+    return plans;
+  }
+  void propose_each(const roles::KernelView&, const std::vector<roles::Insight>&, int count,
+                    const std::function<void(roles::Plan)>& each) override {
+    for (int index = 0; index < count; ++index) {
+      if (index > 0) {
+        std::unique_lock lock(mutex);
+        asked.wait_for(lock, std::chrono::seconds(3), [&] { return implemented > 0; });
+        implemented_before_draw.push_back(implemented);
+      }
+      each(roles::Plan{fmt::format("plan {}", index), "llm:fake", Json::object()});
+    }
+  }
+  std::vector<roles::Implementation> implement(const roles::KernelView& kernel,
+                                               const roles::Plan& plan, int) override {
+    {
+      std::lock_guard lock(mutex);
+      ++implemented;
+    }
+    asked.notify_all();
+    return {roles::Implementation{kernel.source + "int FAST = 1; // " + plan.text + "\n", "",
+                                  "llm:fake"}};
+  }
+  std::mutex mutex;
+  std::condition_variable asked;
+  int implemented = 0;
+  std::vector<int> implemented_before_draw;  // the executor's calls when each later draw began
+};
+
+// Issue 48: the executor starts on a plan as soon as the planner has drawn it, while the next plan
+// is drawn, instead of after the planner's last draw.
+TEST_F(SearchTest, TheExecutorStartsOnAPlanWhileTheNextIsDrawn) {
+  config_.iterations = 1;
+  config_.plans = 3;
+  config_.agent_concurrency = 2;
+  config_.eval_concurrency = 2;
+  auto store = store::Store::open(":memory:");
+  FakePlatform platform;
+  DrawByDraw agents;
+  SearchContext context = llm_context(*store, platform, agents, agents);
+  RunSummary summary = start_run(config_, "", context);
+  ASSERT_EQ(summary.state, "finished");
+  ASSERT_EQ(agents.implemented_before_draw.size(), 2u);
+  EXPECT_GE(agents.implemented_before_draw[0], 1) << "plan 0 was not implemented before draw 1";
+  EXPECT_GE(agents.implemented_before_draw[1], 1);
+  EXPECT_EQ(agents.implemented, 3);
 }
 
 }  // namespace

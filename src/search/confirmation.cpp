@@ -110,24 +110,48 @@ Confirmation Confirmation::from_json(const Json& json) {
   return result;
 }
 
-bool confirm(Confirmation& confirmation, const std::vector<int64_t>& beam, const Measure& measure,
-             const SaveConfirmation& save) {
-  auto get = [&](int64_t candidate, int64_t against) -> std::optional<Measurement> {
-    if (const Measurement* stored = confirmation.find(candidate, against)) return *stored;
-    auto taken = measure(candidate, against);
-    if (taken) {
-      confirmation.measurements.push_back(*taken);
+namespace {
+
+// `pairs`' measurements: the ones `confirmation` holds, the others taken together through
+// `measure`, each kept (and saved) as it comes. nullopt when `measure` was stopped first.
+std::optional<std::vector<Measurement>> measured_together(Confirmation& confirmation,
+                                                          const std::vector<MeasurePair>& pairs,
+                                                          const MeasureAll& measure,
+                                                          const SaveConfirmation& save) {
+  std::vector<MeasurePair> missing;
+  for (const auto& [candidate, against] : pairs) {
+    if (!confirmation.find(candidate, against)) missing.emplace_back(candidate, against);
+  }
+  size_t kept = 0;
+  if (!missing.empty()) {
+    measure(missing, [&](size_t, const Measurement& measured) {
+      confirmation.measurements.push_back(measured);
+      ++kept;
       save(confirmation);
-    }
-    return taken;
-  };
-  // Each beam kernel against the baseline.
-  std::vector<Measurement> passed;
+    });
+  }
+  if (kept < missing.size()) return std::nullopt;
+  std::vector<Measurement> result;
+  for (const auto& [candidate, against] : pairs) {
+    result.push_back(*confirmation.find(candidate, against));
+  }
+  return result;
+}
+
+}  // namespace
+
+bool confirm(Confirmation& confirmation, const std::vector<int64_t>& beam,
+             const MeasureAll& measure, const SaveConfirmation& save) {
+  // Each beam kernel against the baseline, all at once.
+  std::vector<MeasurePair> against_baseline;
   for (int64_t id : beam) {
-    if (id == confirmation.baseline) continue;
-    auto measured = get(id, confirmation.baseline);
-    if (!measured) return false;
-    if (measured->passed()) passed.push_back(*measured);
+    if (id != confirmation.baseline) against_baseline.emplace_back(id, confirmation.baseline);
+  }
+  auto first = measured_together(confirmation, against_baseline, measure, save);
+  if (!first) return false;
+  std::vector<Measurement> passed;
+  for (const Measurement& measured : *first) {
+    if (measured.passed()) passed.push_back(measured);
   }
   std::stable_sort(passed.begin(), passed.end(),
                    [](const auto& a, const auto& b) { return a.speedup > b.speedup; });
@@ -136,18 +160,25 @@ bool confirm(Confirmation& confirmation, const std::vector<int64_t>& beam, const
     confirmation.winner = confirmation.baseline;
     confirmation.speedup = confirmation.speedup_low = confirmation.speedup_high = 1;
   } else {
-    // The leader against each kernel it cannot be told apart from by their baseline intervals.
-    const Measurement* winner = &passed.front();
+    // The leader against each kernel it cannot be told apart from by their baseline intervals,
+    // all at once.
+    std::vector<const Measurement*> close;
+    std::vector<MeasurePair> head_to_head;
     for (size_t index = 1; index < passed.size(); ++index) {
-      const Measurement& other = passed[index];
-      if (other.speedup_high < passed.front().speedup_low) continue;
-      auto head_to_head = get(passed.front().candidate, other.candidate);
-      if (!head_to_head) return false;
-      if (!head_to_head->passed()) continue;
-      if (head_to_head->speedup_high < 1) {
-        if (winner == &passed.front()) winner = &other;  // the leader is slower beyond noise
-      } else if (head_to_head->speedup_low <= 1) {
-        confirmation.tied.push_back(other.candidate);
+      if (passed[index].speedup_high < passed.front().speedup_low) continue;
+      close.push_back(&passed[index]);
+      head_to_head.emplace_back(passed.front().candidate, passed[index].candidate);
+    }
+    auto second = measured_together(confirmation, head_to_head, measure, save);
+    if (!second) return false;
+    const Measurement* winner = &passed.front();
+    for (size_t index = 0; index < close.size(); ++index) {
+      const Measurement& leader_over_other = (*second)[index];
+      if (!leader_over_other.passed()) continue;
+      if (leader_over_other.speedup_high < 1) {
+        if (winner == &passed.front()) winner = close[index];  // the leader is slower beyond noise
+      } else if (leader_over_other.speedup_low <= 1) {
+        confirmation.tied.push_back(close[index]->candidate);
       }
     }
     confirmation.winner = winner->candidate;

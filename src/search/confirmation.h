@@ -47,9 +47,11 @@ struct Confirmation {
 using SaveConfirmation = std::function<void(const Confirmation&)>;
 
 // Completes `confirmation` for `beam` (the final beam; the baseline in it is skipped): measures
-// what it does not hold yet, through `measure`, then decides the winner. False when `measure`
-// was stopped first (the confirmation keeps what it measured).
-bool confirm(Confirmation& confirmation, const std::vector<int64_t>& beam, const Measure& measure,
-             const SaveConfirmation& save);
+// what it does not hold yet, through `measure`, then decides the winner. The pairs go out in two
+// batches, each asked of `measure` at once: every beam kernel against the baseline, then the
+// leader against each kernel its interval overlaps. False when `measure` was stopped first (the
+// confirmation keeps what it measured).
+bool confirm(Confirmation& confirmation, const std::vector<int64_t>& beam,
+             const MeasureAll& measure, const SaveConfirmation& save);
 
 }  // namespace accelopt::search

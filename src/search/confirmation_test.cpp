@@ -40,7 +40,7 @@ TEST(ConfirmationTest, ALeaderClearOfTheOthersWinsWithoutHeadToHead) {
   table.answers[{7, 1}] = timed(7, 1, 1.1, 0.02);
   Confirmation confirmation;
   confirmation.baseline = 1;
-  ASSERT_TRUE(confirm(confirmation, {7, 5, 1}, table.measure(), kNoSave));
+  ASSERT_TRUE(confirm(confirmation, {7, 5, 1}, one_by_one(table.measure()), kNoSave));
   EXPECT_TRUE(confirmation.done);
   EXPECT_EQ(confirmation.winner, 5);
   EXPECT_TRUE(confirmation.significant);
@@ -57,7 +57,7 @@ TEST(ConfirmationTest, OverlappingKernelsMeetHeadToHead) {
   table.answers[{5, 7}] = timed(5, 7, 0.90, 0.02);  // head to head, 7 is faster beyond noise
   Confirmation confirmation;
   confirmation.baseline = 1;
-  ASSERT_TRUE(confirm(confirmation, {5, 7}, table.measure(), kNoSave));
+  ASSERT_TRUE(confirm(confirmation, {5, 7}, one_by_one(table.measure()), kNoSave));
   EXPECT_EQ(confirmation.winner, 7);
   EXPECT_DOUBLE_EQ(confirmation.speedup, 1.25);
   EXPECT_TRUE(confirmation.tied.empty());
@@ -65,7 +65,7 @@ TEST(ConfirmationTest, OverlappingKernelsMeetHeadToHead) {
   table.answers[{5, 7}] = timed(5, 7, 1.0, 0.03);  // indistinguishable
   Confirmation tie;
   tie.baseline = 1;
-  ASSERT_TRUE(confirm(tie, {5, 7}, table.measure(), kNoSave));
+  ASSERT_TRUE(confirm(tie, {5, 7}, one_by_one(table.measure()), kNoSave));
   EXPECT_EQ(tie.winner, 5);
   EXPECT_EQ(tie.tied, std::vector<int64_t>{7});
   EXPECT_NE(tie.outcome().find("as fast as #7 within noise"), std::string::npos);
@@ -76,14 +76,14 @@ TEST(ConfirmationTest, AnIntervalHoldingOneIsNoSignificantImprovement) {
   table.answers[{5, 1}] = timed(5, 1, 1.02, 0.04);
   Confirmation confirmation;
   confirmation.baseline = 1;
-  ASSERT_TRUE(confirm(confirmation, {5, 1}, table.measure(), kNoSave));
+  ASSERT_TRUE(confirm(confirmation, {5, 1}, one_by_one(table.measure()), kNoSave));
   EXPECT_EQ(confirmation.winner, 5);
   EXPECT_FALSE(confirmation.significant);
   EXPECT_EQ(confirmation.outcome().rfind("no significant improvement", 0), 0u);
 
   Confirmation alone;  // nothing but the baseline in the beam
   alone.baseline = 1;
-  ASSERT_TRUE(confirm(alone, {1}, table.measure(), kNoSave));
+  ASSERT_TRUE(confirm(alone, {1}, one_by_one(table.measure()), kNoSave));
   EXPECT_EQ(alone.winner, 1);
   EXPECT_FALSE(alone.significant);
   EXPECT_EQ(alone.outcome().rfind("no significant improvement", 0), 0u);
@@ -95,7 +95,7 @@ TEST(ConfirmationTest, ABeamSlowerThanTheBaselineLeavesTheBaselineTheWinner) {
   table.answers[{7, 1}] = timed(7, 1, 0.97, 0.04);
   Confirmation confirmation;
   confirmation.baseline = 1;
-  ASSERT_TRUE(confirm(confirmation, {5, 7}, table.measure(), kNoSave));
+  ASSERT_TRUE(confirm(confirmation, {5, 7}, one_by_one(table.measure()), kNoSave));
   EXPECT_EQ(confirmation.winner, 1);
   EXPECT_DOUBLE_EQ(confirmation.speedup, 1);
   EXPECT_FALSE(confirmation.significant);
@@ -119,7 +119,7 @@ TEST(ConfirmationTest, AFailedRetimingIsNoWinner) {
   table.answers[{7, 1}] = timed(7, 1, 1.2, 0.02);
   Confirmation confirmation;
   confirmation.baseline = 1;
-  ASSERT_TRUE(confirm(confirmation, {5, 7}, table.measure(), kNoSave));
+  ASSERT_TRUE(confirm(confirmation, {5, 7}, one_by_one(table.measure()), kNoSave));
   EXPECT_EQ(confirmation.winner, 7);
 }
 
@@ -130,7 +130,8 @@ TEST(ConfirmationTest, AStoppedConfirmationKeepsItsMeasurementsAndGoesOnLater) {
   confirmation.baseline = 1;
   int saved = 0;
   auto save = [&](const Confirmation&) { ++saved; };
-  EXPECT_FALSE(confirm(confirmation, {5, 7}, table.measure(), save));  // 7's timing "stopped"
+  EXPECT_FALSE(
+      confirm(confirmation, {5, 7}, one_by_one(table.measure()), save));  // 7's timing "stopped"
   EXPECT_FALSE(confirmation.done);
   EXPECT_EQ(confirmation.measurements.size(), 1u);
   EXPECT_EQ(saved, 1);
@@ -138,7 +139,7 @@ TEST(ConfirmationTest, AStoppedConfirmationKeepsItsMeasurementsAndGoesOnLater) {
   Confirmation stored = Confirmation::from_json(confirmation.to_json());
   table.answers[{7, 1}] = timed(7, 1, 1.1, 0.02);
   table.asked.clear();
-  ASSERT_TRUE(confirm(stored, {5, 7}, table.measure(), save));
+  ASSERT_TRUE(confirm(stored, {5, 7}, one_by_one(table.measure()), save));
   EXPECT_EQ(table.asked, (std::vector<std::pair<int64_t, int64_t>>{{7, 1}}));
   EXPECT_EQ(stored.winner, 5);
   EXPECT_EQ(Confirmation::from_json(stored.to_json()).to_json(), stored.to_json());
@@ -151,7 +152,7 @@ TEST(ConfirmationTest, SaysWhenTheRunMadeNoIterationsOrWasShortened) {
   Confirmation none;
   none.baseline = 1;
   none.iterations = 0;
-  ASSERT_TRUE(confirm(none, {1}, table.measure(), kNoSave));
+  ASSERT_TRUE(confirm(none, {1}, one_by_one(table.measure()), kNoSave));
   EXPECT_EQ(Confirmation::from_json(none.to_json()).outcome(),
             "the run made no iterations: the baseline stays");
 
@@ -159,7 +160,7 @@ TEST(ConfirmationTest, SaysWhenTheRunMadeNoIterationsOrWasShortened) {
   Confirmation brief;
   brief.baseline = 1;
   brief.shortened = true;
-  ASSERT_TRUE(confirm(brief, {5}, table.measure(), kNoSave));
+  ASSERT_TRUE(confirm(brief, {5}, one_by_one(table.measure()), kNoSave));
   EXPECT_EQ(Confirmation::from_json(brief.to_json()).outcome(), brief.outcome());
   EXPECT_NE(brief.outcome().find("(shortened: re-timed within what was left of the wall-time "
                                  "budget)"),

@@ -114,11 +114,39 @@ std::vector<store::CandidateRecord> CandidateBook::all() const {
   return result;
 }
 
+namespace {
+
+int places_or(const std::function<int()>& places_now, int fallback) {
+  try {
+    return places_now();
+  } catch (const std::exception&) {
+    return fallback;  // the database away for a moment: the count stands until it is back
+  }
+}
+
+}  // namespace
+
 Evaluator::Evaluator(const SearchConfig& config, EvaluatorParts parts)
     : config_(config),
       parts_(std::move(parts)),
       gate_(parts_.slots.empty() ? config.eval_concurrency
-                                 : static_cast<int>(parts_.slots.size())) {}
+                                 : static_cast<int>(parts_.slots.size())) {
+  if (!parts_.places_now) return;
+  if (!parts_.slots.empty()) {
+    throw InternalError("evaluator: places that follow the workers take no pinned slots");
+  }
+  gate_.resize(places_or(parts_.places_now, 1));
+  follow_places_ = std::jthread([this](std::stop_token stop) {
+    std::mutex mutex;
+    std::condition_variable_any tick;
+    while (!stop.stop_requested()) {
+      std::unique_lock lock(mutex);
+      tick.wait_for(lock, stop, parts_.places_refresh, [] { return false; });
+      if (stop.stop_requested()) return;
+      gate_.resize(places_or(parts_.places_now, gate_.places()));
+    }
+  });
+}
 
 void Evaluator::load_stored() {
   std::map<int64_t, store::CandidateRecord> by_id;

@@ -13,12 +13,15 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <future>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <set>
+#include <stop_token>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "platform/platform.h"
@@ -102,6 +105,11 @@ struct EvaluatorParts {
   // platform's choice). Empty: config.eval_concurrency slots (at least one), none pinned.
   std::vector<std::vector<int>> slots;
   std::chrono::milliseconds busy_pause{10000};  // before a MACHINE_BUSY evaluation's second try
+  // How many evaluations may run at once now (remote: the workers connected now), asked when the
+  // evaluator starts and every `places_refresh` after, so that workers arriving late are used.
+  // Empty: `slots` (or eval_concurrency) for the whole run. Takes `slots` empty (none pinned).
+  std::function<int()> places_now;
+  std::chrono::milliseconds places_refresh{1000};
 };
 
 class Evaluator {
@@ -110,8 +118,11 @@ class Evaluator {
 
   // Takes in what the store holds of the run: its candidates, sources evaluated, counters.
   void load_stored();
-  // How many evaluations may run at once.
+  // How many evaluations may run at once now.
   int concurrency() const { return gate_.places(); }
+  // Whether evaluations may ever run at once (more than one place, or places that follow the
+  // workers): the iteration's jobs then run at once instead of one after another.
+  bool parallel() const { return static_cast<bool>(parts_.places_now) || gate_.places() > 1; }
 
   // Evaluates `record` (key, source, parent, iteration, author, kind set by the caller) made for
   // beam kernel `beam_parent` from `plan`. nullopt when a budget or a stop request keeps it from
@@ -155,6 +166,8 @@ class Evaluator {
   int64_t started_ = 0;  // evaluations started (the baseline's not counted): the budget's count
 
   Gate gate_;  // evaluations running at once, one slot each
+  // Resizes gate_ to places_now() every places_refresh; last, so it stops before the rest goes.
+  std::jthread follow_places_;
 };
 
 }  // namespace accelopt::search

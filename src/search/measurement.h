@@ -7,6 +7,8 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "common/json.h"
 
@@ -36,5 +38,27 @@ Measurement measurement_from_json(const Json& json);
 
 // Times `candidate` against `against`; nullopt when the run is being stopped.
 using Measure = std::function<std::optional<Measurement>(int64_t candidate, int64_t against)>;
+
+// (candidate, against): a pair to time.
+using MeasurePair = std::pair<int64_t, int64_t>;
+// Handed each measurement as it is taken (one call at a time), with its pair's index.
+using MeasureTaken = std::function<void(size_t index, const Measurement& measured)>;
+// Times every pair at once (each an evaluation of its own: on remote workers, all of them in the
+// queue together), handing each measurement to `taken` as it comes; a pair the run's stop left
+// untimed is not handed.
+using MeasureAll =
+    std::function<void(const std::vector<MeasurePair>& pairs, const MeasureTaken& taken)>;
+
+// `measure` on each pair in turn: for callers with nothing to overlap.
+inline MeasureAll one_by_one(Measure measure) {
+  return [measure = std::move(measure)](const std::vector<MeasurePair>& pairs,
+                                        const MeasureTaken& taken) {
+    for (size_t index = 0; index < pairs.size(); ++index) {
+      if (auto measured = measure(pairs[index].first, pairs[index].second)) {
+        taken(index, *measured);
+      }
+    }
+  };
+}
 
 }  // namespace accelopt::search

@@ -70,18 +70,16 @@ memory::Rewrite MemoryWriter::one_figure(const memory::Rewrite& retimed,
 }
 
 std::optional<memory::Rewrite> MemoryWriter::retimed(int iteration, const memory::Rewrite& rewrite,
-                                                     const Measure& retime) {
-  std::optional<Measurement> measured = retime(rewrite.fast_candidate, rewrite.slow_candidate);
-  if (!measured) return std::nullopt;
+                                                     const Measurement& measured) {
   memory::Rewrite again = rewrite;
-  again.speedup = measured->speedup;
-  again.speedup_low = measured->speedup_low;
-  again.speedup_high = measured->speedup_high;
+  again.speedup = measured.speedup;
+  again.speedup_low = measured.speedup_low;
+  again.speedup_high = measured.speedup_high;
   memory::RewriteKind kind = memory::classify_median(rewrite, config_.memory);
-  if (measured->passed() && memory::classify(again, config_.memory) == kind) return again;
-  std::string figures = measured->passed() ? fmt::format("{:.2f}x [{:.2f}, {:.2f}]", again.speedup,
-                                                         again.speedup_low, again.speedup_high)
-                                           : measured->status;
+  if (measured.passed() && memory::classify(again, config_.memory) == kind) return again;
+  std::string figures = measured.passed() ? fmt::format("{:.2f}x [{:.2f}, {:.2f}]", again.speedup,
+                                                        again.speedup_low, again.speedup_high)
+                                          : measured.status;
   parts_.progress->emit(
       EventKind::kNote, iteration,
       fmt::format("memory: #{} over #{} measured {:.2f}x [{:.2f}, {:.2f}], re-timed head to head "
@@ -93,7 +91,7 @@ std::optional<memory::Rewrite> MemoryWriter::retimed(int iteration, const memory
 
 std::vector<store::MemoryEntryRecord> MemoryWriter::entries(int iteration,
                                                             const std::vector<Attempt>& attempts,
-                                                            const Measure& retime) {
+                                                            const MeasureAll& retime) {
   std::vector<store::MemoryEntryRecord> entries;
   if (config_.strategy != Strategy::kBeam) return entries;
   std::vector<memory::Rewrite> rewrites;
@@ -118,16 +116,25 @@ std::vector<store::MemoryEntryRecord> MemoryWriter::entries(int iteration,
   }
   std::vector<size_t> chosen = memory::select_rewrites(rewrites, config_.memory);
   if (parts_.stop->stopped() && parts_.llm) return entries;  // no LLM summaries past the budget
-  if (!chosen.empty()) {
-    parts_.progress->emit(EventKind::kNote, iteration,
-                          fmt::format("memory: {} rewrite(s) re-timed head to head before they are "
-                                      "remembered",
-                                      chosen.size()));
-  }
+  if (chosen.empty()) return entries;
+  parts_.progress->emit(EventKind::kNote, iteration,
+                        fmt::format("memory: {} rewrite(s) re-timed head to head before they are "
+                                    "remembered",
+                                    chosen.size()));
+  // All of them at once (on remote workers, as many jobs), then summarized one by one.
+  std::vector<MeasurePair> pairs;
   for (size_t index : chosen) {
+    pairs.emplace_back(rewrites[index].fast_candidate, rewrites[index].slow_candidate);
+  }
+  std::vector<std::optional<Measurement>> measured(pairs.size());
+  retime(pairs, [&](size_t index, const Measurement& taken) { measured[index] = taken; });
+  if (parts_.stop->interrupted()) return entries;
+  for (size_t place = 0; place < chosen.size(); ++place) {
     if (parts_.stop->stopped() && parts_.llm) break;  // the budget ran out meanwhile
-    std::optional<memory::Rewrite> confirmed = retimed(iteration, rewrites[index], retime);
-    if (parts_.stop->interrupted()) break;
+    size_t index = chosen[place];
+    if (!measured.at(place)) continue;
+    std::optional<memory::Rewrite> confirmed =
+        retimed(iteration, rewrites[index], *measured[place]);
     if (!confirmed) continue;
     RunScale scale = parts_.progress->scale();
     const memory::Rewrite rewrite = one_figure(*confirmed, scale);

@@ -42,18 +42,18 @@ class MemoryWriter {
   MemoryWriter(const SearchConfig& config, MemoryWriterParts parts)
       : config_(config), parts_(parts) {}
 
-  // The entries for `attempts` of `iteration`, not yet stored; `retime` times a child against its
-  // parent (and keeps the measurement for the run: the agents' figures, selection).
-  // roles::BudgetExhausted stops the run; a summarizer that cannot be reached loses its entry, with
-  // a note.
+  // The entries for `attempts` of `iteration`, not yet stored; `retime` times each chosen child
+  // against its parent, all of them asked at once (and keeps the measurements for the run: the
+  // agents' figures, selection). roles::BudgetExhausted stops the run; a summarizer that cannot be
+  // reached loses its entry, with a note.
   std::vector<store::MemoryEntryRecord> entries(int iteration, const std::vector<Attempt>& attempts,
-                                                const Measure& retime);
+                                                const MeasureAll& retime);
 
  private:
-  // `rewrite` with its re-timed figures, or nullopt when the re-timing did not clear the threshold
-  // the search's figures cleared (noted), or the run is being interrupted.
+  // `rewrite` with its re-timed figures `measured`, or nullopt when the re-timing did not clear the
+  // threshold the search's figures cleared (noted).
   std::optional<memory::Rewrite> retimed(int iteration, const memory::Rewrite& rewrite,
-                                         const Measure& retime);
+                                         const Measurement& measured);
 
   // The rewrite's one figure, the one its summarizer is given and its entry keeps: the most
   // precise of the pair's head-to-head measurements (issue 43). With the baseline as the kernel

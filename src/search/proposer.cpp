@@ -141,7 +141,17 @@ std::vector<roles::Plan> Proposer::plans(const CandidateKey& slot, const Scored&
                                          const std::set<std::string>& tried,
                                          const std::vector<roles::Insight>& insights,
                                          roles::Planner& planner, int count) {
-  if (stop_.stopped()) return {};
+  std::vector<roles::Plan> result;
+  plans_each(slot, parent, tried, insights, planner, count,
+             [&](size_t, roles::Plan plan) { result.push_back(std::move(plan)); });
+  return result;
+}
+
+void Proposer::plans_each(const CandidateKey& slot, const Scored& parent,
+                          const std::set<std::string>& tried,
+                          const std::vector<roles::Insight>& insights, roles::Planner& planner,
+                          int count, const std::function<void(size_t, roles::Plan)>& each) {
+  if (stop_.stopped()) return;
   int asked =
       count + static_cast<int>(std::min<size_t>(tried.size(), static_cast<size_t>(2 * count)));
   roles::KernelView view = view_of(parent.candidate, slot.plans_seed(config_.seed));
@@ -149,23 +159,27 @@ std::vector<roles::Plan> Proposer::plans(const CandidateKey& slot, const Scored&
   add_figures(view, parent.candidate);
   view.tried_plans.assign(tried.begin(), tried.end());
   view.place = slot.str();
+  std::set<std::string> seen;
+  size_t handed = 0;
+  auto offer = [&](const Json& json) {
+    roles::Plan plan = plan_from_json(json);  // as a resumed run reads it back
+    if (static_cast<int>(handed) >= count) return;
+    if (!seen.insert(plan_signature(plan)).second) return;  // a duplicate plan
+    if (tried.count(plan.text) > 0) return;                 // tried on this kernel before
+    each(handed++, std::move(plan));
+  };
+  bool drawn = false;
   Json answer = call(slot.plans_answer(), [&] {
+    drawn = true;
     Json plans = Json::array();
-    for (const roles::Plan& plan : planner.propose(view, insights, asked)) {
+    planner.propose_each(view, insights, asked, [&](roles::Plan plan) {
       plans.push_back(plan_to_json(plan));
-    }
+      offer(plans.back());
+    });
     return plans;
   });
-  std::vector<roles::Plan> result;
-  std::set<std::string> seen;
-  for (const Json& json : answer) {
-    roles::Plan plan = plan_from_json(json);
-    if (!seen.insert(plan_signature(plan)).second) continue;  // a duplicate plan
-    if (tried.count(plan.text) > 0) continue;                 // tried on this kernel before
-    result.push_back(std::move(plan));
-    if (static_cast<int>(result.size()) >= count) break;
-  }
-  return result;
+  if (drawn) return;
+  for (const Json& json : answer) offer(json);
 }
 
 std::vector<Attempt> Proposer::attempts(const CandidateKey& place, const Scored& parent,
@@ -210,7 +224,7 @@ std::vector<Attempt> Proposer::attempts(const CandidateKey& place, const Scored&
     }
     results[index] = std::move(attempt);
   };
-  if (evaluator_.concurrency() > 1) {
+  if (evaluator_.parallel()) {
     run_together(count, one);
   } else {
     for (size_t index = 0; index < count; ++index) one(index);

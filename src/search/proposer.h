@@ -8,6 +8,7 @@
 // goes up too, except from the fixer, whose failure only ends the repairs. (thread-safe)
 #pragma once
 
+#include <functional>
 #include <map>
 #include <mutex>
 #include <set>
@@ -52,6 +53,14 @@ class Proposer {
                                  const std::set<std::string>& tried,
                                  const std::vector<roles::Insight>& insights,
                                  roles::Planner& planner, int count);
+  // The same plans, each handed to `each` with its index among them as soon as the planner draws
+  // it (roles::Planner::propose_each), so that its implementations start while the next is drawn.
+  // A stored answer (a resumed run) hands them all at once. The answer is stored once every plan
+  // is drawn: a run stopped in between asks the planner again on resume.
+  void plans_each(const CandidateKey& slot, const Scored& parent,
+                  const std::set<std::string>& tried, const std::vector<roles::Insight>& insights,
+                  roles::Planner& planner, int count,
+                  const std::function<void(size_t, roles::Plan)>& each);
 
   // `implementations` kernels of `plan` (at `place`, a plan's key) applied to `parent`, each
   // evaluated and, if it fails and `fixer` is given, repaired. One attempt per implementation: the

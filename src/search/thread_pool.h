@@ -1,6 +1,7 @@
 // The search's concurrency: a fixed pool of threads for the iteration's jobs (jobs run in
 // submission order as threads free up), a gate that lets at most N holders in at once and tells
-// each which of the N places it holds (the evaluations' slots, each with cores of its own), and
+// each which of the N places it holds (the evaluations' slots, each with cores of its own; N may
+// change while it is used: the remote workers connected now), and
 // run_together for the implementations of one plan, evaluated at once. (thread-safe)
 #pragma once
 
@@ -18,27 +19,36 @@ namespace accelopt::search {
 
 class Gate {
  public:
-  explicit Gate(int places) : places_(std::max(1, places)) {
-    for (int place = places_ - 1; place >= 0; --place) free_.push_back(place);
+  explicit Gate(int places) : places_(std::max(1, places)), held_(static_cast<size_t>(places_)) {}
+  int places() const {
+    std::lock_guard lock(mutex_);
+    return places_;
   }
-  int places() const { return places_; }
+  // From now on at most `places` (at least one) holders: more let waiters in at once; fewer let
+  // the holders of the places above finish, and nobody takes those places meanwhile.
+  void resize(int places) {
+    {
+      std::lock_guard lock(mutex_);
+      places_ = std::max(1, places);
+      if (held_.size() < static_cast<size_t>(places_)) held_.resize(static_cast<size_t>(places_));
+    }
+    wake_.notify_all();
+  }
 
   // Holds one place (the lowest free) until it goes.
   class Pass {
    public:
     explicit Pass(Gate& gate) : gate_(gate) {
       std::unique_lock lock(gate_.mutex_);
-      gate_.wake_.wait(lock, [this] { return !gate_.free_.empty(); });
-      place_ = gate_.free_.back();
-      gate_.free_.pop_back();
+      gate_.wake_.wait(lock, [this] { return (place_ = gate_.lowest_free()) >= 0; });
+      gate_.held_[static_cast<size_t>(place_)] = true;
     }
     ~Pass() {
       {
         std::lock_guard lock(gate_.mutex_);
-        gate_.free_.push_back(place_);
-        std::sort(gate_.free_.rbegin(), gate_.free_.rend());
+        gate_.held_[static_cast<size_t>(place_)] = false;
       }
-      gate_.wake_.notify_one();
+      gate_.wake_.notify_all();  // the waiter whose turn it is may be any of them
     }
     Pass(const Pass&) = delete;
     Pass& operator=(const Pass&) = delete;
@@ -46,14 +56,22 @@ class Gate {
 
    private:
     Gate& gate_;
-    int place_ = 0;
+    int place_ = -1;
   };
 
  private:
-  const int places_;
-  std::mutex mutex_;
+  // The lowest place below places_ nobody holds; -1: none. (caller must hold mutex_)
+  int lowest_free() const {
+    for (int place = 0; place < places_; ++place) {
+      if (!held_[static_cast<size_t>(place)]) return place;
+    }
+    return -1;
+  }
+
+  mutable std::mutex mutex_;
   std::condition_variable wake_;
-  std::vector<int> free_;  // highest first: the lowest is taken first
+  int places_;
+  std::vector<bool> held_;  // by place; longer than places_ after a shrink
 };
 
 // Runs body(0), …, body(count - 1) at once, each on a thread of its own (the caller's for the

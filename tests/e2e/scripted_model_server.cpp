@@ -56,6 +56,7 @@ struct ScriptedModelServer::Impl {
   int port = 0;
   mutable std::mutex mutex;
   Responder responder;
+  std::chrono::milliseconds delay{0};
   std::map<std::string, std::deque<std::string>> queues;
   std::vector<ScriptRule> rules;
   std::vector<ScriptedRequest> requests;
@@ -131,10 +132,13 @@ struct ScriptedModelServer::Impl {
 
     std::optional<std::string> custom;
     Responder custom_responder;
+    std::chrono::milliseconds wait{0};
     {
       std::lock_guard lock(mutex);
       custom_responder = responder;
+      wait = delay;
     }
+    std::this_thread::sleep_for(wait);  // outside the lock: requests wait side by side
     if (custom_responder) custom = custom_responder(request);  // outside the lock: it may block
 
     std::lock_guard lock(mutex);
@@ -216,6 +220,11 @@ ScriptedModelServer& ScriptedModelServer::queue(const std::string& role,
   std::lock_guard lock(impl_->mutex);
   impl_->queues[role].push_back(answer);
   return *this;
+}
+
+void ScriptedModelServer::set_delay(std::chrono::milliseconds delay) {
+  std::lock_guard lock(impl_->mutex);
+  impl_->delay = delay;
 }
 
 void ScriptedModelServer::set_responder(Responder responder) {

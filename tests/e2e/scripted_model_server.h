@@ -12,6 +12,7 @@
 // Usage in the answer is estimated (characters / 4), so token budgets work.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -59,6 +60,9 @@ class ScriptedModelServer {
                           const std::string& answer, int times = -1);
   ScriptedModelServer& queue(const std::string& role, const std::string& answer);
   void set_responder(Responder responder);
+  // Every answer comes `delay` after its request (a hosted model's latency); requests wait side
+  // by side, not in turn.
+  void set_delay(std::chrono::milliseconds delay);
 
   std::vector<ScriptedRequest> requests() const;
   std::vector<ScriptedRequest> requests(const std::string& role) const;

@@ -112,6 +112,16 @@ TEST_F(ScriptedServer, AResponderSeesEachRequestFirst) {
   EXPECT_EQ(plans[0].text, "## Plan: from the responder\nDo it.");
 }
 
+// The delay stands for a hosted model's latency: no answer comes sooner.
+TEST_F(ScriptedServer, AnAnswerComesNoSoonerThanTheDelay) {
+  server_.set_delay(std::chrono::milliseconds(300));
+  auto start = std::chrono::steady_clock::now();
+  std::vector<roles::Plan> plans =
+      agents::make_llm_planner(*models_, options_)->propose(baseline_, {}, 1);
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(300));
+  EXPECT_EQ(plans.size(), 1u);
+}
+
 TEST(ScriptedAnswers, CodeAfterFindsTheKernelOfAPrompt) {
   std::string prompt =
       "## The current kernel\n\n```cpp\nint a;\n```\n## The failed kernel\n"

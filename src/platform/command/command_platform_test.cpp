@@ -7,6 +7,7 @@
 #include "common/error.h"
 #include "common/files.h"
 #include "common/subprocess.h"
+#include "platform/command/command_config.h"
 #include "platform/command/testing/evaluator_test_fixture.h"
 
 namespace accelopt::platform::command {
@@ -173,6 +174,33 @@ TEST_F(NkiEvaluatorTest, AWrongOrBrokenNkiKernelGetsItsVerdict) {
       evaluate_nki("def kernel(x):\n    raise RuntimeError('no SBUF left')\n", kLoopSilu);
   EXPECT_EQ(raised.status, Status::kRuntimeError);
   EXPECT_NE(raised.message.find("no SBUF left"), std::string::npos) << raised.message;
+}
+
+// evaluators/stand-in, shipped for measuring a run's speedup with workers (docs/scale-out.md): as
+// its file configures it, it takes its sleep per evaluation and answers each source with a fixed
+// speed, so a kernel's speedup over another is the same each time and its inverse the other way.
+TEST_F(CommandPlatformTest, TheShippedStandInSleepsAndAnswersAFixedRatioPerSource) {
+  CommandPlatformOptions shipped =
+      load_command_config(ACCELOPT_SOURCE_DIR "/evaluators/stand-in/standin.json");
+  ASSERT_EQ(shipped.argv.size(), 3u);
+  EXPECT_EQ(shipped.argv[1], "--seconds");
+  EXPECT_EQ(shipped.correctness, CorrectnessMode::kEvaluator);
+  EXPECT_EQ(shipped.argv[0],
+            ACCELOPT_SOURCE_DIR "/evaluators/stand-in/accelopt-standin-evaluator");  // beside it
+  shipped.argv = {"/bin/sh", shipped.argv[0], "--seconds", "0.3"};  // a shorter sleep
+  auto timed = [&](const std::string& source, const std::string& anchor) {
+    EvalRequest request = small_request(source);
+    request.anchor_source = anchor;
+    auto start = std::chrono::steady_clock::now();
+    Verdict verdict = evaluate_through(shipped, request);
+    EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(300));
+    EXPECT_EQ(verdict.status, Status::kPassed) << verdict.message << "\n" << verdict.log;
+    return verdict.timing ? verdict.timing->speedup : 0.0;
+  };
+  double once = timed("// kernel one", "// kernel two");
+  EXPECT_GT(once, 0);
+  EXPECT_EQ(timed("// kernel one", "// kernel two"), once);
+  EXPECT_NEAR(timed("// kernel two", "// kernel one") * once, 1.0, 0.03);
 }
 
 }  // namespace
