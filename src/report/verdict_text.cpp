@@ -34,9 +34,9 @@ void print_verdict(std::ostream& out, const kernel::Verdict& verdict, bool verbo
   }
   if (verdict.roofline) {
     const auto& r = *verdict.roofline;
-    out << fmt::format("{:<10} {:.1f} % of peak{} ({} bound; peak time {:.4g} ms)\n", "roofline",
+    out << fmt::format("{:<10} {:.1f} % of peak{} ({} bound; peak time {})\n", "roofline",
                        r.percent_of_peak, kernel::over_ceiling_note(r.percent_of_peak), r.bound,
-                       r.peak_seconds * 1e3);
+                       kernel::latency_text(r.peak_seconds));
     if (r.ceiling_alongside > 0) {
       out << fmt::format(
           "{:<10} {} ceiling timed alongside: {:.4g} {} ({} samples; the probe's "
@@ -64,6 +64,7 @@ void print_verdict(std::ostream& out, const kernel::Verdict& verdict, bool verbo
       bool vectorized = loop.value("vectorized", false);
       if (!verbose && vectorized) continue;
       std::string detail = loop.value("detail", std::string());
+      if (detail.starts_with("not vectorized: ")) detail.erase(0, 16);  // said by the line itself
       std::string what =
           vectorized ? "vectorized by the compiler: " + detail
           : loop.value("intrinsics", false)

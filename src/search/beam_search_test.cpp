@@ -103,13 +103,15 @@ class FakePlatform : public platform::Platform {
         lucky_moments.insert(request.source).second) {
       speedup *= 2;
     }
-    if (request.source.find("NUDGED") != std::string::npos &&
-        nudged_moments.insert(request.source).second) {
-      speedup *= 1.1;
+    double spread = noise;
+    if (request.source.find("NUDGED") != std::string::npos) {
+      if (nudged_moments.insert(request.source).second) {
+        speedup *= 1.1;
+      } else {
+        spread = 5 * noise;
+      }
     }
     if (!request.anchor_source.empty()) ++head_to_head;
-    double spread =
-        !request.anchor_source.empty() && head_to_head_noise > 0 ? head_to_head_noise : noise;
     kernel::Timing timing;
     timing.anchor = request.anchor_name;
     timing.speedup = speedup;
@@ -132,11 +134,11 @@ class FakePlatform : public platform::Platform {
   int head_to_head = 0;                 // timings against another beam kernel
   int busy_calls = 0;                   // evaluations of a BUSY source
   std::set<std::string> lucky_moments;  // the LUCKY sources timed once already
-  // A NUDGED source is measured 1.1 times as fast as it is the first time it is timed.
+  // A NUDGED source is measured 1.1 times as fast as it is, and precisely, the first time it is
+  // timed; afterwards as fast as it is, with five times the noise.
   std::set<std::string> nudged_moments;
-  double head_to_head_noise = 0;  // the noise of timings against a named anchor; 0: `noise`
-  std::vector<double> budgets;    // the timing budget of each timed request
-  std::mutex mutex;               // guards the members above and below
+  std::vector<double> budgets;  // the timing budget of each timed request
+  std::mutex mutex;             // guards the members above and below
   int in_flight = 0, most_in_flight = 0;
   // Timings with a budget above `candidate_budget` are careful ones (the baseline's, the memory's
   // re-timings, the confirmation's): each waits up to careful_rendezvous_seconds for another.
@@ -391,7 +393,6 @@ class NudgedAgents : public roles::Planner, public roles::Executor, public roles
 TEST_F(SearchTest, TheMemoryKeepsTheOneFigureItsSummarizerWasGiven) {
   auto store = store::Store::open(":memory:");
   FakePlatform platform;
-  platform.head_to_head_noise = 0.05;
   NudgedAgents llm;
   SearchContext context = llm_context(*store, platform, llm, llm);
   context.agents.summarizer = &llm;

@@ -79,14 +79,21 @@ std::string subnormals_text(const Bf16Subnormals& found) {
   auto as = [](bool zero, const char* flushed, const char* kept) { return zero ? flushed : kept; };
   return fmt::format(
       "tried on this core by the probe: `vdpbf16ps` (`_mm512_dpbf16_ps`) {} and {}; "
-      "`vcvtneps2bf16` (`_mm512_cvtneps_pbh`) {}. MXCSR's own flush settings are not involved: "
-      "the kernel's float code keeps its subnormals",
+      "`vcvtneps2bf16` (`_mm512_cvtneps_pbh`) {}",
       as(found.dot_inputs_read_as_zero, "reads subnormal bfloat16 inputs as zero",
          "keeps subnormal bfloat16 inputs"),
       as(found.dot_results_flushed, "flushes subnormal float results to zero",
          "keeps subnormal float results"),
       as(found.convert_flushed, "flushes subnormal floats to zero",
          "keeps subnormal floats as bfloat16 subnormals"));
+}
+
+// The least turn whose inputs no cache holds when it starts (runner_turns.h), and why that size.
+std::string cold_turn_text() {
+  std::string size = bytes_text(static_cast<double>(default_in_place_bytes()));
+  return last_level_cache_bytes() > 0
+             ? size + " (twice the last-level cache)"
+             : size + " (the system does not say how large its last-level cache is)";
 }
 
 // The probe's instruction facts as prompt variables and facts for a person.
@@ -153,7 +160,7 @@ MachineDescription describe_machine(const CpuDescription& cpu, const MachinePeak
                   {"compiler", compiler_text},
                   {"compiler_flags", flags},
                   {"rules", rules_variables(kernel_rules())},
-                  {"cold_turn_bytes", bytes_text(static_cast<double>(default_in_place_bytes()))}};
+                  {"cold_turn_bytes", cold_turn_text()}};
   if (cpu.l1d_kib > 0) machine["l1d_kb"] = cpu.l1d_kib;
   if (cpu.l2_kib > 0) machine["l2_kb"] = cpu.l2_kib;
   if (!peaks.empty()) {
