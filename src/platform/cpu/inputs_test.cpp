@@ -518,6 +518,57 @@ TEST(Inputs, AMixSaysWhichPoolCasesItsBlocksCameFrom) {
   EXPECT_TRUE(tensors_apart) << "the second tensor's block never came from a case the first missed";
 }
 
+// Inputs a set names together stay together in a mix (joint_inputs): mamba's strong_decay pairs a
+// positive step with a negative state matrix, and apart they grow without bound. Pool case c holds
+// c + 1, so every value names its case.
+TEST(Inputs, InputsASetNamesTogetherComeFromOneCaseOfThePool) {
+  task::Task task = task::parse_task_definition(R"json({
+    "name": "j", "op_type": "test", "axes": {"N": {"type": "var"}},
+    "inputs": {"a": {"dtype": "float32", "shape": ["N"]}, "b": {"dtype": "float32", "shape": ["N"]},
+               "c": {"dtype": "float32", "shape": ["N"]}},
+    "outputs": {"out": {"dtype": "float32", "shape": ["N"]}},
+    "workloads": {"w": {"axes": {"N": 1000}}},
+    "input_sets": {"pair": {"inputs": {"a": {"kind": "constant", "value": 0},
+                                       "b": {"kind": "constant", "value": 0}}},
+                   "alone": {"inputs": {"c": {"kind": "constant", "value": 0}}}},
+    "roofline": {"bytes": "16*N"}})json",
+                                                "/t", "t");
+  std::vector<int> joint = joint_inputs(task);
+  ASSERT_EQ(joint.size(), 3u);
+  EXPECT_GE(joint[0], 0);
+  EXPECT_EQ(joint[0], joint[1]);
+  EXPECT_EQ(joint[2], -1);
+
+  std::vector<ReferenceCase> pool(4);
+  for (size_t k = 0; k < pool.size(); ++k) {
+    for (int t = 0; t < 3; ++t) {
+      pool[k].inputs.push_back(task::TensorValues::encode(
+          task::DType::kFloat32, std::vector<float>(4 * kMixBlock, static_cast<float>(k + 1))));
+    }
+  }
+  bool c_apart = false;
+  for (uint64_t seed = 0; seed < 32; ++seed) {
+    std::vector<std::vector<unsigned char>> storage(3);
+    std::vector<std::span<unsigned char>> into;
+    for (int t = 0; t < 3; ++t) {
+      storage[static_cast<size_t>(t)].resize(pool[0].inputs[0].bytes.size());
+      into.emplace_back(storage[static_cast<size_t>(t)]);
+    }
+    mix_inputs(pool, {0.0, 0.0, 0.0}, seed, into, {}, {}, Stores::kCached, nullptr, joint);
+    std::vector<std::set<int>> cases(3);
+    for (int t = 0; t < 3; ++t) {
+      const auto* values = reinterpret_cast<const float*>(storage[static_cast<size_t>(t)].data());
+      for (size_t i = 0; i < 4 * kMixBlock; ++i) {
+        cases[static_cast<size_t>(t)].insert(static_cast<int>(std::ceil(values[i])) - 1);
+      }
+    }
+    EXPECT_EQ(cases[0].size(), 1u) << "seed " << seed;
+    EXPECT_EQ(cases[0], cases[1]) << "seed " << seed;
+    c_apart = c_apart || cases[2] != cases[0];
+  }
+  EXPECT_TRUE(c_apart) << "an input no set names beside another is drawn apart";
+}
+
 // A timed turn's mixed inputs must be new values in the kernel's dtype too: float32's shrink of a
 // few parts per million vanishes when a bfloat16 input is rounded, one bfloat16 step does not.
 TEST(Inputs, MixedNarrowInputsDifferAfterRounding) {

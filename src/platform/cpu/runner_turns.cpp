@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <map>
 #include <tuple>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -185,6 +186,32 @@ std::vector<double> mix_steps(const task::Task& task) {
   return steps;
 }
 
+std::vector<int> joint_inputs(const task::Task& task) {
+  std::vector<int> group(task.inputs.size(), -1);
+  auto index_of = [&](const std::string& name) {
+    for (size_t i = 0; i < task.inputs.size(); ++i) {
+      if (task.inputs[i].name == name) return static_cast<int>(i);
+    }
+    return -1;
+  };
+  for (const task::InputSet& set : task.input_sets) {
+    if (set.inputs.size() < 2) continue;
+    // The set's inputs join one group, merging the groups they were in.
+    int into = -1;
+    for (const auto& [name, distribution] : set.inputs) {
+      int i = index_of(name);
+      if (i < 0) continue;
+      if (into < 0) into = group[static_cast<size_t>(i)] >= 0 ? group[static_cast<size_t>(i)] : i;
+      int from = group[static_cast<size_t>(i)];
+      for (int& g : group) {
+        if (from >= 0 && g == from) g = into;
+      }
+      group[static_cast<size_t>(i)] = into;
+    }
+  }
+  return group;
+}
+
 std::vector<bool> whole_inputs(const task::Task& task) {
   std::vector<bool> whole;
   for (const task::TensorSpec& spec : task.inputs) {
@@ -195,7 +222,8 @@ std::vector<bool> whole_inputs(const task::Task& task) {
 
 void mix_inputs(const std::vector<ReferenceCase>& pool, const MixCenters& centers, uint64_t seed,
                 const std::vector<std::span<unsigned char>>& into, const std::vector<double>& steps,
-                const std::vector<bool>& whole, Stores stores, uint64_t* drawn_from) {
+                const std::vector<bool>& whole, Stores stores, uint64_t* drawn_from,
+                const std::vector<int>& joint) {
   if (pool.empty()) throw InternalError("mix_inputs: no cases to mix");
   if (drawn_from != nullptr && pool.size() > 64) {
     throw InternalError("mix_inputs: a pool of more than 64 cases");
@@ -211,6 +239,13 @@ void mix_inputs(const std::vector<ReferenceCase>& pool, const MixCenters& center
     size_t from = (next_draw(state) >> 40) % pool.size();
     whole_from = &pool[from];
     used |= uint64_t{1} << (from % 64);
+  }
+  // Each group of inputs a set names together comes from one pool case, drawn per slot.
+  std::map<int, size_t> group_case;
+  for (size_t t = 0; t < joint.size() && t < tensors; ++t) {
+    if (joint[t] >= 0 && !group_case.count(joint[t])) {
+      group_case[joint[t]] = (next_draw(state) >> 40) % pool.size();
+    }
   }
   float scratch[kMixBlock];
   std::vector<unsigned char> staged;  // a block, mixed here first when stored around the caches
@@ -255,7 +290,8 @@ void mix_inputs(const std::vector<ReferenceCase>& pool, const MixCenters& center
     for (size_t start = 0; start < n; start += kMixBlock) {
       unsigned char* block = staging ? staged.data() : out + start * width;
       uint64_t draw = next_draw(state);
-      size_t from_case = (draw >> 40) % pool.size();
+      size_t from_case =
+          t < joint.size() && joint[t] >= 0 ? group_case[joint[t]] : (draw >> 40) % pool.size();
       used |= uint64_t{1} << (from_case % 64);
       const task::TensorValues& source = pool[from_case].inputs[t];
       size_t length = std::min(kMixBlock, n - start);
@@ -338,6 +374,7 @@ RunnerTurns::RunnerTurns(const task::Task& task, TurnReference reference, SlotLa
   centers_ = mix_centers(task_);
   steps_ = mix_steps(task_);
   whole_ = whole_inputs(task_);
+  joint_ = joint_inputs(task_);
   in_place_bytes_ = default_in_place_bytes();
 }
 
@@ -404,7 +441,7 @@ void RunnerTurns::load_turn(SharedBuffers& buffers, TurnPlan& plan, int turn, in
       mix_inputs(*reference_.pool, centers_,
                  plan.inputs_seed + static_cast<uint64_t>(slot) * 0x632BE59BD9B4E019ull, into,
                  steps_, whole_, large ? Stores::kAroundTheCaches : Stores::kCached,
-                 &plan.sources[static_cast<size_t>(slot)]);
+                 &plan.sources[static_cast<size_t>(slot)], joint_);
     }
   }
   for (int slot = 0; in_place && slot < calls; ++slot) {

@@ -181,10 +181,19 @@ void mix_inputs(const std::vector<ReferenceCase>& pool, const MixCenters& center
 enum class Stores { kCached, kAroundTheCaches };
 // The same, written into `into`: one span per input, each of its tensor's byte size (a timed
 // slot's buffers, written in place). `drawn_from`, where given, gets which pool cases a block came
-// from: bit k for pool[k] (a pool of at most 64 cases).
+// from: bit k for pool[k] (a pool of at most 64 cases). Inputs with the same `joint` group
+// (joint_inputs; -1: none) take every block from one pool case, drawn per call.
 void mix_inputs(const std::vector<ReferenceCase>& pool, const MixCenters& centers, uint64_t seed,
                 const std::vector<std::span<unsigned char>>& into, const std::vector<double>& steps,
-                const std::vector<bool>& whole, Stores stores, uint64_t* drawn_from = nullptr);
+                const std::vector<bool>& whole, Stores stores, uint64_t* drawn_from = nullptr,
+                const std::vector<int>& joint = {});
+
+// Inputs an input set names together, in groups (a group id per input, -1 for an input no set
+// names beside another): their values belong together (mamba's strong_decay pairs a step with a
+// negative state matrix; alone, a state matrix of -2 beside a negative step grows without bound
+// and no float32 kernel follows its float64 reference). The mix keeps each group from one pool
+// case per call and draws the groups, and every other input, apart.
+std::vector<int> joint_inputs(const task::Task& task);
 
 // A started runner and the buffers it calls on.
 struct TimedKernel {
@@ -302,6 +311,7 @@ class RunnerTurns : public PairedTurns {
   MixCenters centers_;
   std::vector<double> steps_;
   std::vector<bool> whole_;  // inputs copied whole from one pool case (whole_inputs)
+  std::vector<int> joint_;   // inputs a set names together (joint_inputs)
   std::optional<LoadedTurn> loaded_;
   struct InputPlace {
     size_t buffer = 0, offset = 0, width = 0;
