@@ -17,6 +17,7 @@
 #include <regex>
 
 #include <grp.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -205,6 +206,65 @@ INSTANTIATE_TEST_SUITE_P(Kernels, AdversarialTest, testing::ValuesIn(kernel_file
                          [](const testing::TestParamInfo<std::string>& info) {
                            return info.param.substr(0, info.param.size() - 4);
                          });
+
+// Processes that keep one core busy until the object ends, as a loaded machine has them.
+class CoreHogs {
+ public:
+  CoreHogs(int core, int count) {
+    for (int i = 0; i < count; ++i) {
+      pid_t pid = ::fork();
+      if (pid == 0) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET(core, &set);
+        ::sched_setaffinity(0, sizeof set, &set);
+        volatile unsigned long spin = 0;
+        while (true) spin = spin + 1;
+      }
+      if (pid > 0) pids_.push_back(pid);
+    }
+  }
+  ~CoreHogs() {
+    for (pid_t pid : pids_) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
+    }
+  }
+  CoreHogs(const CoreHogs&) = delete;
+  CoreHogs& operator=(const CoreHogs&) = delete;
+
+ private:
+  std::vector<pid_t> pids_;
+};
+
+// A kernel that never returns is out of time however busy its core: three other processes share
+// it, so the runner gets a quarter of it and waits for it longer than it runs. The deadline counts
+// the kernel's time on the core (more wall time while it waits, up to a backstop), so the hang is
+// TIMEOUT, the kernel's doing, not MACHINE_BUSY.
+TEST(AdversarialSanity, AHangOnASharedCoreIsATimeoutNotABusyMachine) {
+  task::Task task =
+      task::load_task(std::filesystem::path(ACCELOPT_SOURCE_DIR) / "tests/data/tasks/axpy");
+  platform::cpu::CpuPlatformOptions options;
+  options.compiler.cpus = platform::cpu::compile_cpus();
+  options.call_timeout = std::chrono::milliseconds(600);
+  platform::cpu::CpuPlatform platform(options,
+                                      platform::cpu::load_or_probe_machine(false, nullptr));
+  platform::EvalRequest request;
+  request.task = &task;
+  request.workload = "small";
+  request.source = read_file(kKernels / "loops_forever.cpp");
+  request.measure_time = false;
+  int core = 0;
+  request.cores = {core};
+  kernel::Verdict verdict;
+  {
+    CoreHogs hogs(core, 3);
+    verdict = platform.evaluate(request);
+  }
+  EXPECT_EQ(kernel::status_name(verdict.status), "TIMEOUT")
+      << "message: " << verdict.message << "\nlog: " << verdict.log;
+  EXPECT_EQ(children_left(), 0);
+}
 
 TEST(AdversarialSanity, TheBaselineStillPasses) {
   task::Task task =
