@@ -97,7 +97,7 @@ struct Insight {
   // faster) or "not faster" (it did not, or made them slower). It may differ from `positive`: a
   // rewrite that beat its parent can teach that one of its parts was not faster. Empty: unsaid,
   // and `positive` stands for it.
-  std::string effect;
+  std::string effect = "";
   Json detail = Json::object();  // agent-specific, e.g. the tuner's knob statistics
   // Where it was learned (empty or 0 where not known).
   std::string task = "", workload = "";
