@@ -69,7 +69,10 @@ std::optional<RunView::Best> RunView::best() const {
   } else {
     return std::nullopt;
   }
-  Best best{id, figures(id), confirmed};
+  Best best;
+  best.candidate = id;
+  best.figures = figures(id);
+  best.confirmed = confirmed;
   if (id == baseline_id()) {
     best.origin = "the baseline, timed carefully at the start of the run";
   } else if (auto told = kernel_figures(id)) {

@@ -106,7 +106,7 @@ TEST(ConfirmationTest, ABeamSlowerThanTheBaselineLeavesTheBaselineTheWinner) {
   table.answers[{7, 1}] = timed(7, 1, 0.95, 0.02);  // [0.93, 0.97]: slower beyond noise
   Confirmation slower;
   slower.baseline = 1;
-  ASSERT_TRUE(confirm(slower, {5, 7}, table.measure(), kNoSave));
+  ASSERT_TRUE(confirm(slower, {5, 7}, one_by_one(table.measure()), kNoSave));
   EXPECT_NE(slower.outcome().find("[0.93, 0.97] re-timed head to head, is slower"),
             std::string::npos)
       << slower.outcome();

@@ -61,7 +61,9 @@ TEST_P(CudaAdversarialTest, IsRefusedByTheSourceRulesWithTheRightReason) {
     std::string log = compiled.diagnostics;
     std::transform(log.begin(), log.end(), log.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    if (!lacks.empty()) EXPECT_EQ(log.find(lacks), std::string::npos) << compiled.diagnostics;
+    if (!lacks.empty()) {
+      EXPECT_EQ(log.find(lacks), std::string::npos) << compiled.diagnostics;
+    }
   }
   ASSERT_TRUE(rejection) << GetParam() << " passed the source rules";
   EXPECT_NE(rejection->find(message), std::string::npos) << *rejection;
