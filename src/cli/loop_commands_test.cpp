@@ -190,8 +190,9 @@ TEST(OptimizeEndToEnd, TunerThenRunsShowExportMemory) {
 
   // One figure: the run's end, `show` and `export` name the same kernel with the same speedup.
   std::smatch ended, shown;
-  ASSERT_TRUE(std::regex_search(
-      optimize.output, ended, std::regex(R"(best #(\d+) +(\d+\.\d\dx \[\d+\.\d\d, \d+\.\d\d\]))")))
+  ASSERT_TRUE(
+      std::regex_search(optimize.output, ended,
+                        std::regex(R"(\nbest #(\d+) +(\d+\.\d\dx \[\d+\.\d\d, \d+\.\d\d\]))")))
       << optimize.output;
   ASSERT_TRUE(std::regex_search(
       show.output, shown, std::regex(R"(  best: #(\d+) (\d+\.\d\dx \[\d+\.\d\d, \d+\.\d\d\]))")))
@@ -200,6 +201,12 @@ TEST(OptimizeEndToEnd, TunerThenRunsShowExportMemory) {
   EXPECT_EQ(ended[2], shown[2]) << optimize.output << show.output;
   EXPECT_NE(optimize.output.find("#" + ended[1].str() + "'s figure: "), std::string::npos)
       << optimize.output;
+  // The last progress line names the same kernel at the same figure.
+  std::string progress = optimize.output.substr(0, optimize.output.find("\nkernel "));
+  std::string named = "best #" + ended[1].str() + " " + ended[2].str();
+  size_t last = progress.rfind("best #");
+  ASSERT_NE(last, std::string::npos) << optimize.output;
+  EXPECT_EQ(progress.substr(last, named.size()), named) << optimize.output;
   ASSERT_TRUE(run["winner"].is_object()) << run.dump(1);
   EXPECT_EQ(run["winner"]["candidate"].get<int64_t>(), std::stoll(ended[1].str()));
   EXPECT_EQ(fmt::format("{:.2f}x", run["winner"]["figures"]["speedup"].get<double>()),

@@ -601,7 +601,11 @@ bool Run::confirm() {
       });
   note_measurements();
   note_best();
-  if (done) progress_.emit(EventKind::kNote, iterations_done_, confirmation_->outcome());
+  if (done) {
+    // The last progress line carries the confirmed best at its figure, as the run's end does.
+    progress_.emit(EventKind::kIterationFinished, iterations_done_);
+    progress_.emit(EventKind::kNote, iterations_done_, confirmation_->outcome());
+  }
   return done;
 }
 
