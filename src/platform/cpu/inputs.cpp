@@ -349,8 +349,8 @@ namespace {
 // as real activations and scores have).
 void widen(CaseSpec& spec) {
   const platform::CaseVariationRanges& ranges = platform::kCaseVariation;
-  spec.variation.spread = std::exp(
-      secret_uniform(std::log(ranges.wide_spread.low), std::log(ranges.wide_spread.high)));
+  spec.variation.spread =
+      std::exp(secret_uniform(std::log(ranges.wide_spread.low), std::log(ranges.wide_spread.high)));
   spec.label += " (wider spread)";
 }
 
