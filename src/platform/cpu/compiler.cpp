@@ -13,6 +13,7 @@
 #include "common/hash.h"
 #include "common/json.h"
 #include "platform/compile_cache.h"
+#include "platform/compiler_sandbox.h"
 #include "task/abi.h"
 
 namespace accelopt::platform::cpu {
@@ -37,16 +38,7 @@ std::string resolve_program(const std::string& program) {
 // What the compiler's sandbox shows: the system (programs, libraries, headers), the loader's
 // cache, /dev/null, and the compiler's own directory when it lives elsewhere.
 std::vector<std::filesystem::path> visible_paths(const std::string& compiler) {
-  std::vector<std::filesystem::path> paths = {"/usr",
-                                              "/bin",
-                                              "/sbin",
-                                              "/lib",
-                                              "/lib32",
-                                              "/lib64",
-                                              "/libx32",
-                                              "/etc/ld.so.cache",
-                                              "/etc/alternatives",
-                                              "/dev/null"};
+  std::vector<std::filesystem::path> paths = compiler_system_paths();
   std::error_code error;
   std::filesystem::path real = std::filesystem::canonical(compiler, error);
   if (!error && !real.string().starts_with("/usr/")) paths.push_back(real.parent_path());

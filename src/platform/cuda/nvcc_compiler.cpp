@@ -10,6 +10,7 @@
 #include "common/files.h"
 #include "common/hash.h"
 #include "common/subprocess.h"
+#include "platform/compiler_sandbox.h"
 #include "platform/cuda/nvcc_checks.h"
 #include "task/abi.h"
 
@@ -75,16 +76,7 @@ CommandResult NvccCompiler::run_nvcc(const std::vector<std::string>& arguments,
     // The CPU compiler's view (cpu/compiler.cpp), and the toolkit where it lies outside /usr.
     spawn.isolation.enabled = true;
     spawn.isolation.root = root.path();
-    spawn.isolation.read_only = {"/usr",
-                                 "/bin",
-                                 "/sbin",
-                                 "/lib",
-                                 "/lib32",
-                                 "/lib64",
-                                 "/libx32",
-                                 "/etc/ld.so.cache",
-                                 "/etc/alternatives",
-                                 "/dev/null"};
+    spawn.isolation.read_only = compiler_system_paths();
     for (const std::filesystem::path& directory : system_directories_) {
       if (!directory.string().starts_with("/usr/")) spawn.isolation.read_only.push_back(directory);
     }
