@@ -22,6 +22,15 @@
 // iteration's start to its end (its memory re-timings included).
 //
 //   build/benchmarks/plan_diversity --iteration [--plans 4] [--latency-ms 30000] [--eval-ms 2000]
+//
+// With `--model FILE` (an llm.toml whose planner is a real model), the diversity a real model
+// keeps: for each task of `--tasks` (default silu,matmul,adamw,rmsnorm_matmul), N plans for its
+// baseline in the mode `--mode` (sequential or one-call), each plan written to
+// `--out`/<mode>/<task>/plan<i>.md for a person to read. Printed per task: plans kept after the
+// near-duplicate filter, and the mean and least pairwise distance between them (1 - the filter's
+// shingle similarity: 0 the same text, 1 nothing in common).
+//
+//   build/benchmarks/plan_diversity --model llm.toml --mode one-call [--plans 4] [--out DIR]
 #include <fmt/format.h>
 
 #include <atomic>
@@ -37,6 +46,7 @@
 #include <thread>
 #include <vector>
 
+#include "agents/answer_parsing.h"
 #include "agents/llm_agents.h"
 #include "common/files.h"
 #include "common/hash.h"
@@ -257,6 +267,76 @@ bool has(int argc, char** argv, const char* name) {
   return false;
 }
 
+std::string text_flag(int argc, char** argv, const char* name, const std::string& fallback) {
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (std::strcmp(argv[i], name) == 0) return argv[i + 1];
+  }
+  return fallback;
+}
+
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find(',', start);
+    if (end == std::string::npos) end = text.size();
+    if (end > start) parts.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return parts;
+}
+
+int model_main(int argc, char** argv) {
+  std::filesystem::path config_path = text_flag(argc, argv, "--model", "");
+  std::string mode = text_flag(argc, argv, "--mode", "sequential");
+  if (mode != "sequential" && mode != "one-call") {
+    std::cerr << "--mode is sequential or one-call, not " << mode << "\n";
+    return 2;
+  }
+  int plans = flag(argc, argv, "--plans", 4);
+  std::filesystem::path out = text_flag(argc, argv, "--out", "plan_diversity");
+  std::vector<std::string> tasks =
+      split_commas(text_flag(argc, argv, "--tasks", "silu,matmul,adamw,rmsnorm_matmul"));
+  llm::ModelSet models(llm::load_llm_config(config_path, roles::kRoleNames), {});
+  agents::LlmAgentOptions options;
+  options.builtin_prompts_dir = kSourceDir / "prompts";
+  options.plans_in_one_call = mode == "one-call";
+  auto planner = agents::make_llm_planner(models, options);
+  std::cout << fmt::format("{} plans a task, {} ({}), plans in {}\n", plans, mode,
+                           config_path.string(), (out / mode).string());
+  std::cout << fmt::format("{:<24} {:>5} {:>14} {:>14} {:>8}\n", "task", "kept", "mean distance",
+                           "least distance", "wall s");
+  double distance_sum = 0;
+  int pairs = 0, kept = 0;
+  for (const std::string& name : tasks) {
+    task::Task task = task::load_task(kSourceDir / "bench" / "cpu" / name);
+    roles::KernelView kernel{&task, "", read_file(task.baseline_path()), std::nullopt};
+    kernel.place = "plan_diversity/" + name;
+    auto start = std::chrono::steady_clock::now();
+    std::vector<roles::Plan> got = planner->propose(kernel, {}, plans);
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::filesystem::path folder = out / mode / name;
+    std::filesystem::create_directories(folder);
+    double sum = 0, least = 1;
+    int task_pairs = 0;
+    for (size_t i = 0; i < got.size(); ++i) {
+      write_file_atomic(folder / fmt::format("plan{}.md", i + 1), got[i].text);
+      for (size_t j = 0; j < i; ++j) {
+        double distance = 1 - agents::plan_similarity(got[i].text, got[j].text);
+        sum += distance, least = std::min(least, distance), ++task_pairs;
+      }
+    }
+    distance_sum += sum, pairs += task_pairs, kept += static_cast<int>(got.size());
+    std::cout << fmt::format("{:<24} {:>5} {:>14.3f} {:>14.3f} {:>8.1f}\n", name, got.size(),
+                             task_pairs ? sum / task_pairs : 0.0, task_pairs ? least : 0.0, seconds)
+              << std::flush;
+  }
+  std::cout << fmt::format("{:<24} {:>5} {:>14.3f}\n", "all", kept,
+                           pairs ? distance_sum / pairs : 0.0);
+  return 0;
+}
+
 int iteration_main(int argc, char** argv) {
   int plans = flag(argc, argv, "--plans", 4);
   int implementations = flag(argc, argv, "--implementations", 2);
@@ -277,6 +357,7 @@ int iteration_main(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   if (has(argc, argv, "--iteration")) return iteration_main(argc, argv);
+  if (has(argc, argv, "--model")) return model_main(argc, argv);
   int plans = flag(argc, argv, "--plans", 4);
   int kernels = flag(argc, argv, "--kernels", 40);
   int latency_ms = flag(argc, argv, "--latency-ms", 40);

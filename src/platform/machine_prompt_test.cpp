@@ -16,6 +16,7 @@
 #include "platform/cpu/cpu_entry.h"
 #include "platform/cpu/rule_table.h"
 #include "platform/evaluation.h"
+#include "platform/registry.h"
 
 namespace accelopt::platform {
 namespace {
@@ -330,6 +331,19 @@ TEST(CommandPrompt, SaysWhatTheEvaluatorsFileSaysOfItsDevice) {
   for (const char* cpu_word : {"AVX", "x86", "immintrin", "omp.h", "g++"}) {
     EXPECT_FALSE(has(prompt, cpu_word)) << cpu_word << "\n" << prompt;
   }
+}
+
+// Remote workers' machines are not described where the run plans: the prompt says so, never
+// "Vector ISA: , -bit registers".
+TEST(CpuPromptOfRemoteWorkers, SaysTheMachineIsNotDescribedInsteadOfBlanks) {
+  MachineDescription description = remote_description(parse_platform_choice("cpu"));
+  task::Task silu = bench_task("silu");
+  std::string prompt =
+      render("cpu", machine_variables(description, silu, silu.default_workload()), silu, "");
+  EXPECT_FALSE(has(prompt, "Vector ISA: ,")) << prompt;
+  EXPECT_FALSE(has(prompt, "-bit registers")) << prompt;
+  EXPECT_TRUE(has(prompt, "is not described here (remote workers")) << prompt;
+  EXPECT_TRUE(has(prompt, "#ifdef __AVX512F__")) << prompt;
 }
 
 TEST(CommandPrompt, ClaimsNoDeviceWhenTheFileNamesNone) {

@@ -70,9 +70,10 @@ BuiltPlatform make_platform(const PlatformChoice& choice, const PlatformSettings
 MachineDescription remote_description(const PlatformChoice& choice) {
   MachineDescription description;
   description.platform = choice.name;
-  description.facts = {{"platform", choice.value},
-                       {"where", "remote workers (`accelopt worker --platform " + choice.value +
-                                     "`); their machines are not described here"}};
+  std::string where = "remote workers (`accelopt worker --platform " + choice.value +
+                      "`); their machines are not described here";
+  description.facts = {{"platform", choice.value}, {"where", where}};
+  description.prompt_variables = {{"where", where}};
   return description;
 }
 
