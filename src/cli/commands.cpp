@@ -36,11 +36,16 @@ struct EvalArguments {
   std::string workspace;  // empty: the default one, when it exists
 };
 
-// The figures the workspace holds for the same source on the same task and workload: none when
-// there is no workspace (the default one is only read when it exists, never made).
-std::vector<report::StoredFigure> stored_figures_for(const EvalArguments& arguments,
-                                                     const task::Task& task,
-                                                     const platform::EvalRequest& request) {
+// What the workspace holds for the same source on the same task and workload: the stored figures
+// and the kept baseline's line; none when there is no workspace (the default one is only read when
+// it exists, never made).
+struct WorkspaceKnows {
+  std::vector<report::StoredFigure> stored;
+  std::string kept_baseline;
+};
+WorkspaceKnows workspace_knows(const EvalArguments& arguments, const task::Task& task,
+                               const platform::EvalRequest& request, const std::string& platform,
+                               const kernel::Verdict& verdict) {
   std::string workspace = arguments.workspace;
   if (workspace.empty()) {
     if (!std::filesystem::exists(std::filesystem::path(kDefaultWorkspace) / "accelopt.db")) {
@@ -51,8 +56,10 @@ std::vector<report::StoredFigure> stored_figures_for(const EvalArguments& argume
   auto store = open_workspace(workspace, Access::kRead);
   std::string anchor =
       request.anchor_source.empty() ? read_file(task.baseline_path()) : request.anchor_source;
-  return report::stored_figures(*store, task.name, task.workload_or_default(request.workload).name,
-                                request.source, anchor);
+  std::string workload = task.workload_or_default(request.workload).name;
+  return {report::stored_figures(*store, task.name, workload, request.source, anchor),
+          report::kept_baseline_text(store->kept_baseline(task.name, workload, platform), anchor,
+                                     verdict)};
 }
 
 int run_eval(const EvalArguments& arguments) {
@@ -94,7 +101,8 @@ int run_eval(const EvalArguments& arguments) {
   } else {
     std::cout << fmt::format("{:<10} {}\n", "kernel", kernel.string());
     report::print_verdict(std::cout, verdict, arguments.verbose);
-    std::cout << report::stored_figures_text(stored_figures_for(arguments, task, request), verdict);
+    WorkspaceKnows known = workspace_knows(arguments, task, request, chosen.get().name(), verdict);
+    std::cout << report::stored_figures_text(known.stored, verdict) << known.kept_baseline;
   }
   if (verdict.machine_busy()) return kExitMachineBusy;
   return verdict.passed() ? 0 : 1;

@@ -57,6 +57,7 @@ struct OptimizeArguments {
   bool remote_workers = false;  // enqueue evaluations for `accelopt worker`s instead of evaluating
   // A task without a baseline: write the naive kernel the run started from as its baseline.cpp.
   bool save_baseline = false;
+  bool remeasure_baseline = false;  // search/kept_baseline.h
 };
 
 struct ResumeArguments {
@@ -458,6 +459,7 @@ int run_optimize(const OptimizeArguments& arguments) {
     settings.search = config;
     settings.workload = arguments.workload;
     settings.start_kernel = start_kernel;
+    settings.remeasure_baseline = arguments.remeasure_baseline;
     if (tasks.size() > 1) std::cerr << fmt::format("== {} ==\n", task.name);
     search::RunSummary summary = start_new_run(*bench, task, std::move(settings), file,
                                                arguments.prompts, signals, {}, preflight);
@@ -527,6 +529,9 @@ void add_optimize_flags(CLI::App& command, OptimizeArguments& arguments) {
   command.add_flag("--save-baseline", arguments.save_baseline,
                    "a task without a baseline (import's stub): write the naive kernel the "
                    "executor wrote for the run as the task's baseline file");
+  command.add_flag("--remeasure-baseline", arguments.remeasure_baseline,
+                   "measure the baseline's latency again and, if the machine is quiet, keep it in "
+                   "place of the kept one that latencies and % of peak derive from");
 }
 
 void add_resume_flags(CLI::App& command, ResumeArguments& arguments) {

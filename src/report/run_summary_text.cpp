@@ -43,6 +43,9 @@ void print_run_summary(std::ostream& out, const search::RunSummary& summary,
   if (summary.best_candidate != 0 && !summary.best_origin.empty()) {
     fmt::print(out, "#{}'s figure: {}\n", summary.best_candidate, summary.best_origin);
   }
+  if (!summary.scale_origin.empty()) {
+    fmt::print(out, "% of peak derives from {}\n", summary.scale_origin);
+  }
   if (!summary.outcome.empty()) out << summary.outcome << "\n";
   fmt::print(out, "run {}: {} ({} iterations, {} evaluations); see `accelopt show {}{}`\n",
              summary.run_id, summary.state, summary.iterations_done, summary.evaluations,

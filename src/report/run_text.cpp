@@ -285,6 +285,9 @@ void print_show(std::ostream& out, const RunView& view, std::string_view workspa
              view.scale.baseline_latency() * 1e3, view.scale.baseline_percent(),
              kernel::over_ceiling_note(view.scale.baseline_percent()),
              search::busy_mark(view.scale.baseline_busy()), careful);
+  if (!view.scale_origin.empty()) {
+    fmt::print(out, "latencies and % of peak derive from {}\n", view.scale_origin);
+  }
   if (const kernel::Verdict* baseline = view.baseline();
       baseline != nullptr && baseline->roofline && baseline->roofline->ceiling_alongside > 0) {
     const kernel::RooflineScore& score = *baseline->roofline;

@@ -161,6 +161,13 @@ RunView load_run_view(const store::Store& store, int64_t run_id) {
     view.memory_retimings = search::SearchCheckpoint::retimings_of(state);
   }
   if (const kernel::Verdict* baseline = view.baseline()) view.scale = search::RunScale(*baseline);
+  // The scale the run itself used (a kept baseline's, search/kept_baseline.h), where it says.
+  if (!view.checkpoints.empty() && view.checkpoints.back().state.contains("scale")) {
+    search::ScaleSource used =
+        search::ScaleSource::from_json(view.checkpoints.back().state["scale"]);
+    view.scale = used.scale;
+    view.scale_origin = used.origin;
+  }
   auto entries = store.memory_entries();
   view.comparisons = search::Comparisons(view.baseline_id());
   for (const search::PairRetiming& retiming :

@@ -35,9 +35,11 @@ struct RunView {
   std::vector<store::MemoryEntryRecord> memory_used;     // visible to the run when it started
   std::vector<store::MemoryEntryRecord> memory_written;  // made by the run
   std::vector<llm::CallRecord> calls;
-  // The run's one scale of % of peak (the baseline's careful timing) and, when the run ended with
-  // one, the confirmation of its final beam (search/confirmation.h).
+  // The run's one scale of % of peak (a kept baseline's latency, or the baseline's careful timing
+  // in the run) and, when the run ended with one, the confirmation of its final beam
+  // (search/confirmation.h).
   search::RunScale scale;
+  std::string scale_origin;  // which reading of the baseline that is; empty: the run's own
   std::optional<search::Confirmation> confirmation;
   // The run's head-to-head re-timings (memory, confirmation), as its selection used them.
   search::Comparisons comparisons;

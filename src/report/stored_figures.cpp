@@ -4,8 +4,10 @@
 
 #include <algorithm>
 
+#include "common/hash.h"
 #include "report/run_text.h"
 #include "report/run_view.h"
+#include "search/kept_baseline.h"
 
 namespace accelopt::report {
 
@@ -64,6 +66,25 @@ std::string stored_figures_text(const std::vector<StoredFigure>& stored,
     }
   }
   return text;
+}
+
+std::string kept_baseline_text(const std::optional<store::KeptBaseline>& kept,
+                               const std::string& anchor_source, const kernel::Verdict& verdict) {
+  if (!kept || !verdict.passed() || !verdict.timing || !verdict.roofline) return {};
+  if (kept->baseline_hash != sha256_hex(anchor_source) ||
+      kept->probe != search::probe_identity(*verdict.roofline)) {
+    return {};
+  }
+  search::RunScale scale(kept->latency_seconds, kept->percent_of_peak);
+  const kernel::Timing& timing = *verdict.timing;
+  search::Figures figures = scale.of(timing.speedup, timing.speedup_low, timing.speedup_high);
+  return fmt::format(
+      "kept       baseline {} measured quietly by run {} at {}: at this speedup {}, {:.1f} % of "
+      "peak, as a run in this workspace derives them (the lines above rest on this evaluation's "
+      "reading of the baseline, {})\n",
+      kernel::latency_text(kept->latency_seconds), kept->run_id, kept->measured_at,
+      kernel::latency_text(figures.latency_seconds), figures.percent_of_peak,
+      kernel::latency_text(timing.anchor_latency_seconds));
 }
 
 }  // namespace accelopt::report

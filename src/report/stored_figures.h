@@ -32,4 +32,11 @@ std::vector<StoredFigure> stored_figures(const store::Store& store, const std::s
 std::string stored_figures_text(const std::vector<StoredFigure>& stored,
                                 const kernel::Verdict& verdict);
 
+// The line `eval` prints where the workspace keeps a quiet baseline of the task on this machine
+// (search/kept_baseline.h): the new verdict's latency and % of peak derived from it, as a run
+// derives them, beside the verdict's own (which rest on this evaluation's reading of the anchor).
+// Empty when none is kept, or when it is for another baseline source (`anchor_source`) or probe.
+std::string kept_baseline_text(const std::optional<store::KeptBaseline>& kept,
+                               const std::string& anchor_source, const kernel::Verdict& verdict);
+
 }  // namespace accelopt::report

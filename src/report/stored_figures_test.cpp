@@ -3,7 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include "common/hash.h"
 #include "report/report_test_data.h"
+#include "search/kept_baseline.h"
 
 namespace accelopt::report {
 namespace {
@@ -58,6 +60,31 @@ TEST(StoredFigures, FindsTheSameSourceAndFlagsADisjointInterval) {
   EXPECT_NE(stored_figures_text(other, timed(1.30, 1.25, 1.35)).find("against another baseline"),
             std::string::npos);
   EXPECT_TRUE(stored_figures_text({}, timed(1.30, 1.25, 1.35)).empty());
+}
+
+// Where the workspace keeps a quiet baseline of the task, `eval` derives the new kernel's latency
+// and % of peak from it, as a run would; not from a kept baseline of another source or probe.
+TEST(StoredFigures, EvalDerivesLatencyAndPercentFromTheKeptBaseline) {
+  kernel::Verdict verdict = timed(2, 1.9, 2.1);
+  verdict.timing->anchor_latency_seconds = 0.0125;  // this evaluation read the baseline busy
+  verdict.roofline = kernel::RooflineScore{};
+  verdict.roofline->bound = "memory";
+  verdict.roofline->ceiling_probe = 40;
+  store::KeptBaseline kept;
+  kept.baseline_hash = sha256_hex("the baseline");
+  kept.probe = search::probe_identity(*verdict.roofline);
+  kept.latency_seconds = 0.010;
+  kept.percent_of_peak = 20;
+  kept.run_id = 3;
+  kept.measured_at = "2026-12-07T05:00:00Z";
+  std::string line = kept_baseline_text(kept, "the baseline", verdict);
+  EXPECT_NE(line.find("baseline 10.0 ms measured quietly by run 3"), std::string::npos) << line;
+  EXPECT_NE(line.find("at this speedup 5.00 ms, 40.0 % of peak"), std::string::npos) << line;
+  EXPECT_NE(line.find("reading of the baseline, 12.5 ms"), std::string::npos) << line;
+  EXPECT_EQ(kept_baseline_text(kept, "another baseline", verdict), "");
+  kept.probe = "memory ceiling 41";
+  EXPECT_EQ(kept_baseline_text(kept, "the baseline", verdict), "");
+  EXPECT_EQ(kept_baseline_text(std::nullopt, "the baseline", verdict), "");
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "search/confirmation.h"
 #include "search/evaluator.h"
 #include "search/figures.h"
+#include "search/kept_baseline.h"
 #include "search/memory_writer.h"
 #include "search/normalize.h"
 #include "search/progress.h"
@@ -70,13 +71,14 @@ bool contains(const std::vector<Scored>& kernels, int64_t candidate) {
 class Run {
  public:
   Run(SearchConfig config, std::string workload, std::string start_kernel, SearchContext& context,
-      int64_t run_id, memory::Visibility visibility)
+      int64_t run_id, memory::Visibility visibility, bool remeasure_baseline)
       : config_(std::move(config)),
         workload_(std::move(workload)),
         start_kernel_(std::move(start_kernel)),
         context_(context),
         run_id_(run_id),
         visibility_(std::move(visibility)),
+        remeasure_baseline_(remeasure_baseline),
         stop_(context.interrupt),
         progress_(context.events, context.spend_usd, run_id, config_.iterations),
         answers_(*context.store, run_id),
@@ -150,7 +152,9 @@ class Run {
   SearchContext& context_;
   int64_t run_id_;
   memory::Visibility visibility_;
+  bool remeasure_baseline_;                 // a quiet reading of the baseline replaces the kept one
   std::optional<int> extended_iterations_;  // the target, when extended past the settings
+  ScaleSource scale_;  // what latencies and % of peak derive from (kept_baseline.h)
 
   StopSignal stop_;
   RunClock clock_;
@@ -202,7 +206,17 @@ bool Run::start() {
     return false;
   }
   baseline_ = Scored{attempt->candidate, attempt->verdict};
-  progress_.set_scale(RunScale(baseline_.verdict));
+  scale_ = choose_scale(
+      *context_.store,
+      BaselineReading{context_.task->name, workload_, context_.platform->name(), record.source,
+                      &baseline_.verdict, run_id_, baseline_.candidate, remeasure_baseline_});
+  progress_.set_scale(scale_.scale);
+  Figures scaled = scale_.scale.baseline();  // the baseline's row shows the scale's figures too
+  context_.store->set_trace_figures(
+      baseline_.candidate, store::TraceFigures{1, scaled.latency_seconds, scaled.percent_of_peak});
+  if (!scale_.origin.empty()) {
+    progress_.emit(EventKind::kNote, 0, "latencies and % of peak derive from " + scale_.origin);
+  }
   comparisons_ = Comparisons(baseline_.candidate);
   beam_ = {baseline_};
   if (!start_kernel_.empty()) {
@@ -418,6 +432,7 @@ void Run::checkpoint(int iteration, std::vector<store::MemoryEntryRecord>& entri
   checkpoint.iterations = extended_iterations_;
   checkpoint.confirmation = confirmation_;
   checkpoint.retimings = retimings_;
+  checkpoint.scale = scale_;
   context_.store->commit_iteration(checkpoint.to_store(run_id_), entries);
   iterations_done_ = iteration;
   note_best();
@@ -436,7 +451,9 @@ void Run::restore(const SearchCheckpoint& checkpoint) {
   if (!recorded.empty() && recorded != read_file(context_.task->baseline_path())) {
     evaluator_.use_baseline_source(recorded);
   }
-  progress_.set_scale(RunScale(baseline_.verdict));
+  // Runs from before the kept baselines derive from their own reading, as they did.
+  scale_ = checkpoint.scale ? *checkpoint.scale : ScaleSource{RunScale(baseline_.verdict), ""};
+  progress_.set_scale(scale_.scale);
   comparisons_ = Comparisons(baseline_.candidate);
   confirmation_ = checkpoint.confirmation;
   retimings_ = checkpoint.retimings;
@@ -626,7 +643,8 @@ RunSummary Run::summary(const std::string& state) const {
   result.iterations_done = iterations_done_;
   result.evaluations = context_.store->evaluation_count(run_id_);
   result.baseline_candidate = baseline_.candidate;
-  RunScale scale(baseline_.verdict);
+  const RunScale& scale = scale_.scale;
+  result.scale_origin = scale_.origin;
   result.baseline_percent_of_peak = scale.baseline_percent();
   result.baseline_latency_seconds = scale.baseline_latency();
   if (confirmation_ && confirmation_->done) {
@@ -656,7 +674,7 @@ std::optional<Run::BestFigure> Run::best_figure() const {
   } else {
     return std::nullopt;
   }
-  RunScale scale(baseline_.verdict);
+  const RunScale& scale = scale_.scale;
   if (best.candidate == baseline_.candidate) {
     best.figures = scale.baseline();
     best.origin = "the baseline, timed carefully at the start of the run";
@@ -784,7 +802,7 @@ RunSummary run_stored(int64_t run_id, SearchContext& context, bool resuming, int
   RunSettings settings = RunSettings::from_json(record->config);
   if (resuming) context.store->set_run_state(run_id, "running");
   Run run(settings.search, settings.workload, settings.start_kernel, context, run_id,
-          settings.memory_visibility());
+          settings.memory_visibility(), settings.remeasure_baseline);
   return run.go(resuming, more_iterations);
 }
 

@@ -127,6 +127,7 @@ struct RunSummary {
   std::string best_origin;
   double baseline_percent_of_peak = 0, best_percent_of_peak = 0;
   double baseline_latency_seconds = 0;
+  std::string scale_origin;  // which reading of the baseline those derive from (kept_baseline.h)
   bool baseline_busy = false, best_busy = false;  // measured while the machine was busy
   bool confirmed = false;    // the final beam was re-timed against the baseline
   bool significant = false;  // confirmed, and the winner's interval lies above 1.0

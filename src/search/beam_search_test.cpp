@@ -119,6 +119,11 @@ class FakePlatform : public platform::Platform {
     timing.speedup_high = speedup * (1 + spread);
     timing.latency_seconds = 1e-3 * moment / speed_of(request.source);
     timing.pairs = request.timing.min_pairs;
+    if (busy_timings) {
+      timing.load = kernel::MachineLoad{};
+      timing.load->other_cores_busy = 0.9;
+      timing.load->busy = true;
+    }
     verdict.timing = timing;
     kernel::RooflineScore roofline;
     roofline.percent_of_peak = 10 * speed_of(request.source) / moment;
@@ -131,6 +136,7 @@ class FakePlatform : public platform::Platform {
   double seconds_each = 0;  // how long each evaluation takes
   double noise = 0.01;
   double drift = 1, moment = 1;
+  bool busy_timings = false;            // every timing says the machine was busy
   int head_to_head = 0;                 // timings against another beam kernel
   int busy_calls = 0;                   // evaluations of a BUSY source
   std::set<std::string> lucky_moments;  // the LUCKY sources timed once already
@@ -917,6 +923,67 @@ TEST_F(SearchTest, ABaselineTheMachineWasTooBusyToJudgeStopsARunToResume) {
   write_file_atomic(dir_.path() / "baseline.cpp", kBaseline);
   RunSummary resumed = resume_run(stopped.run_id, context);
   EXPECT_EQ(resumed.state, "finished");
+}
+
+// Issue 43: latencies and % of peak derive from one quiet reading of the baseline per (task,
+// workload, platform, machine), kept in the workspace, not from each run's own reading. The
+// machine is made slower and busy for the second run: its figures still rest on the first's.
+TEST_F(SearchTest, AbsoluteFiguresDeriveFromTheBaselineKeptByAQuietRun) {
+  auto store = store::Store::open(":memory:");
+  FakePlatform platform;
+  SearchContext context = tuner_context(*store, platform);
+  config_.iterations = 1;
+  RunSummary first = start_run(config_, "", context);
+  ASSERT_EQ(first.state, "finished");
+  EXPECT_NE(first.scale_origin.find("measured quietly (kept for later runs)"), std::string::npos)
+      << first.scale_origin;
+  double kept_latency = first.baseline_latency_seconds;
+  double kept_percent = first.baseline_percent_of_peak;
+  auto kept = store->kept_baseline("toy", "small", "fake");
+  ASSERT_TRUE(kept.has_value());
+  EXPECT_EQ(kept->run_id, first.run_id);
+  EXPECT_DOUBLE_EQ(kept->latency_seconds, kept_latency);
+
+  platform.moment = 1.5;  // every latency now reads 1.5 times as long, on a busy machine
+  platform.busy_timings = true;
+  RunSummary second = start_run(config_, "", context);
+  ASSERT_EQ(second.state, "finished");
+  EXPECT_DOUBLE_EQ(second.baseline_latency_seconds, kept_latency);
+  EXPECT_DOUBLE_EQ(second.baseline_percent_of_peak, kept_percent);
+  EXPECT_FALSE(second.baseline_busy) << "the kept baseline was measured quietly";
+  EXPECT_NE(second.scale_origin.find(fmt::format("measured quietly by run {}", first.run_id)),
+            std::string::npos)
+      << second.scale_origin;
+  EXPECT_NE(second.scale_origin.find("this run read 1.50 ms"), std::string::npos)
+      << second.scale_origin;
+  // The best's % of peak is the kept baseline's times its speedup.
+  EXPECT_NEAR(second.best_percent_of_peak, kept_percent * second.best_speedup, 1e-9);
+  // `show` and `export` read the scale the run used from its checkpoint.
+  auto checkpoint = SearchCheckpoint::from_store(*store->last_checkpoint(second.run_id));
+  ASSERT_TRUE(checkpoint.scale.has_value());
+  EXPECT_DOUBLE_EQ(checkpoint.scale->scale.baseline_latency(), kept_latency);
+
+  // Asked to measure again on a busy machine, the kept one stays; on a quiet one it is replaced.
+  RunSettings again;
+  again.search = config_;
+  again.remeasure_baseline = true;
+  RunSummary busy_again = start_run(again, context);
+  EXPECT_DOUBLE_EQ(busy_again.baseline_latency_seconds, kept_latency);
+  EXPECT_NE(busy_again.scale_origin.find("the kept one stays"), std::string::npos)
+      << busy_again.scale_origin;
+  platform.busy_timings = false;
+  RunSummary quiet_again = start_run(again, context);
+  EXPECT_NEAR(quiet_again.baseline_latency_seconds, 1.5 * kept_latency, 1e-12);
+  EXPECT_EQ(store->kept_baseline("toy", "small", "fake")->run_id, quiet_again.run_id);
+
+  // Another baseline source is another baseline: its own reading, kept.
+  write_file_atomic(dir_.path() / "baseline.cpp", std::string(kBaseline) + "// edited\n");
+  platform.busy_timings = true;
+  RunSummary edited = start_run(config_, "", context);
+  EXPECT_TRUE(edited.baseline_busy) << "no kept baseline holds for the edited source";
+  EXPECT_NE(edited.scale_origin.find("read on a busy machine"), std::string::npos)
+      << edited.scale_origin;
+  EXPECT_EQ(store->kept_baseline("toy", "small", "fake")->run_id, quiet_again.run_id);
 }
 
 // Issue 12: a kernel that stays in the beam is not asked about with the same question again: the

@@ -16,6 +16,7 @@ store::Checkpoint SearchCheckpoint::to_store(int64_t run_id) const {
                           {"stop", stop_reason}};
   if (iterations) checkpoint.state["iterations"] = *iterations;
   if (confirmation) checkpoint.state["confirmation"] = confirmation->to_json();
+  if (scale) checkpoint.state["scale"] = scale->to_json();
   if (!retimings.empty()) {
     Json list = Json::array();
     for (const NamedMeasurement& retiming : retimings) {
@@ -44,6 +45,7 @@ SearchCheckpoint SearchCheckpoint::from_store(const store::Checkpoint& checkpoin
     result.confirmation = Confirmation::from_json(state.at("confirmation"));
   }
   result.retimings = retimings_of(state);
+  if (state.contains("scale")) result.scale = ScaleSource::from_json(state.at("scale"));
   return result;
 }
 

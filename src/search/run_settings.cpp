@@ -35,6 +35,7 @@ Json RunSettings::to_json() const {
   if (!memory_excluded_tasks.empty()) json["memory_excluded_tasks"] = memory_excluded_tasks;
   if (!start_kernel.empty()) json["start_kernel"] = start_kernel;
   if (!machine.empty()) json["machine"] = machine;
+  if (remeasure_baseline) json["remeasure_baseline"] = true;
   return json;
 }
 
@@ -59,6 +60,7 @@ RunSettings RunSettings::from_json(const Json& json) {
     }
     settings.start_kernel = json.value("start_kernel", settings.start_kernel);
     if (json.contains("machine")) settings.machine = json.at("machine");
+    settings.remeasure_baseline = json.value("remeasure_baseline", false);
   } catch (const Json::exception& error) {
     throw InternalError(fmt::format("a run's settings do not read: {}", error.what()));
   }

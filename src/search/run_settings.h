@@ -5,10 +5,11 @@
 //    "workload": "small", "memory_horizon": 12, "memory_runs": [4, 5],
 //    "memory_excluded_tasks": ["silu"],
 //    "baseline_timing": {TimingOptions, "used_for": "…"}, "start_kernel": "…",
-//    "machine": {"cpu": "…", "compiler": "…", …}}
-// The first five and "machine" are the caller's (cli: how `resume` makes the agents and the
-// platform again), the rest the search's (create_run fills them). A key that an older run lacks
-// reads as its default, so every run a database holds reads back (`show`, `resume`).
+//    "machine": {"cpu": "…", "compiler": "…", …}, "remeasure_baseline": true}
+// The first five, "machine" and "remeasure_baseline" are the caller's (cli: how `resume` makes the
+// agents and the platform again), the rest the search's (create_run fills them). A key that an
+// older run lacks reads as its default, so every run a database holds reads back (`show`,
+// `resume`).
 #pragma once
 
 #include <cstdint>
@@ -33,6 +34,8 @@ struct RunSettings {
   // The machine that evaluates, as its platform describes it (MachineDescription's facts, by
   // label: "cpu" or "gpu", "compiler", …); empty: not described (remote workers, older runs).
   Json machine = Json::object();
+  // Keep this run's quiet reading of its baseline in place of the kept one (kept_baseline.h).
+  bool remeasure_baseline = false;
 
   // The search's.
   SearchConfig search;

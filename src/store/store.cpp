@@ -151,6 +151,26 @@ CREATE TABLE study_cells (
   run_id INTEGER NOT NULL REFERENCES runs(id),
   PRIMARY KEY (study_id, key));
 )sql",
+    // 5: the kept baselines: one quiet latency of a task's baseline per (task, workload, platform,
+    // machine), from which every later run's latencies and % of peak derive
+    // (search/kept_baseline.h).
+    R"sql(
+CREATE TABLE kept_baselines (
+  task TEXT NOT NULL,
+  workload TEXT NOT NULL,
+  platform TEXT NOT NULL,
+  machine TEXT NOT NULL,
+  baseline_hash TEXT NOT NULL,
+  probe TEXT NOT NULL,
+  latency REAL NOT NULL,
+  latency_low REAL NOT NULL,
+  latency_high REAL NOT NULL,
+  percent_of_peak REAL NOT NULL,
+  run_id INTEGER NOT NULL,
+  candidate_id INTEGER NOT NULL,
+  measured_at TEXT NOT NULL,
+  PRIMARY KEY (task, workload, platform, machine));
+)sql",
 };
 
 constexpr int kLatestVersion = static_cast<int>(std::size(kMigrations));
@@ -171,14 +191,17 @@ Value optional_value(std::optional<int64_t> value) {
   return std::monostate{};
 }
 
+std::string this_host() {
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0 || host[0] == '\0') return "unknown-host";
+  return host;
+}
+
 // user@host of this process, for provenance.
 std::string this_origin() {
   const char* user = std::getenv("USER");
   if (user == nullptr) user = std::getenv("LOGNAME");
-  char host[256] = {};
-  if (::gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
-  return fmt::format("{}@{}", user != nullptr ? user : std::to_string(::getuid()),
-                     host[0] != '\0' ? host : "unknown-host");
+  return fmt::format("{}@{}", user != nullptr ? user : std::to_string(::getuid()), this_host());
 }
 
 RunRecord read_run(const Row& row) {
@@ -673,6 +696,56 @@ std::vector<CallRecord> Store::calls(const std::string& run_id) const {
   }
   return impl_->all<CallRecord>("SELECT record FROM model_calls WHERE run_id=? ORDER BY id",
                                 {run_id}, read);
+}
+
+std::string Store::this_machine() {
+  return this_host();
+}
+
+std::optional<KeptBaseline> Store::kept_baseline(const std::string& task,
+                                                 const std::string& workload,
+                                                 const std::string& platform) const {
+  std::lock_guard lock(impl_->mutex);
+  auto rows = impl_->db->query(
+      "SELECT baseline_hash, probe, latency, latency_low, latency_high, percent_of_peak, run_id, "
+      "candidate_id, measured_at, machine FROM kept_baselines WHERE task=? AND workload=? AND "
+      "platform=? AND machine=?",
+      {task, workload, platform, this_host()});
+  if (rows.empty()) return std::nullopt;
+  const Row& row = rows.front();
+  KeptBaseline kept;
+  kept.task = task;
+  kept.workload = workload;
+  kept.platform = platform;
+  kept.baseline_hash = row.text(0);
+  kept.probe = row.text(1);
+  kept.latency_seconds = row.real(2);
+  kept.latency_low = row.real(3);
+  kept.latency_high = row.real(4);
+  kept.percent_of_peak = row.real(5);
+  kept.run_id = row.integer(6);
+  kept.candidate_id = row.integer(7);
+  kept.measured_at = row.text(8);
+  kept.machine = row.text(9);
+  return kept;
+}
+
+void Store::keep_baseline(KeptBaseline& kept) {
+  std::lock_guard lock(impl_->mutex);
+  kept.machine = this_host();
+  if (kept.measured_at.empty()) kept.measured_at = utc_timestamp();
+  impl_->db->execute(
+      "INSERT INTO kept_baselines (task, workload, platform, machine, baseline_hash, probe, "
+      "latency, latency_low, latency_high, percent_of_peak, run_id, candidate_id, measured_at) "
+      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (task, workload, platform, machine) DO "
+      "UPDATE SET baseline_hash=excluded.baseline_hash, probe=excluded.probe, "
+      "latency=excluded.latency, latency_low=excluded.latency_low, "
+      "latency_high=excluded.latency_high, percent_of_peak=excluded.percent_of_peak, "
+      "run_id=excluded.run_id, candidate_id=excluded.candidate_id, "
+      "measured_at=excluded.measured_at",
+      {kept.task, kept.workload, kept.platform, kept.machine, kept.baseline_hash, kept.probe,
+       kept.latency_seconds, kept.latency_low, kept.latency_high, kept.percent_of_peak, kept.run_id,
+       kept.candidate_id, kept.measured_at});
 }
 
 }  // namespace accelopt::store

@@ -108,6 +108,20 @@ struct Checkpoint {
   std::string created_at;
 };
 
+// A baseline's latency measured on a quiet machine, kept for every later run of its (task,
+// workload, platform, machine): their latencies and % of peak derive from it
+// (search/kept_baseline.h). It holds while the baseline's source (`baseline_hash`) and the probe's
+// ceilings (`probe`) stay as they were.
+struct KeptBaseline {
+  std::string task, workload, platform, machine;
+  std::string baseline_hash, probe;
+  double latency_seconds = 0, latency_low = 0, latency_high = 0;
+  double percent_of_peak = 0;  // at that latency
+  int64_t run_id = 0;          // the run that measured it
+  int64_t candidate_id = 0;    // its baseline candidate
+  std::string measured_at;     // UTC
+};
+
 // A database file that cannot be read as a whole database: cut short, or not a SQLite file at all.
 // Its message names the file, what is wrong with it and the ways out (a copy, `sqlite3 .recover`,
 // another workspace).
@@ -195,6 +209,15 @@ class Store {
 
   void record_call(const CallRecord& record);
   std::vector<CallRecord> calls(const std::string& run_id) const;  // empty: all
+
+  // The machine the kept baselines of this process are keyed by: its host name.
+  static std::string this_machine();
+  // This machine's kept baseline of (task, workload, platform), whatever its hash and probe.
+  std::optional<KeptBaseline> kept_baseline(const std::string& task, const std::string& workload,
+                                            const std::string& platform) const;
+  // Keeps `kept` for this machine (its `machine` and an empty `measured_at` are filled in),
+  // replacing the one kept before for its key.
+  void keep_baseline(KeptBaseline& kept);
 
  private:
   struct Impl;
