@@ -397,5 +397,72 @@ TEST(StudyEndToEnd, AnAAStudysClosingRoundGivesCellsWithOneBestOneFigure) {
       << skipped.output;
 }
 
+// Ctrl-C during the closing round ends the study "interrupted" with what it had measured kept; the
+// same command then resumes the round and times only what was left. Every timing there runs its
+// whole budget (a target no interval reaches), so a round lasts seconds and the signal, sent when
+// the first turn starts, lands inside the round.
+TEST(StudyEndToEnd, CtrlCDuringTheClosingRoundInterruptsAndTheNextRunResumesIt) {
+  TempDir dir;
+  std::filesystem::path workspace = dir.path() / "ws";
+  std::filesystem::path file = dir.path() / "study.toml";
+  write_file_atomic(file,
+                    "[study]\nname = \"closing\"\ntasks = [\"" + std::string(ACCELOPT_SOURCE_DIR) +
+                        "/tests/data/tasks/passes_axpy\"]\nworkload = \"small\"\nseeds = 1\n"
+                        "[study.budget]\nmax_evaluations = 2\n[[study.variant]]\nname = \"only\"\n"
+                        "[search]\niterations = 1\nplans = 2\ntiming_target = 0.0001\n"
+                        "timing_budget_seconds = 1.5\ntiming_min_pairs = 4\n"
+                        "timing_quiet_wait_seconds = 0\n");
+  std::string binary = std::string(ACCELOPT_BINARY_DIR) + "/src/cli/accelopt";
+  std::string log = (dir.path() / "interrupted.txt").string();
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(fd, 1);
+    ::dup2(fd, 2);
+    ::execl(binary.c_str(), binary.c_str(), "study", file.c_str(), "--workspace", workspace.c_str(),
+            nullptr);
+    ::_exit(127);
+  }
+  bool started = false;
+  for (int wait = 0; wait < 6000 && !started; ++wait) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    started = read_file(log).find("closing round 1/3") != std::string::npos;
+    if (::waitpid(child, nullptr, WNOHANG) == child) break;  // ended before its closing round
+  }
+  ASSERT_TRUE(started) << read_file(log);
+  ::kill(child, SIGINT);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status)) << read_file(log);
+  EXPECT_EQ(WEXITSTATUS(status), 130) << read_file(log);
+  std::string first = read_file(log);
+  EXPECT_NE(first.find("stopped, the next run resumes it"), std::string::npos) << first;
+
+  auto database = store::database_path(workspace);
+  size_t kept = 0;
+  {
+    auto store = store::Store::open(database);
+    EXPECT_EQ(store->study(1)->state, "interrupted");
+    for (const auto& [hash, rounds] :
+         store->study(1)->detail["closing_round"]["tasks"]["passes_axpy"]["measurements"].items()) {
+      kept += rounds.size();
+    }
+  }
+  ASSERT_LT(kept, 3u) << first;
+
+  Result again =
+      testing::run_accelopt("study " + file.string() + workspace_flag(workspace), dir.path());
+  ASSERT_EQ(again.code, 0) << again.output;
+  EXPECT_NE(again.output.find("closing round: " + std::to_string(3 - kept) + " measurement" +
+                              (3 - kept == 1 ? "" : "s") + " taken now, " + std::to_string(kept) +
+                              " kept from before"),
+            std::string::npos)
+      << again.output;
+  EXPECT_NE(again.output.find("final figures from the closing round (3 rounds"), std::string::npos)
+      << again.output;
+  EXPECT_EQ(store::Store::open(database)->study(1)->state, "finished");
+}
+
 }  // namespace
 }  // namespace accelopt::cli
