@@ -8,6 +8,7 @@
 
 #include "cli/workspace.h"
 #include "platform/registry.h"
+#include "queue/remote_platform.h"
 #include "report/run_view.h"
 #include "study/closing_round.h"
 #include "task/task.h"
@@ -50,12 +51,14 @@ EndedCells ended_cells(const store::Store& store, int64_t study_id, const Json& 
   return result;
 }
 
-// Times turns on the CPU platform, made when the first turn comes (a round with nothing left to
-// time builds none); the tasks are loaded once each.
+// Times turns on the CPU platform, here or through the queue to the workers that evaluated the
+// cells (--remote-workers), made when the first turn comes (a round with nothing left to time
+// builds none); the tasks are loaded once each.
 class TurnTimer {
  public:
-  TurnTimer(const EndedCells& cells, const StopOnSignals& signals)
-      : cells_(cells), signals_(signals) {}
+  TurnTimer(const EndedCells& cells, const std::string& workspace, bool remote_workers,
+            const StopOnSignals& signals)
+      : cells_(cells), workspace_(workspace), remote_workers_(remote_workers), signals_(signals) {}
 
   std::optional<study::RoundMeasurement> operator()(const study::ClosingTurn& turn) {
     if (signals_.requested()) return std::nullopt;
@@ -110,6 +113,15 @@ class TurnTimer {
   }
 
   platform::Platform& platform() {
+    if (remote_workers_) {
+      if (!remote_) {
+        queue::RemotePlatformOptions options;
+        options.url = workspace_;
+        options.platform = "cpu";
+        remote_ = std::make_unique<queue::RemotePlatform>(options);
+      }
+      return *remote_;
+    }
     if (!built_) {
       built_ = std::make_unique<platform::BuiltPlatform>(platform::make_platform(
           platform::parse_platform_choice("cpu"), {.progress = &std::cerr}));
@@ -118,19 +130,22 @@ class TurnTimer {
   }
 
   const EndedCells& cells_;
+  std::string workspace_;
+  bool remote_workers_ = false;
   const StopOnSignals& signals_;
   std::map<std::string, task::Task> tasks_;
   std::unique_ptr<platform::BuiltPlatform> built_;
+  std::unique_ptr<platform::Platform> remote_;
 };
 
 }  // namespace
 
 ClosingRoundOutcome run_study_closing_round(const std::string& workspace, int64_t study_id,
-                                            Json& detail, int rounds,
+                                            Json& detail, int rounds, bool remote_workers,
                                             const StopOnSignals& signals) {
   EndedCells cells = ended_cells(*open_workspace(workspace, Access::kRead), study_id, detail);
   Json state = detail.value("closing_round", Json::object());
-  TurnTimer timer(cells, signals);
+  TurnTimer timer(cells, workspace, remote_workers, signals);
   auto save = [&](const Json& now) {
     detail["closing_round"] = now;
     open_workspace(workspace, Access::kWrite)->set_study_state(study_id, "running", detail);

@@ -164,8 +164,8 @@ bool closing_round(const StudyArguments& arguments, const study::Study& study, i
       "== closing round: every cell's best against its task's baseline, {} round{}, the cells of "
       "a task timed together ==\n",
       rounds, rounds == 1 ? "" : "s");
-  ClosingRoundOutcome outcome =
-      run_study_closing_round(arguments.workspace, study_id, detail, rounds, signals);
+  ClosingRoundOutcome outcome = run_study_closing_round(arguments.workspace, study_id, detail,
+                                                        rounds, arguments.remote_workers, signals);
   std::cerr << fmt::format("closing round: {} measurement{} taken now, {} kept from before{}\n",
                            outcome.taken, outcome.taken == 1 ? "" : "s", outcome.kept,
                            outcome.stopped ? "; stopped, the next run resumes it" : "");
