@@ -1,13 +1,16 @@
 // accelopt study FILE: a grid of runs (study/study_file.h), each started or resumed through the
-// steps `optimize` and `resume` use (cli/run_steps.h), then what the grid answers
-// (report/study_report.h). `study status [N]` prints the grid's progress. A study is found again by
-// its name: the same file resumes it, a changed one is refused (its cells would no longer compare).
+// steps `optimize` and `resume` use (cli/run_steps.h), then the closing round that times every
+// cell's best with the other cells of its task (cli/study_closing_round.h), then what the grid
+// answers (report/study_report.h). `study status [N]` prints the grid's progress. A study is found
+// again by its name: the same file resumes it, a changed one is refused (its cells would no longer
+// compare).
 #include <fmt/format.h>
 
 #include <iostream>
 
 #include "cli/commands.h"
 #include "cli/run_steps.h"
+#include "cli/study_closing_round.h"
 #include "cli/workspace.h"
 #include "common/error.h"
 #include "common/files.h"
@@ -16,6 +19,7 @@
 #include "platform/registry.h"
 #include "report/study_report.h"
 #include "search/config.h"
+#include "study/closing_round.h"
 #include "study/comparison.h"
 #include "study/study_file.h"
 #include "task/task.h"
@@ -28,6 +32,7 @@ struct StudyArguments {
   std::string workspace = kDefaultWorkspace;
   bool remote_workers = false;
   bool smoke = false;  // study::make_smoke
+  bool no_closing_round = false;
 };
 
 struct StudyStatusArguments {
@@ -139,6 +144,34 @@ std::vector<int64_t> cold_runs_of(const std::vector<study::Cell>& cells,
   return result;
 }
 
+// The closing round once every cell has ended (study/closing_round.h); false when Ctrl-C stopped
+// it. Skipped (--no-closing-round), it is marked so, and the answers use each cell's own figure.
+bool closing_round(const StudyArguments& arguments, const study::Study& study, int64_t study_id,
+                   const std::string& study_state, Json& detail, const StopOnSignals& signals) {
+  if (arguments.no_closing_round) {
+    if (!detail.contains("closing_round")) detail["closing_round"] = Json::object();
+    detail["closing_round"]["skipped"] = true;
+    std::cerr << "closing round: skipped (--no-closing-round): the final figures are each cell's "
+                 "own, measured apart\n";
+    return true;
+  }
+  if (study_state != "finished") {
+    std::cerr << "closing round: not yet, since not every cell has ended\n";
+    return true;
+  }
+  int rounds = study.smoke ? 1 : study::kClosingRounds;
+  std::cerr << fmt::format(
+      "== closing round: every cell's best against its task's baseline, {} round{}, the cells of "
+      "a task timed together ==\n",
+      rounds, rounds == 1 ? "" : "s");
+  ClosingRoundOutcome outcome = run_study_closing_round(arguments.workspace, study_id, detail,
+                                                        rounds, arguments.remote_workers, signals);
+  std::cerr << fmt::format("closing round: {} measurement{} taken now, {} kept from before{}\n",
+                           outcome.taken, outcome.taken == 1 ? "" : "s", outcome.kept,
+                           outcome.stopped ? "; stopped, the next run resumes it" : "");
+  return !outcome.stopped;
+}
+
 int run_study(const StudyArguments& arguments) {
   study::Study study = study::load_study(arguments.file, [](const std::filesystem::path& given) {
     return find_task_directory(given.string());
@@ -189,8 +222,8 @@ int run_study(const StudyArguments& arguments) {
   if (study.smoke) {
     std::cerr << fmt::format(
         "smoke run (--smoke): seed {} only, the first {} task(s), the small workload, at most {} "
-        "evaluations a cell, brief timing; it checks that the study runs, its figures compare "
-        "nothing\n",
+        "evaluations a cell, brief timing, a closing round of one round; it checks that the study "
+        "runs, its figures compare nothing\n",
         study.seeds.front(), study::kSmokeTasks, *study.budget.max_evaluations);
   }
   std::cerr << "memory order: " << memory_order_line(study) << "\n";
@@ -260,6 +293,9 @@ int run_study(const StudyArguments& arguments) {
     study_state = fmt::format("failed: {} of {} cells did not end: {}", failures.size(),
                               cells.size(), failures.front());
   }
+  if (!closing_round(arguments, study, study_id, study_state, detail, signals)) {
+    study_state = "interrupted";
+  }
   auto store = open();
   store->set_study_state(study_id, study_state, detail);
   report::StudyView view = report::load_study_view(*store, study_id);
@@ -305,7 +341,10 @@ void register_study_commands(CLI::App& app, CommandTable& table) {
   study->add_flag(
       "--smoke", arguments->smoke,
       "run it small, as a study of its own (<name>-smoke): the first seed and task, the "
-      "small workload, 3 evaluations a cell, brief timing");
+      "small workload, 3 evaluations a cell, brief timing, a closing round of one round");
+  study->add_flag("--no-closing-round", arguments->no_closing_round,
+                  "skip the closing round (every cell's best re-timed with the other cells of its "
+                  "task): the final comparison then uses each cell's own figure, measured apart");
   auto status_arguments = std::make_shared<StudyStatusArguments>();
   auto* status = study->add_subcommand("status", "The grid's progress: each cell's run and state");
   status->add_option("STUDY", status_arguments->study_id, "study id (default: the newest)");

@@ -2,7 +2,7 @@
 // small workload and short timing: a study killed with kill -9 and run again (finished cells kept,
 // the killed one resumed); every cell under the same budget; a cell whose model server fails ends
 // failed and is resumed by running the study again; status, report --study, --csv and --json; the
-// leave-one-out memory order.
+// leave-one-out memory order; the closing round of an A/A study.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <map>
 #include <regex>
+#include <set>
 #include <thread>
 
 #include "cli/cli_test_support.h"
@@ -315,6 +316,152 @@ TEST(StudyEndToEnd, LeaveOneOutWarmCellsReadTheOtherTasksMemoryNeverTheirOwn) {
   ASSERT_EQ(report.code, 0) << report.output;
   Json json = Json::parse(read_file(dir.path() / "s.json"));
   EXPECT_EQ(json["memory_order"], "leave-one-out") << json.dump().substr(0, 400);
+}
+
+// An A/A study: two identical variants, the tuner, passes_axpy (each tuner move 3x faster or
+// slower), 3 seeds. The closing round times every cell's best against the task's one baseline,
+// together; cells whose best is the same source share its measurements, so their closing figures
+// are equal by construction, and where every cell found the same kernel the final comparison is
+// exactly 1 with a point interval: no difference. Run again, it times nothing; with
+// --no-closing-round the answers say the figures are each cell's own.
+TEST(StudyEndToEnd, AnAAStudysClosingRoundGivesCellsWithOneBestOneFigure) {
+  TempDir dir;
+  std::filesystem::path workspace = dir.path() / "ws";
+  std::filesystem::path file = dir.path() / "study.toml";
+  write_file_atomic(
+      file, "[study]\nname = \"aa\"\ntasks = [\"" + std::string(ACCELOPT_SOURCE_DIR) +
+                "/tests/data/tasks/passes_axpy\"]\nworkload = \"small\"\nseeds = 3\n"
+                "[study.budget]\nmax_evaluations = 3\n"
+                "[[study.variant]]\nname = \"first\"\n[[study.variant]]\nname = \"second\"\n"
+                "[search]\niterations = 1\nplans = 2\ntiming_target = 0.1\n"
+                "timing_budget_seconds = 1.0\ntiming_min_pairs = 4\n"
+                "timing_quiet_wait_seconds = 0\n");
+  Result result =
+      testing::run_accelopt("study " + file.string() + workspace_flag(workspace), dir.path());
+  ASSERT_EQ(result.code, 0) << result.output;
+  EXPECT_NE(result.output.find("== closing round"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("final figures from the closing round (3 rounds, cells of a task "
+                               "timed together)"),
+            std::string::npos)
+      << result.output;
+
+  Json detail = store::Store::open(store::database_path(workspace))->study(1)->detail;
+  const Json& closing = detail["closing_round"];
+  ASSERT_EQ(closing["cells"].size(), 6u) << closing.dump();
+  std::set<std::string> sources;
+  for (const auto& [key, cell] : closing["cells"].items()) {
+    if (!cell["baseline"].get<bool>()) sources.insert(cell["source_hash"].get<std::string>());
+  }
+  const Json& measured = closing["tasks"]["passes_axpy"]["measurements"];
+  EXPECT_EQ(measured.size(), sources.size()) << closing.dump();
+  for (const auto& [hash, rounds] : measured.items()) EXPECT_EQ(rounds.size(), 3u) << hash;
+
+  Result report = testing::run_accelopt(
+      "report --study 1 --out " + (dir.path() / "s.html").string() + " --json " +
+          (dir.path() / "s.json").string() + workspace_flag(workspace),
+      dir.path());
+  ASSERT_EQ(report.code, 0) << report.output;
+  Json json = Json::parse(read_file(dir.path() / "s.json"));
+  std::map<std::string, Json> figure_of_source;  // the first cell's closing figure per source
+  for (const Json& cell : json["cells"]) {
+    ASSERT_TRUE(cell["closing"].is_object()) << cell.dump();
+    std::string hash = closing["cells"][cell["key"].get<std::string>()]["source_hash"];
+    auto [first, inserted] = figure_of_source.emplace(hash, cell["closing"]);
+    EXPECT_EQ(cell["closing"], first->second) << cell["key"];  // the same best, the same figure
+    EXPECT_EQ(cell["final_speedup"], cell["closing"]["speedup"]) << cell["key"];
+  }
+  if (figure_of_source.size() == 1) {  // every cell found the same kernel: exactly no difference
+    for (const Json& comparison : json["comparisons"]) {
+      if (comparison["measure"] != "final") continue;
+      EXPECT_EQ(comparison["ratio"], 1.0) << comparison.dump();
+      EXPECT_EQ(comparison["low"], 1.0) << comparison.dump();
+      EXPECT_EQ(comparison["high"], 1.0) << comparison.dump();
+      EXPECT_FALSE(comparison["shown"].get<bool>()) << comparison.dump();
+    }
+  }
+
+  Result again =
+      testing::run_accelopt("study " + file.string() + workspace_flag(workspace), dir.path());
+  ASSERT_EQ(again.code, 0) << again.output;
+  EXPECT_NE(again.output.find("closing round: 0 measurements taken now, " +
+                              std::to_string(3 * sources.size()) + " kept"),
+            std::string::npos)
+      << again.output;
+
+  Result skipped = testing::run_accelopt(
+      "study " + file.string() + " --no-closing-round" + workspace_flag(workspace), dir.path());
+  ASSERT_EQ(skipped.code, 0) << skipped.output;
+  EXPECT_NE(skipped.output.find("final figures: each cell's own figure, measured apart (the "
+                                "closing round was skipped: --no-closing-round)"),
+            std::string::npos)
+      << skipped.output;
+}
+
+// Ctrl-C during the closing round ends the study "interrupted" with what it had measured kept; the
+// same command then resumes the round and times only what was left. Every timing there runs its
+// whole budget (a target no interval reaches), so a round lasts seconds and the signal, sent when
+// the first turn starts, lands inside the round.
+TEST(StudyEndToEnd, CtrlCDuringTheClosingRoundInterruptsAndTheNextRunResumesIt) {
+  TempDir dir;
+  std::filesystem::path workspace = dir.path() / "ws";
+  std::filesystem::path file = dir.path() / "study.toml";
+  write_file_atomic(file,
+                    "[study]\nname = \"closing\"\ntasks = [\"" + std::string(ACCELOPT_SOURCE_DIR) +
+                        "/tests/data/tasks/passes_axpy\"]\nworkload = \"small\"\nseeds = 1\n"
+                        "[study.budget]\nmax_evaluations = 2\n[[study.variant]]\nname = \"only\"\n"
+                        "[search]\niterations = 1\nplans = 2\ntiming_target = 0.0001\n"
+                        "timing_budget_seconds = 1.5\ntiming_min_pairs = 4\n"
+                        "timing_quiet_wait_seconds = 0\n");
+  std::string binary = std::string(ACCELOPT_BINARY_DIR) + "/src/cli/accelopt";
+  std::string log = (dir.path() / "interrupted.txt").string();
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(fd, 1);
+    ::dup2(fd, 2);
+    ::execl(binary.c_str(), binary.c_str(), "study", file.c_str(), "--workspace", workspace.c_str(),
+            nullptr);
+    ::_exit(127);
+  }
+  bool started = false;
+  for (int wait = 0; wait < 6000 && !started; ++wait) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    started = read_file(log).find("closing round 1/3") != std::string::npos;
+    if (::waitpid(child, nullptr, WNOHANG) == child) break;  // ended before its closing round
+  }
+  ASSERT_TRUE(started) << read_file(log);
+  ::kill(child, SIGINT);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status)) << read_file(log);
+  EXPECT_EQ(WEXITSTATUS(status), 130) << read_file(log);
+  std::string first = read_file(log);
+  EXPECT_NE(first.find("stopped, the next run resumes it"), std::string::npos) << first;
+
+  auto database = store::database_path(workspace);
+  size_t kept = 0;
+  {
+    auto store = store::Store::open(database);
+    EXPECT_EQ(store->study(1)->state, "interrupted");
+    for (const auto& [hash, rounds] :
+         store->study(1)->detail["closing_round"]["tasks"]["passes_axpy"]["measurements"].items()) {
+      kept += rounds.size();
+    }
+  }
+  ASSERT_LT(kept, 3u) << first;
+
+  Result again =
+      testing::run_accelopt("study " + file.string() + workspace_flag(workspace), dir.path());
+  ASSERT_EQ(again.code, 0) << again.output;
+  EXPECT_NE(again.output.find("closing round: " + std::to_string(3 - kept) + " measurement" +
+                              (3 - kept == 1 ? "" : "s") + " taken now, " + std::to_string(kept) +
+                              " kept from before"),
+            std::string::npos)
+      << again.output;
+  EXPECT_NE(again.output.find("final figures from the closing round (3 rounds"), std::string::npos)
+      << again.output;
+  EXPECT_EQ(store::Store::open(database)->study(1)->state, "finished");
 }
 
 }  // namespace

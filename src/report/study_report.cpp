@@ -10,7 +10,9 @@
 #include "llm/ledger.h"
 #include "report/html_report.h"
 #include "report/run_view.h"
+#include "search/figures.h"
 #include "search/selection.h"
+#include "study/closing_round.h"
 
 namespace accelopt::report {
 namespace {
@@ -44,6 +46,7 @@ std::vector<study::Point> run_curve(const RunView& view) {
     }
     point.percent = figures.percent_of_peak;
     point.speedup = figures.speedup;
+    point.busy = figures.busy;
     return point;
   };
   for (const auto& checkpoint : view.checkpoints) {
@@ -114,6 +117,22 @@ std::string memory_order_text(const std::string& order) {
          "another cell's";
 }
 
+bool run_ended(const std::string& state) {
+  return state == "finished" || state.rfind("stopped", 0) == 0;
+}
+
+// The closing figure the study's detail holds for the best the cell's run ended with.
+std::optional<study::ClosingFigure> closing_figure(const RunView& view, const Json& closing,
+                                                   const std::string& key,
+                                                   const std::string& task) {
+  if (!run_ended(view.run.state)) return std::nullopt;
+  auto best = view.best();
+  if (!best) return std::nullopt;
+  const store::CandidateRecord* candidate = view.candidate(best->candidate);
+  if (candidate == nullptr) return std::nullopt;
+  return study::stored_closing_figure(closing, key, task, candidate->source_hash);
+}
+
 constexpr const char* kStudyScript = R"js(
 (function () {
   const errors = [];
@@ -136,6 +155,7 @@ constexpr const char* kStudyScript = R"js(
 
   const about = section('What this study answers');
   about.appendChild(el('p', {}, data.about));
+  about.appendChild(el('p', {}, data.final_figures + '.'));
   const sentences = el('ul');
   data.comparisons.forEach((c) => sentences.appendChild(el('li', {}, c.sentence)));
   if (!data.comparisons.length) sentences.appendChild(el('li', {}, 'no pair of variants has cells to compare yet'));
@@ -158,13 +178,25 @@ constexpr const char* kStudyScript = R"js(
           symbol: 'none', color: color, lineStyle: { type: 'dashed', width: 1, opacity: 0.6 },
           data: curve.x.map((x, i) => [x, curve.y[i][edge]]), tooltip: { show: false } }));
       });
+      // A busy figure: its cell's point (the run's end for a busy closing figure) as a triangle.
+      let marked = 0;
+      data.series.forEach((name, index) => {
+        const marks = [];
+        data.cells.filter((c) => c.series === name && c.task === task).forEach((c) => c.curve.forEach((p, i) => {
+          if (p.busy || (i === c.curve.length - 1 && c.closing && c.closing.busy)) marks.push([p[axis], p.percent]);
+        }));
+        marked += marks.length;
+        if (marks.length) series.push({ name: name, type: 'scatter', symbol: 'triangle', symbolSize: 11,
+          color: palette[index % palette.length], data: marks, tooltip: { show: false } });
+      });
       const div = el('div', { class: 'chart' }); grid.appendChild(div);
       const c = echarts.init(div);
       c.setOption({ animation: false,
-        title: { text: task === 'geomean' ? 'geometric mean over tasks' : task, textStyle: { fontSize: 13 } },
+        title: { text: task === 'geomean' ? 'geometric mean over tasks' : task, textStyle: { fontSize: 13 },
+          subtext: marked ? '\u25B2 ' + data.busy_legend : '' },
         tooltip: { trigger: 'axis' },
-        legend: { top: 22, data: data.series },
-        grid: { top: 60, left: 50, right: 20, bottom: 40 },
+        legend: { top: marked ? 40 : 22, data: data.series },
+        grid: { top: marked ? 76 : 60, left: 50, right: 20, bottom: 40 },
         xAxis: { type: 'value', name: axisLabel[axis], nameLocation: 'middle', nameGap: 24, scale: axis !== 'dollars' },
         yAxis: { type: 'value', name: '% of peak', scale: true },
         series: series });
@@ -175,10 +207,13 @@ constexpr const char* kStudyScript = R"js(
   const finals = section('Final figures and the cost to reach ' + Math.round(data.fraction * 100) + ' % of the best speedup found');
   finals.appendChild(el('p', {}, 'Best speedup found per task over its cell\'s own baseline (any cell): ' + data.tasks.map((t) => t + ' ' + fmt(data.best_found[t], 2) + 'x').join(', ') +
     '. A cell that never reached the target counts at its whole cost.'));
-  table(finals, ['series', 'task', 'cells', 'final % of peak: median [low, high]'].concat(data.axes.map((a) => a + ' to reach')).concat(['reached']),
-    data.rows.map((r) => [r.series, r.task, r.cells, fmt(r.final_percent.median, 1) + ' [' + fmt(r.final_percent.low, 1) + ', ' + fmt(r.final_percent.high, 1) + ']']
+  const busy = (flag) => flag ? ' [busy]' : '';
+  table(finals, ['series', 'task', 'cells', 'final % of peak: median [low, high]', 'final speedup: median [low, high]'].concat(data.axes.map((a) => a + ' to reach')).concat(['reached']),
+    data.rows.map((r) => [r.series, r.task, r.cells, fmt(r.final_percent.median, 1) + ' [' + fmt(r.final_percent.low, 1) + ', ' + fmt(r.final_percent.high, 1) + ']',
+      fmt(r.final_speedup.median, 2) + 'x [' + fmt(r.final_speedup.low, 2) + ', ' + fmt(r.final_speedup.high, 2) + ']' + busy(r.busy > 0)]
       .concat(data.axes.map((a) => r.cost_to_reach[a] ? fmt(r.cost_to_reach[a].median, a === 'dollars' ? 4 : 0) + ' [' + fmt(r.cost_to_reach[a].low, a === 'dollars' ? 4 : 0) + ', ' + fmt(r.cost_to_reach[a].high, a === 'dollars' ? 4 : 0) + ']' : '-'))
       .concat([r.reached + ' of ' + r.cells])));
+  if (data.rows.some((r) => r.busy > 0)) finals.appendChild(el('p', {}, data.busy_legend));
 
   const comparisons = section('Pairwise comparisons (paired bootstrap over (task, seed) pairs)');
   table(comparisons, ['a', 'b', 'measure', 'a / b', '95 % interval', 'pairs', 'left out', 'shown'],
@@ -186,8 +221,10 @@ constexpr const char* kStudyScript = R"js(
       '[' + fmt(c.low, 3) + ', ' + fmt(c.high, 3) + ']', c.pairs, c.left_out, c.shown ? 'yes' : 'no difference shown']));
 
   const cells = section('Cells (each an ordinary run: accelopt show RUN)');
-  table(cells, ['cell', 'run', 'state', 'final % of peak'],
-    data.cells.map((c) => [c.key, c.run || '-', c.state || 'not started', c.curve.length ? fmt(c.curve[c.curve.length - 1].percent, 1) : '-']));
+  table(cells, ['cell', 'run', 'state', 'final % of peak', 'final speedup'],
+    data.cells.map((c) => [c.key, c.run || '-', c.state || 'not started', c.curve.length ? fmt(c.final_percent, 1) : '-',
+      c.curve.length ? fmt(c.final_speedup, 2) + 'x' + (c.closing ? ' (closing round)' : '') + busy(c.busy) : '-']));
+  if (data.cells.some((c) => c.busy)) cells.appendChild(el('p', {}, data.busy_legend));
 
   window.addEventListener('resize', () => charts.forEach((c) => c.resize()));
   const check = document.getElementById('render-check');
@@ -206,6 +243,26 @@ std::vector<study::CellResult> StudyView::results() const {
   return all;
 }
 
+std::string StudyView::final_figures_text() const {
+  constexpr const char* kApart = "each cell's own figure, measured apart";
+  if (closing_skipped) {
+    return fmt::format("final figures: {} (the closing round was skipped: --no-closing-round)",
+                       kApart);
+  }
+  if (closing_cells == 0) {
+    return fmt::format("final figures: {} (no closing round yet: it runs once every cell ended)",
+                       kApart);
+  }
+  std::string text = fmt::format(
+      "final figures from the closing round ({} round{}, cells of a task timed together)",
+      closing_rounds, closing_rounds == 1 ? "" : "s");
+  if (closing_cells < ended_cells) {
+    text += fmt::format(" for {} of {} ended cells; the others': {}", closing_cells, ended_cells,
+                        kApart);
+  }
+  return text;
+}
+
 StudyView load_study_view(const store::Store& store, int64_t study_id) {
   auto record = store.study(study_id);
   if (!record) throw UserError(fmt::format("there is no study {} in this workspace", study_id));
@@ -215,6 +272,9 @@ StudyView load_study_view(const store::Store& store, int64_t study_id) {
   view.fraction = detail.value("fraction", 0.9);
   view.memory_order = detail.value("memory_order", "cold");
   std::map<std::string, int64_t> runs = store.study_cells(study_id);
+  Json closing = detail.value("closing_round", Json::object());
+  view.closing_rounds = closing.value("rounds", 0);
+  view.closing_skipped = closing.value("skipped", false);
   for (const Json& cell : detail.value("cells", Json::array())) {
     StudyView::Cell entry;
     entry.key = cell.value("key", "");
@@ -232,6 +292,9 @@ StudyView load_study_view(const store::Store& store, int64_t study_id) {
       entry.result.run_id = run->second;
       entry.result.state = run_view.run.state;
       entry.result.curve = run_curve(run_view);
+      entry.result.closing = closing_figure(run_view, closing, entry.key, entry.result.task);
+      if (run_ended(run_view.run.state) && entry.result.has_result()) ++view.ended_cells;
+      if (entry.result.closing) ++view.closing_cells;
     }
     view.cells.push_back(entry);
   }
@@ -241,6 +304,43 @@ StudyView load_study_view(const store::Store& store, int64_t study_id) {
   return view;
 }
 
+namespace {
+
+std::string speedup_text(double value) {
+  return fmt::format("{:.2f}x", value);
+}
+
+// Per series and task: the final % of peak and speedup (" [busy]" when a cell's figures were
+// measured on a busy machine, with the legend under the table), the cost to reach the target.
+void print_answer_rows(std::ostream& out, const study::Answers& answers) {
+  std::string header = fmt::format("{:<22} {:<20} {:>5}  {:<22} {:<30}", "series", "task", "cells",
+                                   "final % [low, high]", "final speedup [low, high]");
+  for (study::CostAxis axis : answers.axes) {
+    header += fmt::format(" {:<20}", fmt::format("{} to reach", study::axis_name(axis)));
+  }
+  out << header << " reached\n";
+  bool any_busy = false;
+  for (const study::SeriesTask& row : answers.rows) {
+    any_busy = any_busy || row.busy > 0;
+    std::string speedup =
+        band_text(row.final_speedup, speedup_text) + search::busy_mark(row.busy > 0);
+    std::string line = fmt::format("{:<22} {:<20} {:>5}  {:<22} {:<30}", row.series, row.task,
+                                   row.cells, band_text(row.final_percent, percent), speedup);
+    for (study::CostAxis axis : answers.axes) {
+      auto found = row.cost_to_reach.find(axis);
+      std::string text =
+          found == row.cost_to_reach.end()
+              ? "-"
+              : band_text(found->second, [axis](double v) { return cost_text(v, axis); });
+      line += fmt::format(" {:<20}", text);
+    }
+    out << line << fmt::format(" {} of {}\n", row.reached, row.cells);
+  }
+  if (any_busy) out << search::kBusyLegend << "\n";
+}
+
+}  // namespace
+
 void print_study_status(std::ostream& out, const StudyView& view) {
   int done = 0;
   for (const auto& cell : view.cells) {
@@ -249,16 +349,24 @@ void print_study_status(std::ostream& out, const StudyView& view) {
   }
   out << fmt::format("study {} ({}): {}; {} of {} cells done\n", view.study.id, view.study.name,
                      view.study.state, done, view.cells.size());
-  out << fmt::format("{:<44} {:>5} {:>8} {:>9}  {}\n", "cell", "run", "evals", "best %", "state");
+  out << fmt::format("{:<44} {:>5} {:>8} {:>9} {:>9}  {}\n", "cell", "run", "evals", "best %",
+                     "speedup", "state");
+  bool any_busy = false;
   for (const auto& cell : view.cells) {
     const auto& result = cell.result;
     std::string run = result.run_id ? std::to_string(result.run_id) : "-";
     std::string evals =
         result.has_result() ? fmt::format("{:.0f}", result.curve.back().evaluations - 1) : "-";
     std::string best = result.has_result() ? percent(result.final_percent()) : "-";
-    out << fmt::format("{:<44} {:>5} {:>8} {:>9}  {}\n", cell.key, run, evals, best,
-                       result.state.empty() ? "not started" : result.state);
+    std::string speedup =
+        result.has_result() ? fmt::format("{:.2f}x", result.final_speedup()) : "-";
+    std::string state = result.state.empty() ? "not started" : result.state;
+    any_busy = any_busy || (result.has_result() && result.busy());
+    out << fmt::format("{:<44} {:>5} {:>8} {:>9} {:>9}  {}{}\n", cell.key, run, evals, best,
+                       speedup, state, search::busy_mark(result.has_result() && result.busy()));
   }
+  if (any_busy) out << search::kBusyLegend << "\n";
+  out << view.final_figures_text() << "\n";
 }
 
 void print_study_answers(std::ostream& out, const StudyView& view, const study::Answers& answers) {
@@ -275,27 +383,10 @@ void print_study_answers(std::ostream& out, const StudyView& view, const study::
   }
   out << fmt::format(
       "best speedup found per task over its cell's own baseline (any cell): {}; target: {:.0f} % "
-      "of it\n\n",
+      "of it\n",
       best, answers.fraction * 100);
-  std::string header =
-      fmt::format("{:<22} {:<20} {:>5}  {:<22}", "series", "task", "cells", "final % [low, high]");
-  for (study::CostAxis axis : answers.axes) {
-    header += fmt::format(" {:<20}", fmt::format("{} to reach", study::axis_name(axis)));
-  }
-  out << header << " reached\n";
-  for (const study::SeriesTask& row : answers.rows) {
-    std::string line = fmt::format("{:<22} {:<20} {:>5}  {:<22}", row.series, row.task, row.cells,
-                                   band_text(row.final_percent, percent));
-    for (study::CostAxis axis : answers.axes) {
-      auto found = row.cost_to_reach.find(axis);
-      std::string text =
-          found == row.cost_to_reach.end()
-              ? "-"
-              : band_text(found->second, [axis](double v) { return cost_text(v, axis); });
-      line += fmt::format(" {:<20}", text);
-    }
-    out << line << fmt::format(" {} of {}\n", row.reached, row.cells);
-  }
+  out << view.final_figures_text() << "\n\n";
+  print_answer_rows(out, answers);
   out << "\ncomparisons (paired bootstrap over (task, seed) pairs, 2000 resamples, seed 27; "
          "docs/study.md):\n";
   if (answers.comparisons.empty()) out << "  none yet: no two variants have cells in common\n";
@@ -318,7 +409,15 @@ Json study_json(const StudyView& view, const study::Answers& answers) {
                            {"tokens", point.tokens},
                            {"dollars", point.usd},
                            {"seconds", point.seconds},
-                           {"percent", point.percent}});
+                           {"percent", point.percent},
+                           {"speedup", point.speedup},
+                           {"busy", point.busy}});
+    }
+    Json closing = nullptr;
+    if (const auto& figure = cell.result.closing) {
+      closing = Json{{"speedup", figure->speedup},   {"low", figure->low},
+                     {"high", figure->high},         {"busy", figure->busy},
+                     {"baseline", figure->baseline}, {"rounds", figure->rounds}};
     }
     cells.push_back(Json{{"key", cell.key},
                          {"series", cell.result.series},
@@ -328,6 +427,10 @@ Json study_json(const StudyView& view, const study::Answers& answers) {
                          {"seed", cell.result.seed},
                          {"run", cell.result.run_id},
                          {"state", cell.result.state},
+                         {"final_percent", cell.result.final_percent()},
+                         {"final_speedup", cell.result.final_speedup()},
+                         {"busy", cell.result.has_result() && cell.result.busy()},
+                         {"closing", closing},
                          {"curve", curve}});
   }
   Json rows = Json::array();
@@ -340,7 +443,9 @@ Json study_json(const StudyView& view, const study::Answers& answers) {
                         {"task", row.task},
                         {"cells", row.cells},
                         {"reached", row.reached},
+                        {"busy", row.busy},
                         {"final_percent", band_json(row.final_percent)},
+                        {"final_speedup", band_json(row.final_speedup)},
                         {"cost_to_reach", costs}});
   }
   Json curves = Json::array();
@@ -380,6 +485,12 @@ Json study_json(const StudyView& view, const study::Answers& answers) {
                             budget_text(view.study.detail.value("budget", Json::object())) +
                             ". Memory order: " + memory_order_text(view.memory_order) + "."},
               {"fraction", answers.fraction},
+              {"final_figures", view.final_figures_text()},
+              {"closing_round", Json{{"rounds", view.closing_rounds},
+                                     {"skipped", view.closing_skipped},
+                                     {"cells", view.closing_cells},
+                                     {"ended_cells", view.ended_cells}}},
+              {"busy_legend", std::string(search::kBusyLegend)},
               {"memory_order", view.memory_order},
               {"series", answers.series},
               {"tasks", answers.tasks},
@@ -400,17 +511,17 @@ std::string study_html(const StudyView& view, const study::Answers& answers) {
 std::string study_csv(const StudyView& view) {
   std::ostringstream out;
   out << "study,series,task,seed,run,state,point,evaluations,tokens,dollars,seconds,"
-         "percent_of_peak\n";
+         "percent_of_peak,busy\n";
   for (const auto& cell : view.cells) {
     const auto& r = cell.result;
     for (size_t index = 0; index < r.curve.size(); ++index) {
       const study::Point& p = r.curve[index];
-      out << fmt::format("{},{},{},{},{},\"{}\",{},{},{},{},{},{}\n", view.study.id, r.series,
+      out << fmt::format("{},{},{},{},{},\"{}\",{},{},{},{},{},{},{}\n", view.study.id, r.series,
                          r.task, r.seed, r.run_id, r.state, index, p.evaluations, p.tokens, p.usd,
-                         p.seconds, p.percent);
+                         p.seconds, p.percent, p.busy ? 1 : 0);
     }
     if (r.curve.empty()) {
-      out << fmt::format("{},{},{},{},{},\"{}\",,,,,,\n", view.study.id, r.series, r.task, r.seed,
+      out << fmt::format("{},{},{},{},{},\"{}\",,,,,,,\n", view.study.id, r.series, r.task, r.seed,
                          r.run_id, r.state);
     }
   }

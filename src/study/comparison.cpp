@@ -42,11 +42,23 @@ double percent_at(const CellResult& cell, CostAxis axis, double x) {
 
 // The cost at which the cell's speedup over its own baseline first reached `target`; nullopt when
 // it never did. A baseline that happened to read fast does not reach it at its first point.
+// The run's end counts at the cell's final speedup (its closing figure, where it has one).
 std::optional<double> cost_to_reach(const CellResult& cell, CostAxis axis, double target) {
-  for (const Point& point : cell.curve) {
-    if (point.speedup >= target) return point.cost(axis);
+  for (size_t index = 0; index < cell.curve.size(); ++index) {
+    bool last = index + 1 == cell.curve.size();
+    double speedup = last ? cell.final_speedup() : cell.curve[index].speedup;
+    if (speedup >= target) return cell.curve[index].cost(axis);
   }
   return std::nullopt;
+}
+
+// The cell's best speedup: its closing figure, timed with the other cells of its task, where it
+// has one; else the highest point of its curve.
+double best_speedup(const CellResult& cell) {
+  if (cell.closing) return cell.closing->speedup;
+  double best = 0;
+  for (const Point& point : cell.curve) best = std::max(best, point.speedup);
+  return best;
 }
 
 std::string number(double value) {
@@ -116,6 +128,22 @@ double Point::cost(CostAxis axis) const {
   return 0;
 }
 
+double CellResult::final_speedup() const {
+  if (closing) return closing->speedup;
+  return curve.empty() ? 0 : curve.back().speedup;
+}
+
+double CellResult::final_percent() const {
+  if (curve.empty()) return 0;
+  const Point& last = curve.back();
+  if (!closing || last.speedup <= 0) return last.percent;
+  return last.percent / last.speedup * closing->speedup;
+}
+
+bool CellResult::busy() const {
+  return (!curve.empty() && curve.back().busy) || (closing && closing->busy);
+}
+
 Bootstrap paired_bootstrap(const std::vector<double>& ratios, int resamples, uint64_t seed) {
   std::vector<double> logs;
   for (double ratio : ratios) logs.push_back(std::log(ratio));
@@ -149,7 +177,7 @@ Answers answer(const std::vector<CellResult>& cells, const std::vector<std::stri
     if (seen_tasks.insert(cell.task).second) answers.tasks.push_back(cell.task);
     if (!cell.has_result()) continue;
     double& best = answers.best_found[cell.task];
-    for (const Point& point : cell.curve) best = std::max(best, point.speedup);
+    best = std::max(best, best_speedup(cell));
   }
   for (CostAxis axis : kCostAxes) {
     bool spent = false;
@@ -179,17 +207,20 @@ Answers answer(const std::vector<CellResult>& cells, const std::vector<std::stri
       SeriesTask row;
       row.series = name;
       row.task = task;
-      std::vector<double> finals;
+      std::vector<double> finals, speedups;
       std::map<CostAxis, std::vector<double>> costs;
       for (const auto& [seed, cell] : of(name, task)) {
         ++row.cells;
+        if (cell->busy()) ++row.busy;
         finals.push_back(cell->final_percent());
+        speedups.push_back(cell->final_speedup());
         by_seed[seed].push_back(cell);
         if (cost_to_reach(*cell, CostAxis::kEvaluations, target(task))) ++row.reached;
         for (CostAxis axis : answers.axes) costs[axis].push_back(reach_or_all(*cell, axis));
       }
       if (row.cells == 0) continue;
       row.final_percent = band_of(finals);
+      row.final_speedup = band_of(speedups);
       for (const auto& [axis, values] : costs) row.cost_to_reach[axis] = band_of(values);
       answers.rows.push_back(row);
       for (CostAxis axis : answers.axes) {
@@ -216,24 +247,28 @@ Answers answer(const std::vector<CellResult>& cells, const std::vector<std::stri
     SeriesTask row;
     row.series = name;
     row.task = "geomean";
-    std::vector<double> finals;
+    std::vector<double> finals, speedups;
     std::map<CostAxis, std::vector<double>> costs;
     for (const auto& [seed, seed_cells] : by_seed) {
       ++row.cells;
-      std::vector<double> percents;
+      std::vector<double> percents, seed_speedups;
       std::map<CostAxis, std::vector<double>> seed_costs;
       bool all_reached = true;
       for (const CellResult* cell : seed_cells) {
+        if (cell->busy()) ++row.busy;
         percents.push_back(cell->final_percent());
+        seed_speedups.push_back(cell->final_speedup());
         all_reached = all_reached &&
                       cost_to_reach(*cell, CostAxis::kEvaluations, target(cell->task)).has_value();
         for (CostAxis axis : answers.axes) seed_costs[axis].push_back(reach_or_all(*cell, axis));
       }
       if (all_reached) ++row.reached;
       finals.push_back(geomean(percents));
+      speedups.push_back(geomean(seed_speedups));
       for (CostAxis axis : answers.axes) costs[axis].push_back(geomean(seed_costs[axis]));
     }
     row.final_percent = band_of(finals);
+    row.final_speedup = band_of(speedups);
     for (const auto& [axis, values] : costs) row.cost_to_reach[axis] = band_of(values);
     answers.rows.push_back(row);
     for (CostAxis axis : answers.axes) {

@@ -28,7 +28,17 @@ struct Point {
   double evaluations = 0, tokens = 0, usd = 0, seconds = 0;
   double percent = 0;
   double speedup = 1;
+  bool busy = false;  // the figure was measured on a busy machine
   double cost(CostAxis axis) const;
+};
+
+// A cell's best kernel as the study's closing round timed it (study/closing_round.h): against its
+// task's one baseline, in the same minutes as the other cells of its task, combined over rounds.
+struct ClosingFigure {
+  double speedup = 1, low = 1, high = 1;
+  bool busy = false;      // some round was measured on a busy machine
+  bool baseline = false;  // the cell's best was the baseline: 1x exactly, never timed
+  int rounds = 0;         // rounds that gave a figure
 };
 
 struct CellResult {
@@ -38,8 +48,16 @@ struct CellResult {
   int64_t run_id = 0;
   std::string state;         // the run's; "" when the cell has no run yet
   std::vector<Point> curve;  // in order of spending; the last is the run's end (its final figure)
-  double final_percent() const { return curve.empty() ? 0 : curve.back().percent; }
-  double final_speedup() const { return curve.empty() ? 0 : curve.back().speedup; }
+  // Its best kernel timed with the other cells of its task, when the closing round did: then the
+  // final figures are this one, not the last point's, which the run measured apart.
+  std::optional<ClosingFigure> closing;
+  // The closing figure's speedup where there is one, else the last point's.
+  double final_speedup() const;
+  // The last point's % of peak, scaled by the closing figure where there is one (a run's % of peak
+  // is its baseline's times the speedup).
+  double final_percent() const;
+  // A figure it rests on was measured on a busy machine: its run's best, or its closing figure.
+  bool busy() const;
   bool has_result() const { return !curve.empty(); }
 };
 
@@ -58,7 +76,9 @@ struct Curve {
 struct SeriesTask {
   std::string series, task;  // task "geomean": the geometric mean over tasks, seed by seed
   int cells = 0;             // cells with a result
+  int busy = 0;              // of them, those whose figures were measured on a busy machine
   Band final_percent;
+  Band final_speedup;  // over each cell's own baseline (the closing round's, where it ran)
   // Per axis: the cost to reach the target, median and band over seeds; a cell that never reached
   // it counts at its whole cost (a lower bound). `reached` of `cells` reached it.
   std::map<CostAxis, Band> cost_to_reach;
@@ -83,8 +103,10 @@ struct Comparison {
 struct Answers {
   double fraction = 0.9;
   std::vector<std::string> series, tasks;
-  std::map<std::string, double> best_found;  // per task, the best speedup of any cell
-  std::vector<CostAxis> axes;                // those on which some cell spent something
+  // Per task, the best speedup of any cell: its closing figure where it has one, else the highest
+  // point of its curve.
+  std::map<std::string, double> best_found;
+  std::vector<CostAxis> axes;  // those on which some cell spent something
   std::vector<SeriesTask> rows;
   std::vector<Curve> curves;
   std::vector<Comparison> comparisons;

@@ -123,6 +123,51 @@ TEST(StudyComparison, IdenticalVariantsWhoseBaselinesReadDifferentlyShowNoDiffer
   }
 }
 
+// The same A/A grid, but each cell's own final figure was measured apart and "first" read 10 %
+// high: alone, that is a difference (1.10x, shown). The closing round timed every best kernel
+// together and gave both variants the same figure: it takes precedence for the final comparison,
+// the final speedup and % of peak, and the best found (so the target is 90 % of 2x, not of 2.2x).
+TEST(StudyComparison, TheClosingFigureTakesPrecedenceOverTheRunsOwn) {
+  std::vector<CellResult> cells;
+  for (uint64_t seed : {1, 2, 3}) {
+    cells.push_back(cell("first", "silu", seed, 10, 22, 4, 8));  // 2.2x, measured apart
+    cells.push_back(cell("second", "silu", seed, 10, 20, 4, 8));
+  }
+  Answers apart = answer(cells, {"first", "second"}, 0.9);
+  EXPECT_NEAR(find(apart, "final", CostAxis::kEvaluations).ratio, 1.1, 1e-12);
+  EXPECT_TRUE(find(apart, "final", CostAxis::kEvaluations).shown);
+
+  for (CellResult& result : cells) result.closing = ClosingFigure{2.0, 1.9, 2.1, false, false, 3};
+  Answers together = answer(cells, {"first", "second"}, 0.9);
+  const Comparison& final = find(together, "final", CostAxis::kEvaluations);
+  EXPECT_DOUBLE_EQ(final.ratio, 1);
+  EXPECT_DOUBLE_EQ(final.low, 1);
+  EXPECT_DOUBLE_EQ(final.high, 1);
+  EXPECT_FALSE(final.shown) << final.sentence;
+  EXPECT_DOUBLE_EQ(together.best_found["silu"], 2.0);
+  for (const SeriesTask& row : together.rows) {
+    EXPECT_DOUBLE_EQ(row.final_speedup.median, 2.0) << row.series;
+    EXPECT_NEAR(row.final_percent.median, 20.0, 1e-12) << row.series;  // 10 % baseline × 2x
+    EXPECT_EQ(row.busy, 0) << row.series;
+  }
+}
+
+// A cell is busy when its run's best figure or its closing figure was measured on a busy machine;
+// the rows count such cells.
+TEST(StudyComparison, ABusyClosingFigureOrBestFigureMarksTheCell) {
+  CellResult quiet = cell("a", "t1", 1, 10, 20, 2, 8);
+  CellResult busy_best = cell("a", "t1", 2, 10, 20, 2, 8);
+  busy_best.curve.back().busy = true;
+  CellResult busy_closing = cell("a", "t1", 3, 10, 20, 2, 8);
+  busy_closing.closing = ClosingFigure{2.0, 1.5, 2.5, true, false, 3};
+  EXPECT_FALSE(quiet.busy());
+  EXPECT_TRUE(busy_best.busy());
+  EXPECT_TRUE(busy_closing.busy());
+  Answers answers = answer({quiet, busy_best, busy_closing}, {"a"}, 0.9);
+  ASSERT_EQ(answers.rows.size(), 1u);
+  EXPECT_EQ(answers.rows[0].busy, 2);
+}
+
 // The bootstrap is reproducible (fixed seed), and its interval is the percentiles of resampled
 // geometric means: never outside the smallest and largest ratio.
 TEST(StudyComparison, TheBootstrapIsFixedAndBounded) {
