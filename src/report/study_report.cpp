@@ -204,7 +204,7 @@ constexpr const char* kStudyScript = R"js(
     });
   });
 
-  const finals = section('Final figures and the cost to reach ' + Math.round(data.fraction * 100) + ' % of the best speedup found');
+  const finals = section('Final figures and the cost to reach ' + Math.round(data.fraction * 100) + ' % of the best gain found');
   finals.appendChild(el('p', {}, 'Best speedup found per task over its cell\'s own baseline (any cell): ' + data.tasks.map((t) => t + ' ' + fmt(data.best_found[t], 2) + 'x').join(', ') +
     '. A cell that never reached the target counts at its whole cost.'));
   const busy = (flag) => flag ? ' [busy]' : '';
@@ -383,7 +383,7 @@ void print_study_answers(std::ostream& out, const StudyView& view, const study::
   }
   out << fmt::format(
       "best speedup found per task over its cell's own baseline (any cell): {}; target: {:.0f} % "
-      "of it\n",
+      "of its gain over the baseline\n",
       best, answers.fraction * 100);
   out << view.final_figures_text() << "\n\n";
   print_answer_rows(out, answers);

@@ -74,13 +74,13 @@ std::string sentence(const Comparison& c, double fraction) {
   if (c.pairs < kMinimumPairs) {
     return fmt::format("{} vs {}: too few pairs to show a difference in the {}: {}x {}, over {}",
                        c.a, c.b,
-                       c.measure == "cost" ? fmt::format("{} to reach {:.0f} % of the best speedup",
+                       c.measure == "cost" ? fmt::format("{} to reach {:.0f} % of the best gain",
                                                          axis_name(c.axis), fraction * 100)
                                            : "final speedup over its own baseline",
                        number(c.ratio), interval, over);
   }
   if (c.measure == "cost") {
-    std::string what = fmt::format("{:.0f} % of the best speedup", fraction * 100);
+    std::string what = fmt::format("{:.0f} % of the best gain", fraction * 100);
     if (!c.shown) {
       return fmt::format("{} vs {}: no difference shown in the {} to reach {}: {}x {}, over {}",
                          c.a, c.b, axis_name(c.axis), what, number(c.ratio), interval, over);
@@ -167,6 +167,12 @@ Bootstrap paired_bootstrap(const std::vector<double>& ratios, int resamples, uin
   return Bootstrap{std::exp(mean), std::exp(at(0.025)), std::exp(at(0.975))};
 }
 
+double reach_target(const Answers& answers, const std::string& task) {
+  auto best = answers.best_found.find(task);
+  if (best == answers.best_found.end()) return 1;
+  return 1 + answers.fraction * std::max(best->second - 1, 0.0);
+}
+
 Answers answer(const std::vector<CellResult>& cells, const std::vector<std::string>& series,
                double fraction) {
   Answers answers;
@@ -194,7 +200,7 @@ Answers answer(const std::vector<CellResult>& cells, const std::vector<std::stri
     }
     return found;
   };
-  auto target = [&](const std::string& task) { return fraction * answers.best_found[task]; };
+  auto target = [&](const std::string& task) { return reach_target(answers, task); };
   // A cell's cost to reach the target, or its whole cost when it never did.
   auto reach_or_all = [&](const CellResult& cell, CostAxis axis) {
     return cost_to_reach(cell, axis, target(cell.task)).value_or(cell.curve.back().cost(axis));

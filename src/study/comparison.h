@@ -121,6 +121,12 @@ struct Bootstrap {
 Bootstrap paired_bootstrap(const std::vector<double>& ratios, int resamples = 2000,
                            uint64_t seed = 27);
 
+// The speedup a cell of `task` must reach to count as having reached the target: `fraction` of
+// the best gain over the baseline found on the task, 1 + fraction * (best - 1) (1 when nothing
+// beat the baseline). A fraction of the best speedup itself would sit below 1 for a best under
+// 1 / fraction, and every cell would reach it at its first point.
+double reach_target(const Answers& answers, const std::string& task);
+
 // Everything above, from the cells (in the study's series order: `series`).
 Answers answer(const std::vector<CellResult>& cells, const std::vector<std::string>& series,
                double fraction);
