@@ -10,15 +10,12 @@
 #include "platform/registry.h"
 #include "queue/remote_platform.h"
 #include "report/run_view.h"
+#include "search/beam_search.h"
 #include "study/closing_round.h"
 #include "task/task.h"
 
 namespace accelopt::cli {
 namespace {
-
-bool ended(const std::string& state) {
-  return state == "finished" || state.rfind("stopped", 0) == 0;
-}
 
 // The study's ended cells with a best kernel, in the study's order, and the candidate timing of
 // each task's first cell (every cell of a task is timed with it).
@@ -36,7 +33,7 @@ EndedCells ended_cells(const store::Store& store, int64_t study_id, const Json& 
     report::RunView view = report::load_run_view(store, run->second);
     auto best = view.best();
     const store::CandidateRecord* candidate = best ? view.candidate(best->candidate) : nullptr;
-    if (!ended(view.run.state) || candidate == nullptr) continue;
+    if (!cell_ended(view.run.state) || candidate == nullptr) continue;
     study::ClosingCell cell;
     cell.key = run->first;
     cell.task = entry.value("task", "");
@@ -139,6 +136,11 @@ class TurnTimer {
 };
 
 }  // namespace
+
+bool cell_ended(const std::string& state) {
+  if (search::stopped_by_busy_machine(state)) return false;
+  return state == "finished" || state.rfind("stopped", 0) == 0;
+}
 
 ClosingRoundOutcome run_study_closing_round(const std::string& workspace, int64_t study_id,
                                             Json& detail, int rounds, bool remote_workers,

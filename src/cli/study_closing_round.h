@@ -12,6 +12,11 @@
 
 namespace accelopt::cli {
 
+// A study cell whose run has ended: finished, or stopped at a budget. A run stopped because the
+// machine was too busy to time its baseline has no result yet and is not ended: the study resumes
+// it (search::stopped_by_busy_machine).
+bool cell_ended(const std::string& state);
+
 struct ClosingRoundOutcome {
   int taken = 0, kept = 0;  // measurements made now, and found from before
   bool stopped = false;     // Ctrl-C: the study is interrupted, and a later run resumes the round

@@ -6,7 +6,9 @@
 // compare).
 #include <fmt/format.h>
 
+#include <chrono>
 #include <iostream>
+#include <thread>
 
 #include "cli/commands.h"
 #include "cli/run_steps.h"
@@ -18,6 +20,7 @@
 #include "memory/memory.h"
 #include "platform/registry.h"
 #include "report/study_report.h"
+#include "search/beam_search.h"
 #include "search/config.h"
 #include "study/closing_round.h"
 #include "study/comparison.h"
@@ -40,8 +43,28 @@ struct StudyStatusArguments {
   std::string workspace = kDefaultWorkspace;
 };
 
-bool cell_done(const std::string& state) {
-  return state == "finished" || state.rfind("stopped", 0) == 0;
+// A cell stopped by a busy machine is resumed after a pause, this many times, before the study
+// says it did not end (a later `accelopt study` resumes it again).
+constexpr int kBusyCellRetries = 3;
+constexpr std::chrono::seconds kBusyCellPause{10};
+
+// Resumes `run_id` while it stops because the machine was too busy to time its baseline, at most
+// kBusyCellRetries times; returns its last state.
+std::string resumed_while_busy(const std::string& workspace, const std::string& key, int64_t run_id,
+                               std::string state, const StopOnSignals& signals) {
+  for (int retry = 1; retry <= kBusyCellRetries && search::stopped_by_busy_machine(state);
+       ++retry) {
+    std::cerr << fmt::format(
+        "cell {}: the machine was too busy to time its baseline; resuming it in {} s ({} of {})\n",
+        key, kBusyCellPause.count(), retry, kBusyCellRetries);
+    auto until = std::chrono::steady_clock::now() + kBusyCellPause;
+    while (std::chrono::steady_clock::now() < until && !signals.requested()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    if (signals.requested()) break;
+    state = resume_one(workspace, run_id, signals).state;
+  }
+  return state;
 }
 
 Json budget_json(const study::Budget& budget) {
@@ -202,7 +225,7 @@ int run_study(const StudyArguments& arguments) {
     runs = store->study_cells(study_id);
     for (const study::Cell& cell : cells) {
       auto run = runs.find(cell.key());
-      if (run != runs.end() && cell_done(store->run(run->second)->state)) ++done;
+      if (run != runs.end() && cell_ended(store->run(run->second)->state)) ++done;
     }
   }
 
@@ -237,13 +260,15 @@ int run_study(const StudyArguments& arguments) {
     std::string key = cell.key();
     auto found = runs.find(key);
     std::string state;
+    int64_t run_id = 0;
     try {
       if (found != runs.end()) {
         state = open()->run(found->second)->state;
-        if (cell_done(state)) continue;
+        if (cell_ended(state)) continue;
         std::cerr << fmt::format("== cell {}/{} {}: resuming run {} ({}) ==\n", index, cells.size(),
                                  key, found->second, state);
-        state = resume_one(arguments.workspace, found->second, signals).state;
+        run_id = found->second;
+        state = resume_one(arguments.workspace, run_id, signals).state;
       } else {
         if (cell.warm && !detail.contains("warm_horizon")) {
           auto store = open();
@@ -274,8 +299,11 @@ int run_study(const StudyArguments& arguments) {
           cell_store.set_run_config(run_id, config);
         };
         std::cerr << fmt::format("== cell {}/{} {} ==\n", index, cells.size(), key);
-        state = optimize_one(run, signals).state;
+        search::RunSummary summary = optimize_one(run, signals);
+        run_id = summary.run_id;
+        state = summary.state;
       }
+      state = resumed_while_busy(arguments.workspace, key, run_id, state, signals);
     } catch (const UserError& error) {
       // Not the cell's outcome but its set-up (a model that does not answer, a damaged
       // database): every later cell would meet it too, so the study stops here.
@@ -284,7 +312,7 @@ int run_study(const StudyArguments& arguments) {
       break;
     }
     if (state == "interrupted") break;
-    if (!cell_done(state)) failures.push_back(fmt::format("{} ({})", key, state));
+    if (!cell_ended(state)) failures.push_back(fmt::format("{} ({})", key, state));
   }
   std::string study_state = "finished";
   if (signals.requested()) {

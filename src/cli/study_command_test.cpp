@@ -18,10 +18,12 @@
 #include <thread>
 
 #include "cli/cli_test_support.h"
+#include "cli/study_closing_round.h"
 #include "common/files.h"
 #include "common/json.h"
 #include "memory/memory.h"
 #include "scripted_model_server.h"
+#include "search/beam_search.h"
 #include "store/store.h"
 #include "task/task.h"
 
@@ -79,6 +81,21 @@ void expect_equal_budgets(const std::filesystem::path& workspace, int64_t budget
     EXPECT_EQ(config["search"]["max_evaluations"], budget) << key;
     EXPECT_LE(store->evaluation_count(run_id), budget) << key;
   }
+}
+
+// A cell whose run stopped because the machine was too busy to time its baseline has no result:
+// the study resumes it instead of counting it ended (on a starved machine a cold cell once ended
+// so, and the leave-one-out test below found no memory entry for its task).
+TEST(StudyCells, ACellStoppedByABusyMachineHasNotEnded) {
+  std::string busy =
+      "stopped: the machine was too busy to evaluate the baseline (the runner did not start within "
+      "15000 ms)";
+  ASSERT_TRUE(search::stopped_by_busy_machine(busy)) << "the search's wording changed";
+  EXPECT_FALSE(cell_ended(busy));
+  EXPECT_TRUE(cell_ended("finished"));
+  EXPECT_TRUE(cell_ended("stopped: the evaluation budget is spent"));
+  EXPECT_FALSE(cell_ended("interrupted"));
+  EXPECT_FALSE(cell_ended("failed: the baseline does not pass"));
 }
 
 TEST(StudyEndToEnd, AKilledStudyResumesKeepingWhatItHad) {
