@@ -95,6 +95,10 @@ TEST(ExampleStudies, MemoryCapacityRunsToTheEndWithSmoke) {
   smoke(example("memory-capacity.toml"), 9);  // matmul x (5 variants + 4 warm)
 }
 
+TEST(ExampleStudies, AVsARunsToTheEndWithSmoke) {
+  smoke(example("a-vs-a.toml"), 2);  // silu x 2 identical variants
+}
+
 TEST(ExampleStudies, SelfImprovementRunsToTheEndWithSmoke) {
   smoke(example("self-improvement.toml"), 3);  // adamw x (2 variants + 1 warm)
 }

@@ -144,6 +144,19 @@ bool CellResult::busy() const {
   return (!curve.empty() && curve.back().busy) || (closing && closing->busy);
 }
 
+double student_t_975(int degrees) {
+  static constexpr double kTable[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306,
+                                      2.262,  2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120,
+                                      2.110,  2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
+                                      2.060,  2.056, 2.052, 2.048, 2.045, 2.042};
+  if (degrees < 1) return std::numeric_limits<double>::infinity();
+  if (degrees <= 30) return kTable[degrees - 1];
+  // Beyond the table, the normal quantile with its first two corrections in 1 / degrees.
+  const double z = 1.959964, n = degrees;
+  return z + (z * z * z + z) / (4 * n) +
+         (5 * std::pow(z, 5) + 16 * z * z * z + 3 * z) / (96 * n * n);
+}
+
 Bootstrap paired_bootstrap(const std::vector<double>& ratios, int resamples, uint64_t seed) {
   std::vector<double> logs;
   for (double ratio : ratios) logs.push_back(std::log(ratio));
@@ -164,7 +177,19 @@ Bootstrap paired_bootstrap(const std::vector<double>& ratios, int resamples, uin
     size_t index = static_cast<size_t>(std::floor(q * static_cast<double>(means.size() - 1)));
     return means[index];
   };
-  return Bootstrap{std::exp(mean), std::exp(at(0.025)), std::exp(at(0.975))};
+  double low = at(0.025), high = at(0.975);
+  // Resampled means spread like the sample, which understates the mean's spread when there are
+  // few pairs; Student's t on the logs does not, so the interval is the wider of the two.
+  if (logs.size() >= 2) {
+    double squares = 0;
+    for (double value : logs) squares += (value - mean) * (value - mean);
+    double n = static_cast<double>(logs.size());
+    double half =
+        student_t_975(static_cast<int>(logs.size()) - 1) * std::sqrt(squares / (n - 1) / n);
+    low = std::min(low, mean - half);
+    high = std::max(high, mean + half);
+  }
+  return Bootstrap{std::exp(mean), std::exp(low), std::exp(high)};
 }
 
 double reach_target(const Answers& answers, const std::string& task) {

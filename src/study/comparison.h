@@ -112,14 +112,19 @@ struct Answers {
   std::vector<Comparison> comparisons;
 };
 
-// The paired bootstrap: the geometric mean of `ratios` and its 95 % percentile interval over
-// `resamples` resamples of the pairs drawn with a fixed seed (so the same grid gives the same
-// interval). `ratios` must be positive and non-empty.
+// The paired bootstrap: the geometric mean of `ratios` and its 95 % interval, the wider of the
+// percentile interval over `resamples` resamples of the pairs, drawn with a fixed seed (so the
+// same grid gives the same interval), and Student's t interval on the ratios' logarithms (the
+// percentile interval alone is too narrow on a few pairs). `ratios` must be positive and
+// non-empty.
 struct Bootstrap {
   double ratio = 1, low = 1, high = 1;
 };
 Bootstrap paired_bootstrap(const std::vector<double>& ratios, int resamples = 2000,
                            uint64_t seed = 27);
+
+// The 97.5th percentile of Student's t with `degrees` degrees of freedom (infinite below 1).
+double student_t_975(int degrees);
 
 // The speedup a cell of `task` must reach to count as having reached the target: `fraction` of
 // the best gain over the baseline found on the task, 1 + fraction * (best - 1) (1 when nothing

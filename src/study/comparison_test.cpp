@@ -110,8 +110,10 @@ TEST(StudyComparison, MixedRatiosGiveTheirGeometricMeanAndNoDifference) {
   EXPECT_NEAR(cost.ratio, 1.0, 1e-12);
   EXPECT_LE(cost.low, 1.0);
   EXPECT_GE(cost.high, 1.0);
-  EXPECT_GE(cost.low, 0.5 - 1e-12);
-  EXPECT_LE(cost.high, 2.0 + 1e-12);
+  // Four pairs: Student's t on their logs (3.182 x 0.566 / 2 either side of 0) is wider than
+  // anything resampling them gives, and wider than the ratios themselves.
+  EXPECT_NEAR(cost.low, 0.4064, 1e-3);
+  EXPECT_NEAR(cost.high, 2.4607, 1e-3);
   EXPECT_FALSE(cost.shown);
   EXPECT_EQ(cost.sentence.rfind("a vs b: no difference shown in the evaluations", 0), 0u)
       << cost.sentence;
@@ -200,6 +202,25 @@ TEST(StudyComparison, TheBootstrapIsFixedAndBounded) {
   EXPECT_LT(first.high, 0.6);
   EXPECT_LT(first.low, first.ratio);
   EXPECT_GT(first.high, first.ratio);
+}
+
+// Six pairs of an A/A study's seconds to reach the target, every one a moment's noise: resampled
+// means spread no wider than the pairs (0.68 to 0.93 here, which would show a difference); the
+// t interval on six pairs holds 1, so the study shows none.
+TEST(StudyComparison, OnAFewPairsTheIntervalIsAtLeastStudentsT) {
+  std::vector<double> ratios = {0.59, 0.84, 0.66, 1.05, 0.95, 0.80};
+  Bootstrap result = paired_bootstrap(ratios);
+  double mean = 0, squares = 0;
+  for (double ratio : ratios) mean += std::log(ratio) / 6;
+  for (double ratio : ratios) squares += std::pow(std::log(ratio) - mean, 2);
+  double half = student_t_975(5) * std::sqrt(squares / 5 / 6);
+  EXPECT_NEAR(result.ratio, std::exp(mean), 1e-12);
+  EXPECT_LE(result.low, std::exp(mean - half) + 1e-12);
+  EXPECT_GE(result.high, std::exp(mean + half) - 1e-12);
+  EXPECT_GT(result.high, 1.0);
+  EXPECT_DOUBLE_EQ(student_t_975(5), 2.571);
+  EXPECT_NEAR(student_t_975(1000), 1.962, 0.001);
+  EXPECT_TRUE(std::isinf(student_t_975(0)));
 }
 
 // A cell that never reaches the target counts at its whole cost; the best found is over every

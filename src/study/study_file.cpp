@@ -129,8 +129,12 @@ std::vector<Cell> Study::cells() const {
   std::vector<Cell> all;
   for (bool warm : {false, true}) {
     if (warm && memory_order == MemoryOrder::kCold) break;
-    for (uint64_t seed : seeds) {
-      for (const Variant& variant : variants) {
+    for (size_t seed_index = 0; seed_index < seeds.size(); ++seed_index) {
+      uint64_t seed = seeds[seed_index];
+      // Each seed starts with the next variant, so that none always runs first: a machine that
+      // drifts over the study would otherwise favour one variant in every pair.
+      for (size_t step = 0; step < variants.size(); ++step) {
+        const Variant& variant = variants[(seed_index + step) % variants.size()];
         if (warm && !variant.memory_on) continue;
         for (const auto& task : tasks) {
           all.push_back(Cell{variant.name, task.filename().string(), task, seed, warm});

@@ -67,7 +67,8 @@ struct Study {
   std::vector<Variant> variants;
   bool smoke = false;  // see make_smoke
 
-  // Cold pass first; within a pass seed by seed, variant by variant, task by task.
+  // Cold pass first; within a pass seed by seed, variant by variant, task by task. The variants'
+  // order rotates by one each seed (seed 2 starts with the second variant).
   std::vector<Cell> cells() const;
   const Variant& variant(const std::string& name) const;  // InternalError when unknown
 };

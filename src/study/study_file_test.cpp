@@ -61,7 +61,8 @@ TEST(StudyFile, ExpandsTheGridInItsOrder) {
   EXPECT_EQ(cells[0].key(), "beam/silu/seed1/cold");
   EXPECT_EQ(cells[1].key(), "beam/matmul/seed1/cold");
   EXPECT_EQ(cells[2].key(), "sampling/silu/seed1/cold");
-  EXPECT_EQ(cells[4].key(), "beam/silu/seed2/cold");
+  EXPECT_EQ(cells[4].key(), "sampling/silu/seed2/cold");  // each seed starts with the next variant
+  EXPECT_EQ(cells[6].key(), "beam/silu/seed2/cold");
   EXPECT_TRUE(study.variant("beam").memory_on);
   EXPECT_FALSE(study.variant("sampling").memory_on);
 }
