@@ -615,7 +615,8 @@ bool Run::confirm() {
       [&](const Confirmation& now) {
         confirmation_ = now;
         checkpoint(iterations_done_, none);
-      });
+      },
+      evaluator_.concurrency());
   note_measurements();
   note_best();
   if (done) {

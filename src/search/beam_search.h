@@ -106,7 +106,7 @@ struct SearchContext {
   // Set instead of eval_slots where the evaluations that may run at once change during the run
   // (remote workers connecting and leaving): asked at the start and every eval_places_refresh.
   std::function<int()> eval_places;
-  std::chrono::milliseconds eval_places_refresh{1000};
+  std::chrono::milliseconds eval_places_refresh{250};
   // A candidate the machine was too busy to judge (MACHINE_BUSY) is evaluated again once, after
   // this pause (evaluator.h).
   std::chrono::milliseconds busy_pause{10000};

@@ -1172,8 +1172,16 @@ TEST_F(SearchTest, ParallelEvaluationsOverlapOnCoresOfTheirOwnAndEndAsOneAtATime
   context.eval_slots = {{3}, {2}, {1}, {0}};
   RunSummary summary = start_run(config_, "", context);
   EXPECT_EQ(summary.state, "finished");
-  EXPECT_EQ(keyed_state(*store, summary.run_id), expected);
-  EXPECT_EQ(platform.calls.load(), one_at_a_time);
+  // With places to spare the confirmation's first batch also times the beam's first kernel
+  // against the other (confirmation.h): at most one measurement more, the same decisions.
+  Json state = keyed_state(*store, summary.run_id);
+  int guessed = state["measured"].get<int>() - expected["measured"].get<int>();
+  EXPECT_GE(guessed, 0);
+  EXPECT_LE(guessed, 1);
+  state.erase("measured");
+  expected.erase("measured");
+  EXPECT_EQ(state, expected);
+  EXPECT_EQ(platform.calls.load(), one_at_a_time + guessed);
   EXPECT_GE(platform.most_in_flight, 3);  // 2 beam kernels × 3 plans × 2 implementations at once
   EXPECT_LE(platform.most_in_flight, 4);
   EXPECT_EQ(platform.shared_cores, 0) << "two evaluations were given one core";

@@ -141,12 +141,23 @@ std::optional<std::vector<Measurement>> measured_together(Confirmation& confirma
 }  // namespace
 
 bool confirm(Confirmation& confirmation, const std::vector<int64_t>& beam,
-             const MeasureAll& measure, const SaveConfirmation& save) {
+             const MeasureAll& measure, const SaveConfirmation& save, int places) {
   // Each beam kernel against the baseline, all at once.
   std::vector<MeasurePair> against_baseline;
+  std::vector<int64_t> kernels;
   for (int64_t id : beam) {
-    if (id != confirmation.baseline) against_baseline.emplace_back(id, confirmation.baseline);
+    if (id == confirmation.baseline) continue;
+    against_baseline.emplace_back(id, confirmation.baseline);
+    kernels.push_back(id);
   }
+  // Where the places allow, the beam's first kernel also meets each other one in the same batch:
+  // when it leads, the second batch then finds its pairs measured and waits for nothing.
+  std::vector<MeasurePair> first_batch = against_baseline;
+  if (kernels.size() > 1 && static_cast<size_t>(places) >= 2 * kernels.size() - 1) {
+    for (size_t index = 1; index < kernels.size(); ++index)
+      first_batch.emplace_back(kernels.front(), kernels[index]);
+  }
+  if (!measured_together(confirmation, first_batch, measure, save)) return false;
   auto first = measured_together(confirmation, against_baseline, measure, save);
   if (!first) return false;
   std::vector<Measurement> passed;

@@ -49,9 +49,12 @@ using SaveConfirmation = std::function<void(const Confirmation&)>;
 // Completes `confirmation` for `beam` (the final beam; the baseline in it is skipped): measures
 // what it does not hold yet, through `measure`, then decides the winner. The pairs go out in two
 // batches, each asked of `measure` at once: every beam kernel against the baseline, then the
-// leader against each kernel its interval overlaps. False when `measure` was stopped first (the
-// confirmation keeps what it measured).
+// leader against each kernel its interval overlaps. When `places` (the evaluations that may run
+// at once) hold them, the first batch also times the beam's first kernel against each other one,
+// so that the second batch has nothing left to measure when that kernel leads (a run then waits
+// for one batch, not two). False when `measure` was stopped first (the confirmation keeps what it
+// measured).
 bool confirm(Confirmation& confirmation, const std::vector<int64_t>& beam,
-             const MeasureAll& measure, const SaveConfirmation& save);
+             const MeasureAll& measure, const SaveConfirmation& save, int places = 1);
 
 }  // namespace accelopt::search

@@ -71,6 +71,43 @@ TEST(ConfirmationTest, OverlappingKernelsMeetHeadToHead) {
   EXPECT_NE(tie.outcome().find("as fast as #7 within noise"), std::string::npos);
 }
 
+// With places for every pair, the beam's first kernel meets the others in the first batch: when it
+// leads, one batch decides what two did; when another leads, the second batch measures as before.
+TEST(ConfirmationTest, SparePlacesTimeTheFirstKernelAgainstTheOthersInTheFirstBatch) {
+  Table table;
+  table.answers[{5, 1}] = timed(5, 1, 1.30, 0.05);
+  table.answers[{7, 1}] = timed(7, 1, 1.25, 0.05);
+  table.answers[{5, 7}] = timed(5, 7, 1.0, 0.03);
+  table.answers[{7, 5}] = timed(7, 5, 1.0, 0.03);
+  std::vector<size_t> batches;
+  Measure one = table.measure();
+  MeasureAll counted = [&](const std::vector<MeasurePair>& pairs, const MeasureTaken& taken) {
+    batches.push_back(pairs.size());
+    one_by_one(one)(pairs, taken);
+  };
+  Confirmation two_places;
+  two_places.baseline = 1;
+  ASSERT_TRUE(confirm(two_places, {5, 7}, counted, kNoSave, 2));
+  EXPECT_EQ(batches, (std::vector<size_t>{2, 1}));  // too few places: two batches
+
+  batches.clear();
+  Confirmation three_places;
+  three_places.baseline = 1;
+  ASSERT_TRUE(confirm(three_places, {5, 7}, counted, kNoSave, 3));
+  EXPECT_EQ(batches, std::vector<size_t>{3});  // 5 leads: its pair with 7 is already measured
+  EXPECT_EQ(three_places.winner, two_places.winner);
+  EXPECT_EQ(three_places.tied, two_places.tied);
+  EXPECT_EQ(three_places.outcome(), two_places.outcome());
+
+  batches.clear();
+  Confirmation another_leads;
+  another_leads.baseline = 1;
+  ASSERT_TRUE(confirm(another_leads, {7, 5}, counted, kNoSave, 3));
+  EXPECT_EQ(batches, (std::vector<size_t>{3, 1}));  // (7, 5) was a guess; 5 leads, (5, 7) is new
+  EXPECT_EQ(another_leads.winner, 5);
+  EXPECT_EQ(another_leads.tied, std::vector<int64_t>{7});
+}
+
 TEST(ConfirmationTest, AnIntervalHoldingOneIsNoSignificantImprovement) {
   Table table;
   table.answers[{5, 1}] = timed(5, 1, 1.02, 0.04);

@@ -109,7 +109,7 @@ struct EvaluatorParts {
   // evaluator starts and every `places_refresh` after, so that workers arriving late are used.
   // Empty: `slots` (or eval_concurrency) for the whole run. Takes `slots` empty (none pinned).
   std::function<int()> places_now;
-  std::chrono::milliseconds places_refresh{1000};
+  std::chrono::milliseconds places_refresh{250};
 };
 
 class Evaluator {
