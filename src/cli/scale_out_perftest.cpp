@@ -17,15 +17,19 @@
 // seconds over the wall time).
 //
 //   scale_out_perftest --platform command:FILE.json [--workers 1,2,4,8] [--late-seconds 3]
-//                      [--accelopt PATH] -- OPTIMIZE-ARGUMENTS...
+//                      [--accelopt PATH] [--timeline FILE] -- OPTIMIZE-ARGUMENTS...
 //
-// (--accelopt: another build's binary for the workers and the run, to compare two versions.)
+// (--accelopt: another build's binary for the workers and the run, to compare two versions;
+// --timeline: appends each run's jobs to FILE, a line each: id, worker, and the seconds from the
+// first job's enqueueing to its enqueueing, claim and finish.)
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <thread>
@@ -66,6 +70,14 @@ Process start(const std::vector<std::string>& arguments, const std::filesystem::
   return Process::spawn(options);
 }
 
+// Workers never leave on their own while a run is measured (a worker idle for a few seconds
+// between two narrow rounds would otherwise leave, and the run lose its place): they are stopped
+// once it ended, as Slurm's scancel stops them.
+void stop_workers(std::vector<Process>& workers) {
+  for (Process& worker : workers) ::kill(worker.pid(), SIGTERM);
+  for (Process& worker : workers) worker.wait(1min);
+}
+
 struct Figures {
   double seconds = 0;
   std::string evaluations, overlapping, claim_ms;
@@ -80,7 +92,7 @@ Figures measure(store::PostgresCluster& cluster, int workers, int iterations,
   std::vector<Process> started;
   for (int index = 0; index < workers; ++index) {
     started.push_back(start(
-        {"worker", "--db", url, "--name", fmt::format("w{}", index), "--idle-exit-seconds", "3"},
+        {"worker", "--db", url, "--name", fmt::format("w{}", index), "--idle-exit-seconds", "0"},
         folder / fmt::format("{}-worker{}.log", name, index), {static_cast<int>(index % cores)}));
   }
   for (int wait = 0; wait < 600 && queue->live_workers("cpu") < workers; ++wait) {
@@ -106,7 +118,7 @@ Figures measure(store::PostgresCluster& cluster, int workers, int iterations,
     throw InternalError(fmt::format("optimize with {} workers: {}\n{}", workers, status.describe(),
                                     read_file(folder / (name + "-optimize.log"))));
   }
-  for (Process& worker : started) worker.wait(1min);
+  stop_workers(started);
   figures.evaluations = cluster.psql(name, "SELECT count(*) FROM evaluation_queue");
   figures.overlapping = cluster.psql(
       name,
@@ -124,6 +136,9 @@ Figures measure(store::PostgresCluster& cluster, int workers, int iterations,
 struct RunFigures {
   double seconds = 0, mean_in_flight = 0;
   std::string jobs;
+  // A line per job: id, worker, then seconds from the first job's enqueueing to its enqueueing,
+  // claim and finish (--timeline).
+  std::string timeline;
 };
 
 RunFigures measure_run(store::PostgresCluster& cluster, const std::string& platform, int workers,
@@ -136,7 +151,7 @@ RunFigures measure_run(store::PostgresCluster& cluster, const std::string& platf
   auto start_workers = [&] {
     for (int index = 0; index < workers; ++index) {
       started.push_back(start({"worker", "--db", url, "--platform", platform, "--name",
-                               fmt::format("w{}", index), "--idle-exit-seconds", "5"},
+                               fmt::format("w{}", index), "--idle-exit-seconds", "0"},
                               folder / fmt::format("{}-worker{}.log", name, index)));
     }
   };
@@ -162,13 +177,19 @@ RunFigures measure_run(store::PostgresCluster& cluster, const std::string& platf
     throw InternalError(fmt::format("optimize with {} workers: {}\n{}", workers, status.describe(),
                                     read_file(folder / (name + "-optimize.log"))));
   }
-  for (Process& worker : started) worker.wait(2min);
+  stop_workers(started);
   figures.jobs = cluster.psql(name, "SELECT count(*) FROM evaluation_queue");
   double busy = std::stod(
       cluster.psql(name,
                    "SELECT coalesce(sum(extract(epoch FROM finished_at - claimed_at)), 0) FROM "
                    "evaluation_queue"));
   figures.mean_in_flight = busy / figures.seconds;
+  figures.timeline = cluster.psql(
+      name,
+      "SELECT string_agg(format('%s %s %s %s %s', id, worker, round(extract(epoch FROM "
+      "enqueued_at - t0)::numeric, 3), round(extract(epoch FROM claimed_at - t0)::numeric, 3), "
+      "round(extract(epoch FROM finished_at - t0)::numeric, 3)), E'\\n' ORDER BY id) FROM "
+      "evaluation_queue, (SELECT min(enqueued_at) AS t0 FROM evaluation_queue) first");
   return figures;
 }
 
@@ -177,6 +198,7 @@ struct RunOptions {
   std::string platform = "cpu";
   std::vector<int> workers = {1, 2, 4, 8};
   double late_seconds = 0;
+  std::filesystem::path timeline;  // where each run's jobs are written, if anywhere
   std::vector<std::string> optimize_arguments;
 };
 
@@ -200,11 +222,13 @@ RunOptions run_options(int argc, char** argv) {
       options.workers = counts_of(value);
     } else if (flag == "--late-seconds") {
       options.late_seconds = std::stod(value);
+    } else if (flag == "--timeline") {
+      options.timeline = std::filesystem::absolute(value);
     } else if (flag == "--accelopt") {
       accelopt_binary() = std::filesystem::absolute(value).string();
     } else {
       throw UserError("unknown flag " + flag +
-                      " (--platform, --workers, --late-seconds, --accelopt, --)");
+                      " (--platform, --workers, --late-seconds, --timeline, --accelopt, --)");
     }
   }
   for (++index; index < argc; ++index) options.optimize_arguments.emplace_back(argv[index]);
@@ -229,6 +253,11 @@ int measure_runs(int argc, char** argv) {
     RunFigures figures = measure_run(*cluster, options.platform, workers, options.late_seconds,
                                      options.optimize_arguments, folder.path());
     if (one == 0) one = figures.seconds;
+    if (!options.timeline.empty()) {
+      std::ofstream out(options.timeline, std::ios::app);
+      out << fmt::format("# {} workers, {:.1f} s\nid worker enqueued claimed finished\n{}\n",
+                         workers, figures.seconds, figures.timeline);
+    }
     std::cout << fmt::format("{:>7}  {:>6.1f}  {:>4}  {:>6.2f}x  {:>19.2f}\n", workers,
                              figures.seconds, figures.jobs, one / figures.seconds,
                              figures.mean_in_flight)
