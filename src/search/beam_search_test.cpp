@@ -1261,7 +1261,10 @@ TEST_F(SearchTest, TheConfirmationTimesTheBeamAgainstTheBaselineAllAtOnce) {
   ASSERT_EQ(summary.state, "finished");
   Json confirmation = confirmation_of(*store, summary.run_id);
   ASSERT_GE(confirmation["measurements"].size(), 2u);
-  EXPECT_EQ(platform.most_careful_in_flight, 2);
+  // The two beam kernels against the baseline, and with four places the first kernel against the
+  // second beside them (confirmation.h): two or three at once, never one after another.
+  EXPECT_GE(platform.most_careful_in_flight, 2);
+  EXPECT_LE(platform.most_careful_in_flight, 3);
 }
 
 // Issue 46: an iteration's memory re-timings go out together. A beam of one makes the
