@@ -20,8 +20,9 @@
 //                      [--accelopt PATH] [--timeline FILE] -- OPTIMIZE-ARGUMENTS...
 //
 // (--accelopt: another build's binary for the workers and the run, to compare two versions;
-// --timeline: appends each run's jobs to FILE, a line each: id, worker, and the seconds from the
-// first job's enqueueing to its enqueueing, claim and finish.)
+// --timeline: appends each run's jobs to FILE, a line each: id, worker, the seconds from the
+// first job's enqueueing to its enqueueing, claim and finish, the first 6 hex digits of the MD5
+// of its source and of its anchor's, `-` for none.)
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <unistd.h>
@@ -186,9 +187,12 @@ RunFigures measure_run(store::PostgresCluster& cluster, const std::string& platf
   figures.mean_in_flight = busy / figures.seconds;
   figures.timeline = cluster.psql(
       name,
-      "SELECT string_agg(format('%s %s %s %s %s', id, worker, round(extract(epoch FROM "
+      "SELECT string_agg(format('%s %s %s %s %s %s %s', id, worker, round(extract(epoch FROM "
       "enqueued_at - t0)::numeric, 3), round(extract(epoch FROM claimed_at - t0)::numeric, 3), "
-      "round(extract(epoch FROM finished_at - t0)::numeric, 3)), E'\\n' ORDER BY id) FROM "
+      "round(extract(epoch FROM finished_at - t0)::numeric, 3), "
+      "left(md5(request::json->>'source'), "
+      "6), CASE WHEN request::json->>'anchor_source' = '' THEN '-' ELSE "
+      "left(md5(request::json->>'anchor_source'), 6) END), E'\\n' ORDER BY id) FROM "
       "evaluation_queue, (SELECT min(enqueued_at) AS t0 FROM evaluation_queue) first");
   return figures;
 }
@@ -255,8 +259,9 @@ int measure_runs(int argc, char** argv) {
     if (one == 0) one = figures.seconds;
     if (!options.timeline.empty()) {
       std::ofstream out(options.timeline, std::ios::app);
-      out << fmt::format("# {} workers, {:.1f} s\nid worker enqueued claimed finished\n{}\n",
-                         workers, figures.seconds, figures.timeline);
+      out << fmt::format(
+          "# {} workers, {:.1f} s\nid worker enqueued claimed finished source anchor\n{}\n",
+          workers, figures.seconds, figures.timeline);
     }
     std::cout << fmt::format("{:>7}  {:>6.1f}  {:>4}  {:>6.2f}x  {:>19.2f}\n", workers,
                              figures.seconds, figures.jobs, one / figures.seconds,

@@ -179,16 +179,11 @@ TEST_F(NkiEvaluatorTest, AWrongOrBrokenNkiKernelGetsItsVerdict) {
 // evaluators/stand-in, shipped for measuring a run's speedup with workers (docs/scale-out.md): as
 // its file configures it, it takes its sleep per evaluation and answers each source with a fixed
 // speed, so a kernel's speedup over another is the same each time and its inverse the other way.
+// The build's compiled copy, beside a copy of the same file, answers as the script does.
 TEST_F(CommandPlatformTest, TheShippedStandInSleepsAndAnswersAFixedRatioPerSource) {
-  CommandPlatformOptions shipped =
-      load_command_config(ACCELOPT_SOURCE_DIR "/evaluators/stand-in/standin.json");
-  ASSERT_EQ(shipped.argv.size(), 3u);
-  EXPECT_EQ(shipped.argv[1], "--seconds");
-  EXPECT_EQ(shipped.correctness, CorrectnessMode::kEvaluator);
-  EXPECT_EQ(shipped.argv[0],
-            ACCELOPT_SOURCE_DIR "/evaluators/stand-in/accelopt-standin-evaluator");  // beside it
-  shipped.argv = {"/bin/sh", shipped.argv[0], "--seconds", "0.3"};  // a shorter sleep
-  auto timed = [&](const std::string& source, const std::string& anchor) {
+  auto stand_in_speedup = [this](CommandPlatformOptions shipped, const std::string& source,
+                                 const std::string& anchor) {
+    shipped.argv.back() = "0.3";  // a shorter sleep
     EvalRequest request = small_request(source);
     request.anchor_source = anchor;
     auto start = std::chrono::steady_clock::now();
@@ -197,10 +192,27 @@ TEST_F(CommandPlatformTest, TheShippedStandInSleepsAndAnswersAFixedRatioPerSourc
     EXPECT_EQ(verdict.status, Status::kPassed) << verdict.message << "\n" << verdict.log;
     return verdict.timing ? verdict.timing->speedup : 0.0;
   };
-  double once = timed("// kernel one", "// kernel two");
-  EXPECT_GT(once, 0);
-  EXPECT_EQ(timed("// kernel one", "// kernel two"), once);
-  EXPECT_NEAR(timed("// kernel two", "// kernel one") * once, 1.0, 0.03);
+  for (std::string folder :
+       {ACCELOPT_SOURCE_DIR "/evaluators/stand-in", ACCELOPT_BINARY_DIR "/evaluators/stand-in"}) {
+    SCOPED_TRACE(folder);
+    CommandPlatformOptions shipped = load_command_config(folder + "/standin.json");
+    ASSERT_EQ(shipped.argv.size(), 3u);
+    EXPECT_EQ(shipped.argv[0], folder + "/accelopt-standin-evaluator");  // beside it
+    EXPECT_EQ(shipped.argv[1], "--seconds");
+    EXPECT_EQ(shipped.correctness, CorrectnessMode::kEvaluator);
+    double once = stand_in_speedup(shipped, "// kernel one", "// kernel two");
+    EXPECT_GT(once, 0);
+    EXPECT_EQ(stand_in_speedup(shipped, "// kernel one", "// kernel two"), once);
+    EXPECT_NEAR(stand_in_speedup(shipped, "// kernel two", "// kernel one") * once, 1.0, 0.03);
+  }
+  // Both give a source the same speed (the SHA-256 of its JSON text), within the +-1 % jitter.
+  double script =
+      stand_in_speedup(load_command_config(ACCELOPT_SOURCE_DIR "/evaluators/stand-in/standin.json"),
+                       "// kernel \"one\"\n", "// kernel two");
+  double compiled =
+      stand_in_speedup(load_command_config(ACCELOPT_BINARY_DIR "/evaluators/stand-in/standin.json"),
+                       "// kernel \"one\"\n", "// kernel two");
+  EXPECT_NEAR(compiled / script, 1.0, 0.03);
 }
 
 }  // namespace
