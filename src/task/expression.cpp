@@ -189,4 +189,52 @@ std::set<std::string> expression_names(std::string_view expression) {
   return used;
 }
 
+Constraint parse_constraint(std::string_view text) {
+  Constraint constraint;
+  constraint.text = std::string(text);
+  size_t found = std::string_view::npos;
+  for (size_t at = 0; at < text.size(); ++at) {
+    char c = text[at];
+    bool two = at + 1 < text.size() && text[at + 1] == '=' &&
+               (c == '=' || c == '!' || c == '<' || c == '>');
+    if (!two && c != '<' && c != '>') continue;
+    if (found != std::string_view::npos) {
+      throw UserError("in constraint \"" + constraint.text + "\": more than one comparison");
+    }
+    found = at;
+    constraint.comparison = std::string(text.substr(at, two ? 2 : 1));
+    at += two ? 1 : 0;
+  }
+  if (found == std::string_view::npos) {
+    throw UserError("in constraint \"" + constraint.text +
+                    "\": no comparison (one of == != <= >= < >)");
+  }
+  auto trimmed = [](std::string_view side) {
+    size_t first = side.find_first_not_of(" \t");
+    size_t last = side.find_last_not_of(" \t");
+    return first == std::string_view::npos ? std::string()
+                                           : std::string(side.substr(first, last - first + 1));
+  };
+  constraint.left = trimmed(text.substr(0, found));
+  constraint.right = trimmed(text.substr(found + constraint.comparison.size()));
+  expression_names(constraint.left);  // throws for a malformed side
+  expression_names(constraint.right);
+  return constraint;
+}
+
+bool constraint_holds(const Constraint& constraint, const std::map<std::string, double>& names,
+                      double* left, double* right) {
+  double a = evaluate_expression(constraint.left, names);
+  double b = evaluate_expression(constraint.right, names);
+  if (left != nullptr) *left = a;
+  if (right != nullptr) *right = b;
+  const std::string& op = constraint.comparison;
+  if (op == "==") return a == b;
+  if (op == "!=") return a != b;
+  if (op == "<=") return a <= b;
+  if (op == ">=") return a >= b;
+  if (op == "<") return a < b;
+  return a > b;
+}
+
 }  // namespace accelopt::task

@@ -15,4 +15,15 @@ double evaluate_expression(std::string_view expression, const std::map<std::stri
 // The names an expression uses; throws UserError for a malformed expression.
 std::set<std::string> expression_names(std::string_view expression);
 
+// A relation two expressions over the axes must satisfy, as FlashInfer-Bench's definitions state
+// them: "H_qo == H_kv * H_r", "page_size <= 64". One of == != <= >= < > between them.
+struct Constraint {
+  std::string text, left, comparison, right;
+};
+// Throws UserError for a text without exactly one comparison, or with a malformed side.
+Constraint parse_constraint(std::string_view text);
+// Whether it holds for `names`; `left` and `right` get the two sides' values where given.
+bool constraint_holds(const Constraint& constraint, const std::map<std::string, double>& names,
+                      double* left = nullptr, double* right = nullptr);
+
 }  // namespace accelopt::task

@@ -39,5 +39,28 @@ TEST(Expression, ListsTheNamesItUses) {
             (std::set<std::string>{"B", "QH", "N", "D", "KH"}));
 }
 
+TEST(Expression, ConstraintsCompareTwoSides) {
+  Constraint constraint = parse_constraint(" H_qo == H_kv * H_r ");
+  EXPECT_EQ(constraint.left, "H_qo");
+  EXPECT_EQ(constraint.comparison, "==");
+  EXPECT_EQ(constraint.right, "H_kv * H_r");
+  double left = 0, right = 0;
+  EXPECT_TRUE(constraint_holds(constraint, {{"H_qo", 32}, {"H_kv", 8}, {"H_r", 4}}));
+  EXPECT_FALSE(
+      constraint_holds(constraint, {{"H_qo", 32}, {"H_kv", 8}, {"H_r", 3}}, &left, &right));
+  EXPECT_EQ(left, 32);
+  EXPECT_EQ(right, 24);
+  std::map<std::string, double> p = {{"p", 16}};
+  EXPECT_TRUE(constraint_holds(parse_constraint("p <= 16"), p));
+  EXPECT_FALSE(constraint_holds(parse_constraint("p < 16"), p));
+  EXPECT_TRUE(constraint_holds(parse_constraint("p >= 16"), p));
+  EXPECT_FALSE(constraint_holds(parse_constraint("p > 16"), p));
+  EXPECT_TRUE(constraint_holds(parse_constraint("p != 15"), p));
+  EXPECT_THROW(parse_constraint("p + 1"), UserError);        // no comparison
+  EXPECT_THROW(parse_constraint("1 < p < 17"), UserError);   // two
+  EXPECT_THROW(parse_constraint("p % 16 == 0"), UserError);  // not accelopt's arithmetic
+  EXPECT_THROW(parse_constraint("== 3"), UserError);         // a side missing
+}
+
 }  // namespace
 }  // namespace accelopt::task

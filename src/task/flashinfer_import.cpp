@@ -1,17 +1,23 @@
 #include "task/flashinfer_import.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "common/error.h"
 #include "common/files.h"
 #include "common/json.h"
+#include "common/subprocess.h"
 #include "task/abi.h"
 #include "task/baseline_stub.h"
+#include "task/expression.h"
 #include "task/task.h"
 
 namespace accelopt::task {
@@ -47,6 +53,145 @@ std::string bytes_expression(const Json& inputs, const Json& outputs) {
   return expression;
 }
 
+// `text` parsed, or UserError "<origin>: not valid JSON: parse error at line L, column C: ...".
+Json parse_json(const std::string& text, const std::string& origin) {
+  try {
+    return Json::parse(text);
+  } catch (const Json::parse_error& error) {
+    std::string message = error.what();
+    if (message.starts_with("[json.exception.")) message = message.substr(message.find(']') + 2);
+    throw UserError(origin + ": not valid JSON: " + message);
+  }
+}
+
+// Reads `reference` with Python's own parser (ast.parse runs none of it) and returns the top-level
+// run()'s parameters as "name name ... [*] [**]", or "error: ..." for what ast.parse refused.
+constexpr const char* kReadReference = R"python(
+import ast, sys
+try:
+    tree = ast.parse(open(sys.argv[1], encoding="utf-8").read(), filename="reference")
+except SyntaxError as error:
+    print("error: line %s, column %s: %s" % (error.lineno, error.offset, error.msg))
+    sys.exit(0)
+runs = [node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == "run"]
+if not runs:
+    print("error: no top-level `def run(...)`")
+    sys.exit(0)
+arguments = runs[-1].args
+required = len(arguments.posonlyargs + arguments.args) - len(arguments.defaults)
+words = []
+for index, argument in enumerate(arguments.posonlyargs + arguments.args):
+    words.append(argument.arg + ("" if index >= required else "!"))
+for argument, default in zip(arguments.kwonlyargs, arguments.kw_defaults):
+    words.append(argument.arg + ("" if default is not None else "!"))
+if arguments.vararg: words.append("*")
+if arguments.kwarg: words.append("**")
+print(" ".join(words))
+)python";
+
+}  // namespace
+
+std::optional<std::string> check_reference(const std::string& reference,
+                                           const std::vector<std::string>& inputs,
+                                           const std::string& origin,
+                                           const std::filesystem::path& interpreter) {
+  if (!std::filesystem::exists(interpreter)) {
+    return "reference: not read at import (" + interpreter.string() +
+           " is not installed): its syntax and run()'s parameters are checked at the first "
+           "evaluation";
+  }
+  TempDir scratch("accelopt-import");
+  write_file_atomic(scratch.path() / "reference.py", reference);
+  write_file_atomic(scratch.path() / "read.py", kReadReference);
+  SpawnOptions options;
+  options.argv = {interpreter.string(), "-I", (scratch.path() / "read.py").string(),
+                  (scratch.path() / "reference.py").string()};
+  options.environment = clean_environment(scratch.path());
+  CommandResult read = run_command(options, std::chrono::seconds(30));
+  std::string answer = read.output;
+  while (!answer.empty() && (answer.back() == '\n' || answer.back() == '\r')) answer.pop_back();
+  if (!read.status.exited || read.status.exit_code != 0) {
+    throw InternalError("reading the reference with " + interpreter.string() + ": " +
+                        read.status.describe() + "\n" + answer);
+  }
+  if (answer.starts_with("error: ")) {
+    throw UserError(origin + ": reference: " + answer.substr(7) +
+                    " (run(...) must take the definition's inputs by name)");
+  }
+  std::set<std::string> parameters, required;
+  bool any_keyword = false;
+  std::istringstream words(answer);
+  for (std::string word; words >> word;) {
+    if (word == "**") any_keyword = true;
+    if (word == "*" || word == "**") continue;
+    if (word.ends_with("!")) {
+      word.pop_back();
+      required.insert(word);
+    }
+    parameters.insert(word);
+  }
+  std::vector<std::string> missing, unknown;
+  for (const std::string& input : inputs) {
+    if (!parameters.count(input) && !any_keyword) missing.push_back(input);
+  }
+  for (const std::string& parameter : required) {
+    if (std::find(inputs.begin(), inputs.end(), parameter) == inputs.end()) {
+      unknown.push_back(parameter);
+    }
+  }
+  if (!missing.empty() || !unknown.empty()) {
+    std::string why;
+    if (!missing.empty()) why += fmt::format("has no parameter {}", fmt::join(missing, ", "));
+    if (!unknown.empty()) {
+      why +=
+          fmt::format("{}needs {}, which {}", why.empty() ? "" : " and ", fmt::join(unknown, ", "),
+                      unknown.size() == 1 ? "is not an input" : "are not inputs");
+    }
+    throw UserError(fmt::format(
+        "{}: reference: the harness calls run({}) with the inputs by name, but run() {}", origin,
+        fmt::join(inputs, ", "), why));
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+// The var axes of the workload import makes up where none were given: 16 each, then an axis that a
+// constraint "axis == expression" names alone on its left set to the expression's value (passes
+// until nothing moves). Throws UserError where a constraint still does not hold.
+Json guessed_axes(const Json& axes, const std::vector<std::string>& var_axes,
+                  const std::vector<Constraint>& constraints, const std::string& origin) {
+  std::map<std::string, double> values;
+  for (const auto& [name, axis] : axes.items()) {
+    values[name] = axis["type"] == "const" ? axis["value"].get<double>() : 16.0;
+  }
+  for (size_t pass = 0; pass <= constraints.size(); ++pass) {
+    bool moved = false;
+    for (const Constraint& constraint : constraints) {
+      bool settable = constraint.comparison == "==" && std::find(var_axes.begin(), var_axes.end(),
+                                                                 constraint.left) != var_axes.end();
+      if (!settable) continue;
+      double value = evaluate_expression(constraint.right, values);
+      if (value >= 1 && value == std::floor(value) && value != values[constraint.left]) {
+        values[constraint.left] = value;
+        moved = true;
+      }
+    }
+    if (!moved) break;
+  }
+  Json guessed = Json::object();
+  for (const std::string& name : var_axes) guessed[name] = static_cast<int64_t>(values[name]);
+  for (const Constraint& constraint : constraints) {
+    if (!constraint_holds(constraint, values)) {
+      throw UserError(fmt::format(
+          "{}: no workloads given (--workloads FILE.jsonl), and the one import would make (every "
+          "var axis 16) breaks the constraint \"{}\": give the workloads",
+          origin, constraint.text));
+    }
+  }
+  return guessed;
+}
+
 // The dtypes the harness runs (task/dtype.h); FlashInfer-Bench's others are refused by name.
 bool importable(const std::string& dtype) {
   return dtype == "float32" || dtype == "bfloat16" || dtype == "float16" ||
@@ -58,8 +203,8 @@ bool importable(const std::string& dtype) {
 ImportedTask import_flashinfer(const std::string& definition_json, const std::string& origin,
                                const std::string& workloads_jsonl,
                                const std::string& workloads_origin) {
-  Json source = Json::parse(definition_json, nullptr, false);
-  if (source.is_discarded() || !source.is_object()) {
+  Json source = parse_json(definition_json, origin);
+  if (!source.is_object()) {
     throw UserError(origin + ": not a JSON object (a FlashInfer-Bench definition)");
   }
   auto require = [&](const char* field) -> const Json& {
@@ -124,6 +269,44 @@ ImportedTask import_flashinfer(const std::string& definition_json, const std::st
   }
   imported.reference = reference.get<std::string>();
   if (imported.reference.back() != '\n') imported.reference += '\n';
+  std::vector<std::string> input_names;
+  for (const auto& [name, tensor] : definition["inputs"].items()) input_names.push_back(name);
+  if (auto unchecked = check_reference(imported.reference, input_names, origin)) {
+    imported.notes.push_back(*unchecked);
+  }
+
+  // Constraints among the axes: kept where accelopt's expressions can state them, and then checked
+  // on every workload when the task is read (below, and by every later load).
+  std::vector<Constraint> constraints;
+  if (source.contains("constraints")) {
+    if (!source["constraints"].is_array()) {
+      throw UserError(origin + ": constraints: expected an array of strings");
+    }
+    Json kept = Json::array();
+    for (const Json& text : source["constraints"]) {
+      std::string why;
+      try {
+        if (!text.is_string()) throw UserError("not a string");
+        Constraint constraint = parse_constraint(text.get<std::string>());
+        for (const std::string& side : {constraint.left, constraint.right}) {
+          for (const std::string& name : expression_names(side)) {
+            if (!axes.contains(name)) throw UserError("'" + name + "' is not an axis");
+          }
+        }
+        kept.push_back(text);
+        constraints.push_back(std::move(constraint));
+        continue;
+      } catch (const UserError& error) {
+        why = error.what();
+      }
+      imported.notes.push_back(fmt::format(
+          "constraints: {} not kept ({}): accelopt states a constraint as two expressions over "
+          "the axes (+ - * / ^, min, max, log2) and one of == != <= >= < >; check it on your "
+          "workloads yourself, or write it so under \"constraints\" in definition.json",
+          text.dump(), why));
+    }
+    if (!kept.empty()) definition["constraints"] = kept;
+  }
 
   // Workloads: each line's axes; inputs given as scalars become constant distributions.
   Json workloads = Json::object();
@@ -142,7 +325,7 @@ ImportedTask import_flashinfer(const std::string& definition_json, const std::st
     ++line_number;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     std::string where = fmt::format("{}:{}", workloads_origin, line_number);
-    Json workload = Json::parse(line, nullptr, false);
+    Json workload = parse_json(line, where);
     // A line is a workload, or a trace's line that holds one under "workload" (FlashInfer-Bench's
     // traces and the AccelOpt repository's selected workloads are written so).
     if (workload.is_object() && workload.contains("workload") && workload["workload"].is_object()) {
@@ -152,7 +335,7 @@ ImportedTask import_flashinfer(const std::string& definition_json, const std::st
       }
       workload = Json(workload["workload"]);
     }
-    if (workload.is_discarded() || !workload.is_object() || !workload.contains("axes")) {
+    if (!workload.is_object() || !workload.contains("axes")) {
       throw UserError(where +
                       ": not a FlashInfer-Bench workload (a JSON object with axes, or a trace "
                       "line holding one under \"workload\")");
@@ -205,15 +388,15 @@ ImportedTask import_flashinfer(const std::string& definition_json, const std::st
     workloads[name] = kept;
   }
   if (workloads.empty()) {
-    Json guessed = Json::object();
-    for (const std::string& name : var_axes) guessed[name] = 16;
+    Json guessed = guessed_axes(axes, var_axes, constraints, origin);
     workloads["small"] = {{"axes", guessed},
                           {"default", true},
                           {"description", "every var axis 16: set by import, not by the user"}};
     if (!var_axes.empty()) {
       imported.notes.push_back(
           "workloads: none given (--workloads FILE.jsonl): a 'small' workload sets every var axis "
-          "to 16; add the shapes that matter under \"workloads\" in definition.json");
+          "to 16 (or what a constraint \"axis == ...\" makes it); add the shapes that matter under "
+          "\"workloads\" in definition.json");
     }
   } else {
     Json small = workloads[smallest];

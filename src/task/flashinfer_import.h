@@ -11,6 +11,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,12 +25,23 @@ struct ImportedTask {
 };
 
 // `origin` names the file in messages. Throws UserError "<origin>: <field>: <why>" for what cannot
-// be imported: a tensor of a dtype the harness does not run (FP8, FP4, float64, int64: it runs
-// float32, bfloat16, float16, int8, int32), a definition without a reference or with one that is
-// not `def run`.
+// be imported: text that is not JSON (with its line and column), a tensor of a dtype the harness
+// does not run (FP4, float64, int64: it runs float32, bfloat16, float16, float8_e4m3fn, int8,
+// int32), a definition without a reference, a reference that is not valid Python or whose run()
+// does not take the inputs by name (check_reference), a workload that breaks a constraint.
+// Constraints accelopt's expressions state are kept in the task; others are said in `notes`.
 ImportedTask import_flashinfer(const std::string& definition_json, const std::string& origin,
                                const std::string& workloads_jsonl = "",
                                const std::string& workloads_origin = "");
+
+// Reads `reference` with `interpreter`'s own parser (Python's ast: nothing of it runs) and checks
+// that it defines a top-level run() that takes `inputs` by name, as the harness calls it. Throws
+// UserError "<origin>: reference: ..." with the line and column of a syntax error, or naming the
+// inputs run() does not take and the parameters it needs that are not inputs. Returns a note where
+// the interpreter is not installed (then the first evaluation finds what this would have).
+std::optional<std::string> check_reference(
+    const std::string& reference, const std::vector<std::string>& inputs, const std::string& origin,
+    const std::filesystem::path& interpreter = "/usr/bin/python3");
 
 // Writes the three files into `directory` (created; refused when it already holds a
 // definition.json), then loads the folder back as a task to prove it is one.

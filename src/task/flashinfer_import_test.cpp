@@ -148,5 +148,117 @@ TEST(FlashInferImport, TakesNarrowAndIntegerTensorsAtTheirWidths) {
       << imported.baseline;
 }
 
+TEST(FlashInferImport, RefusesTextThatIsNotJsonWithItsLineAndColumn) {
+  std::string trailing = kDefinition;
+  trailing.replace(trailing.rfind('}'), 1, ",\n}");  // a trailing comma, as a hand edit leaves
+  try {
+    import_flashinfer(trailing, "d.json");
+    FAIL() << "malformed JSON was imported";
+  } catch (const UserError& error) {
+    std::string message = error.what();
+    EXPECT_NE(message.find("d.json: not valid JSON: parse error at line 11, column 1"),
+              std::string::npos)
+        << message;
+  }
+  try {
+    import_flashinfer(kDefinition, "d.json", "{\"axes\": {\"batch_size\": 64}\n", "w.jsonl");
+    FAIL() << "a malformed workload line was imported";
+  } catch (const UserError& error) {
+    EXPECT_NE(std::string(error.what()).find("w.jsonl:1: not valid JSON: parse error at line 1"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
+// The reference is read by Python's parser at import, not at the first evaluation: its syntax,
+// and a run() that takes the definition's inputs by name (the harness calls run(**inputs)).
+TEST(FlashInferImport, ReadsTheReferenceWithPythonsOwnParser) {
+  if (!std::filesystem::exists("/usr/bin/python3")) GTEST_SKIP() << "needs /usr/bin/python3";
+  auto with_reference = [](const std::string& reference) {
+    Json definition = Json::parse(kDefinition);
+    definition["reference"] = reference;
+    return definition.dump();
+  };
+  auto refusal = [&](const std::string& reference) -> std::string {
+    try {
+      import_flashinfer(with_reference(reference), "d.json");
+    } catch (const UserError& error) {
+      return error.what();
+    }
+    return "(imported)";
+  };
+  EXPECT_NE(refusal("def run(hidden_states, weight, eps):\n    return (hidden_states\n")
+                .find("d.json: reference: line 2, column"),
+            std::string::npos);
+  EXPECT_NE(refusal("def run(...):\n    pass\n").find("d.json: reference: line 1"),
+            std::string::npos)
+      << refusal("def run(...):\n    pass\n");
+  std::string renamed = refusal("def run(x, weight, eps, scale):\n    return x\n");
+  EXPECT_NE(renamed.find("the harness calls run(hidden_states, weight, eps) with the inputs by "
+                         "name, but run() has no parameter hidden_states and needs scale, x, "
+                         "which are not inputs"),
+            std::string::npos)
+      << renamed;
+  EXPECT_NE(refusal("def other(hidden_states, weight, eps):\n    pass\n# def run\n")
+                .find("no top-level `def run(...)`"),
+            std::string::npos);
+  // Defaults, keyword-only parameters and **kwargs are what Python accepts too.
+  EXPECT_EQ(refusal("def run(hidden_states, weight, eps, scale=1.0):\n    return hidden_states\n"),
+            "(imported)");
+  EXPECT_EQ(refusal("def run(hidden_states, **rest):\n    return hidden_states\n"), "(imported)");
+  EXPECT_EQ(refusal("import numpy\n\ndef run(*, weight, eps, hidden_states):\n    return eps\n"),
+            "(imported)");
+  // Nothing of it runs at import: a reference that would end the process parses, and is kept.
+  EXPECT_EQ(refusal("import os\nos._exit(3)\n\ndef run(hidden_states, weight, eps):\n    pass\n"),
+            "(imported)");
+  // Without the interpreter the check is said, not skipped silently.
+  std::optional<std::string> unchecked =
+      check_reference("def run(x):\n", {"x"}, "d.json", "/nonexistent/python3");
+  ASSERT_TRUE(unchecked.has_value());
+  EXPECT_NE(unchecked->find("not read at import"), std::string::npos) << *unchecked;
+}
+
+TEST(FlashInferImport, KeepsConstraintsAndRefusesAWorkloadThatBreaksOne) {
+  Json definition = Json::parse(kDefinition);
+  definition["constraints"] = {"hidden_size == 64", "batch_size * 2 <= hidden_size * 3",
+                               "hidden_size % 16 == 0"};
+  ImportedTask imported = import_flashinfer(definition.dump(), "d.json", kWorkloads, "w.jsonl");
+  Task task = parse_task_definition(imported.definition, ".", "definition.json");
+  ASSERT_EQ(task.constraints.size(), 2u) << imported.definition;
+  EXPECT_EQ(task.constraints[1].text, "batch_size * 2 <= hidden_size * 3");
+  EXPECT_TRUE(noted(imported, "constraints: \"hidden_size % 16 == 0\" not kept"))
+      << imported.notes.back();
+  // Without workloads, the one import makes up follows a constraint that sets an axis, and one it
+  // cannot follow is said, not written into a task that would not load.
+  Json indptr = definition;
+  indptr["axes"]["len_indptr"] = {{"type", "var"}};
+  indptr["constraints"] = {"len_indptr == batch_size + 1"};
+  Task guessed = parse_task_definition(import_flashinfer(indptr.dump(), "d.json").definition, ".",
+                                       "definition.json");
+  EXPECT_EQ(guessed.workload("small").axes.at("len_indptr"), 17);
+  indptr["constraints"] = {"len_indptr == batch_size + 1", "batch_size > 16"};
+  try {
+    import_flashinfer(indptr.dump(), "d.json");
+    FAIL() << "a made-up workload that breaks a constraint was written";
+  } catch (const UserError& error) {
+    EXPECT_NE(std::string(error.what())
+                  .find("breaks the constraint \"batch_size > 16\": give the "
+                        "workloads"),
+              std::string::npos)
+        << error.what();
+  }
+  std::string breaking = std::string(kWorkloads) + "{\"axes\": {\"batch_size\": 200}}\n";
+  try {
+    import_flashinfer(definition.dump(), "d.json", breaking, "w.jsonl");
+    FAIL() << "a workload that breaks a constraint was imported";
+  } catch (const UserError& error) {
+    EXPECT_NE(std::string(error.what())
+                  .find("workloads.w3: breaks the constraint \"batch_size * 2 <= hidden_size * "
+                        "3\" (batch_size * 2 is 400, hidden_size * 3 is 192)"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
 }  // namespace
 }  // namespace accelopt::task

@@ -616,11 +616,11 @@ Task parse_task_definition(const std::string& json_text, const std::filesystem::
     check.fail("", std::string("not valid JSON: ") + error.what());
   }
   if (!json.is_object()) check.fail("", "must hold a JSON object");
-  check.only_known_keys(
-      json,
-      {"name", "op_type", "tags", "description", "axes", "inputs", "outputs", "workloads",
-       "tolerance", "input_sets", "threads", "seeds", "entry_point", "compile_flags", "roofline"},
-      "");
+  check.only_known_keys(json,
+                        {"name", "op_type", "tags", "description", "axes", "inputs", "outputs",
+                         "workloads", "tolerance", "input_sets", "threads", "seeds", "entry_point",
+                         "compile_flags", "roofline", "constraints"},
+                        "");
   Task task;
   task.directory = directory;
   task.definition = json;
@@ -724,6 +724,31 @@ Task parse_task_definition(const std::string& json_text, const std::filesystem::
   }
   if (defaults > 1) check.fail("workloads", "only one workload may be marked default");
   if (defaults == 0) task.workloads.front().is_default = true;
+
+  if (json.contains("constraints")) {
+    if (!json["constraints"].is_array()) check.fail("constraints", "must be an array of strings");
+    for (const Json& text : json["constraints"]) {
+      if (!text.is_string()) check.fail("constraints", "must be an array of strings");
+      Constraint constraint;
+      try {
+        constraint = parse_constraint(text.get<std::string>());
+      } catch (const UserError& error) {
+        check.fail("constraints", error.what());
+      }
+      for (const std::string& side : {constraint.left, constraint.right}) {
+        check_expression_axes(check, side, axis_names, "constraints");
+      }
+      for (const Workload& workload : task.workloads) {
+        double left = 0, right = 0;
+        if (!constraint_holds(constraint, axis_values(workload), &left, &right)) {
+          check.fail("workloads." + workload.name,
+                     fmt::format("breaks the constraint \"{}\" ({} is {}, {} is {})",
+                                 constraint.text, constraint.left, left, constraint.right, right));
+        }
+      }
+      task.constraints.push_back(std::move(constraint));
+    }
+  }
 
   if (json.contains("tolerance")) {
     task.tolerance_spec = parse_tolerance(check, json["tolerance"], "tolerance", task.outputs);

@@ -13,6 +13,7 @@
 
 #include "common/json.h"
 #include "task/dtype.h"
+#include "task/expression.h"
 
 namespace accelopt::task {
 
@@ -126,6 +127,9 @@ struct Task {
   std::vector<TensorSpec> inputs;
   std::vector<TensorSpec> outputs;
   std::vector<Workload> workloads;
+  // Relations among the axes that every workload satisfies ("H_qo == H_kv * H_r"): a workload
+  // that breaks one is refused by name when the definition is read.
+  std::vector<Constraint> constraints;
   double rel_l2_tolerance = 2e-5;  // the task-wide rel_l2, as the definition says
   ToleranceSpec tolerance_spec;
   std::vector<InputSet> input_sets;

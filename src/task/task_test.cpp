@@ -236,6 +236,22 @@ TEST(TaskDefinition, SaysExactlyWhatIsWrong) {
             std::string::npos);
 }
 
+// FlashInfer-Bench's constraints: relations among the axes that every workload satisfies.
+TEST(TaskDefinition, AWorkloadThatBreaksAConstraintIsRefusedByName) {
+  std::string constrained =
+      replace(kValid, R"("roofline")", R"("constraints": ["M >= 2 * N"], "roofline")");
+  Task task = parse_task_definition(constrained, "/tasks/t", "t/definition.json");
+  ASSERT_EQ(task.constraints.size(), 1u);
+  EXPECT_EQ(task.constraints[0].comparison, ">=");
+  EXPECT_EQ(message_of(replace(constrained, R"("M": 8, "N": 4)", R"("M": 8, "N": 5)")),
+            "t/definition.json: workloads.small: breaks the constraint \"M >= 2 * N\" (M is 8, "
+            "2 * N is 10)");
+  EXPECT_NE(message_of(replace(constrained, "M >= 2 * N", "M >= 2 * Q")).find("unknown axis 'Q'"),
+            std::string::npos);
+  EXPECT_NE(message_of(replace(constrained, "M >= 2 * N", "M + N")).find("no comparison"),
+            std::string::npos);
+}
+
 // A paged table: an indptr per sequence (offsets), page indices below the workload's page count
 // (integer bounds written as axis expressions), a causal prefill's kv steps not below its q steps.
 const char* kPaged = R"json({
