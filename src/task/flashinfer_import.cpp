@@ -71,7 +71,7 @@ import ast, sys
 try:
     tree = ast.parse(open(sys.argv[1], encoding="utf-8").read(), filename="reference")
 except SyntaxError as error:
-    print("error: line %s, column %s: %s" % (error.lineno, error.offset, error.msg))
+    print("error: not valid Python: line %s, column %s: %s" % (error.lineno, error.offset, error.msg))
     sys.exit(0)
 runs = [node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == "run"]
 if not runs:
@@ -115,8 +115,7 @@ std::optional<std::string> check_reference(const std::string& reference,
                         read.status.describe() + "\n" + answer);
   }
   if (answer.starts_with("error: ")) {
-    throw UserError(origin + ": reference: " + answer.substr(7) +
-                    " (run(...) must take the definition's inputs by name)");
+    throw UserError(origin + ": reference: " + answer.substr(7));
   }
   std::set<std::string> parameters, required;
   bool any_keyword = false;

@@ -188,10 +188,11 @@ TEST(FlashInferImport, ReadsTheReferenceWithPythonsOwnParser) {
     return "(imported)";
   };
   EXPECT_NE(refusal("def run(hidden_states, weight, eps):\n    return (hidden_states\n")
-                .find("d.json: reference: line 2, column"),
+                .find("d.json: reference: not valid Python: line 2, column"),
             std::string::npos);
-  EXPECT_NE(refusal("def run(...):\n    pass\n").find("d.json: reference: line 1"),
-            std::string::npos)
+  EXPECT_NE(
+      refusal("def run(...):\n    pass\n").find("d.json: reference: not valid Python: line 1"),
+      std::string::npos)
       << refusal("def run(...):\n    pass\n");
   std::string renamed = refusal("def run(x, weight, eps, scale):\n    return x\n");
   EXPECT_NE(renamed.find("the harness calls run(hidden_states, weight, eps) with the inputs by "
