@@ -62,16 +62,17 @@ std::string export_accelopt(const RunView& view, const std::filesystem::path& di
   make_directory(directory / "kernels");
   int rank = 0;
   Json best = Json::array();
-  // best.cpp is the confirmed winner when the run ended with a confirmation.
+  // best.cpp (best.cu, ...) is the confirmed winner when the run ended with a confirmation.
+  const std::string& extension = view.settings.kernel_extension;
   auto winner = view.best();
   for (const auto& kernel : view.final_beam) {
     const store::CandidateRecord* candidate = view.candidate(kernel.candidate);
     if (candidate == nullptr) continue;
-    std::string name = fmt::format("{}_c{}.cpp", ++rank, candidate->id);
+    std::string name = fmt::format("{}_c{}{}", ++rank, candidate->id, extension);
     write_file_atomic(directory / "kernels" / name, candidate->source);
     if (winner && winner->candidate == candidate->id) {
-      write_file_atomic(directory / "best.cpp", candidate->source);
-      write_file_atomic(directory / (view.task() + ".cpp"), candidate->source);
+      write_file_atomic(directory / ("best" + extension), candidate->source);
+      write_file_atomic(directory / (view.task() + extension), candidate->source);
     }
     best.push_back(Json{{"file", "kernels/" + name},
                         {"candidate", candidate->id},
@@ -99,9 +100,10 @@ std::string export_accelopt(const RunView& view, const std::filesystem::path& di
   std::string line = fmt::format("exported run {}: {} kernels, {} traces to {}", view.run.id,
                                  best.size(), traces.size(), directory.string());
   if (!best.empty()) {
-    line +=
-        fmt::format("\nthe best kernel is {}: `accelopt bench --kernels {} --tasks {}` times it",
-                    (directory / (view.task() + ".cpp")).string(), directory.string(), view.task());
+    line += fmt::format(
+        "\nthe best kernel is {}: `accelopt bench --kernels {} --tasks {}{}` times it",
+        (directory / (view.task() + extension)).string(), directory.string(), view.task(),
+        view.settings.platform == "cpu" ? "" : " --platform " + view.settings.platform);
   }
   return line;
 }
@@ -159,7 +161,7 @@ struct FlashinferRun {
   const RunView& view;
   Json task = Json::object();  // the task's definition.json; empty when it was not found
   std::string definition, op_type, run_tag;
-  std::string language, source_path;  // "cpp" and kernel.cpp, or "cuda" and kernel.cu
+  std::string language, source_path;  // "cpp" and kernel.cpp, "cuda" and kernel.cu, ...
 };
 
 Json read_task_definition(const RunView& view) {
@@ -178,6 +180,15 @@ std::string run_tag(const RunView& view, const std::string& workspace) {
   return fmt::format("run{}-{}", view.run.id, sha256_hex(identity).substr(0, 8));
 }
 
+// FlashInfer-Bench's language name for a kernel file's extension: "cpp", "cuda", "python"; the
+// extension itself for others.
+std::string language_of(const std::string& extension) {
+  if (extension == ".cu") return "cuda";
+  if (extension == ".py") return "python";
+  if (extension == ".cpp" || extension == ".cc") return "cpp";
+  return extension.starts_with(".") ? extension.substr(1) : extension;
+}
+
 std::string op_type_of(const Json& task) {
   auto found = task.find("op_type");
   return path_component(found != task.end() && found->is_string() ? found->get<std::string>()
@@ -186,14 +197,14 @@ std::string op_type_of(const Json& task) {
 
 FlashinferRun flashinfer_run(const RunView& view, const std::string& workspace) {
   Json task = read_task_definition(view);
-  bool cuda = view.settings.platform == "cuda";
+  const std::string& extension = view.settings.kernel_extension;
   return FlashinferRun{.view = view,
                        .task = task,
                        .definition = path_component(view.task()),
                        .op_type = op_type_of(task),
                        .run_tag = run_tag(view, workspace),
-                       .language = cuda ? "cuda" : "cpp",
-                       .source_path = cuda ? "kernel.cu" : "kernel.cpp"};
+                       .language = language_of(extension),
+                       .source_path = "kernel" + extension};
 }
 
 std::string text_field(const Json& object, const char* key, const std::string& otherwise) {

@@ -199,6 +199,31 @@ TEST_F(FlashinferTrace, SolutionNamesDifferBetweenWorkspaces) {
   for (const std::string& name : theirs) EXPECT_EQ(mine.count(name), 0u) << name;
 }
 
+// A run's kernels are written as what its platform compiles: a CUDA run's as .cu files, in both
+// formats, and an evaluator's (.py, say) as its own; never a .cpp for a kernel that is not C++.
+TEST_F(FlashinferTrace, KernelFilesTakeTheRunsKernelExtension) {
+  for (const auto& [extension, language] :
+       {std::pair<std::string, std::string>{".cu", "cuda"}, {".py", "python"}}) {
+    SCOPED_TRACE(extension);
+    RunView view = view_;
+    view.settings.kernel_extension = extension;
+    std::filesystem::path plain = dir_.path() / ("plain" + extension);
+    export_run(view, plain, ExportFormat::kAccelopt, "/home/a/ws");
+    EXPECT_TRUE(std::filesystem::exists(plain / ("best" + extension)));
+    EXPECT_TRUE(std::filesystem::exists(plain / ("silu" + extension)));
+    for (const auto& file : files_under(plain)) {
+      EXPECT_NE(file.extension(), ".cpp") << file;
+    }
+    std::filesystem::path trace = dir_.path() / ("trace" + extension);
+    export_run(view, trace, ExportFormat::kFlashinferTrace, "/home/a/ws");
+    for (const auto& file : files_under(trace / "solutions")) {
+      Json solution = Json::parse(read_file(file));
+      EXPECT_EQ(solution["spec"]["language"], language) << solution.dump();
+      EXPECT_EQ(solution["sources"][0]["path"], "kernel" + extension) << solution.dump();
+    }
+  }
+}
+
 TEST(FlashinferTraceFigures, PerformanceAndCsvShowTheRunsFigures) {
   auto store = store::Store::open(":memory:");
   int64_t run = testing::write_sample_run(*store, silu());

@@ -817,6 +817,7 @@ int64_t create_run(RunSettings settings, SearchContext& context) {
   context.store->upsert_task(*context.task);
   settings.task = context.task->name;
   settings.task_directory = std::filesystem::absolute(context.task->directory).string();
+  settings.kernel_extension = context.task->kernel_extension;
   settings.memory_horizon = context.store->max_memory_id();
   settings.baseline_timing = careful_timing(settings.search.timing);
   return context.store->create_run(settings.to_json());

@@ -26,7 +26,8 @@ Json RunSettings::to_json() const {
             {"task", task},
             {"task_directory", task_directory},
             {"workload", workload},
-            {"memory_horizon", memory_horizon}};
+            {"memory_horizon", memory_horizon},
+            {"kernel_extension", kernel_extension}};
   if (baseline_timing) {
     json["baseline_timing"] = baseline_timing->to_json();
     json["baseline_timing"]["used_for"] = kBaselineTimingUse;
@@ -59,6 +60,8 @@ RunSettings RunSettings::from_json(const Json& json) {
       settings.baseline_timing = platform::TimingOptions::from_json(json.at("baseline_timing"));
     }
     settings.start_kernel = json.value("start_kernel", settings.start_kernel);
+    settings.kernel_extension =
+        json.value("kernel_extension", settings.platform == "cuda" ? ".cu" : ".cpp");
     if (json.contains("machine")) settings.machine = json.at("machine");
     settings.remeasure_baseline = json.value("remeasure_baseline", false);
   } catch (const Json::exception& error) {

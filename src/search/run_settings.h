@@ -49,6 +49,9 @@ struct RunSettings {
   std::vector<std::string> memory_excluded_tasks;
   std::optional<platform::TimingOptions> baseline_timing;  // absent in runs older than it
   std::string start_kernel;  // the user's kernel the run starts from; empty: the task's baseline
+  // What the platform compiles (".cpp", ".cu", an evaluator's ".py"): the name of every kernel
+  // file written from the run. Runs older than it read ".cu" for platform "cuda", else ".cpp".
+  std::string kernel_extension = ".cpp";
 
   memory::Visibility memory_visibility() const;
 

@@ -38,6 +38,7 @@ TEST(RunSettings, EveryFieldRoundTripsThroughTheStoresJson) {
   careful.min_turn_seconds = 0.25;
   settings.baseline_timing = careful;
   settings.start_kernel = "void kernel() {}\n";
+  settings.kernel_extension = ".py";
 
   Json json = settings.to_json();
   EXPECT_EQ(json["baseline_timing"]["used_for"],
@@ -58,6 +59,7 @@ TEST(RunSettings, EveryFieldRoundTripsThroughTheStoresJson) {
   EXPECT_EQ(back.memory_runs, (std::vector<int64_t>{4, 5}));
   EXPECT_EQ(back.memory_excluded_tasks, (std::vector<std::string>{"silu"}));
   EXPECT_EQ(back.memory_visibility().runs, back.memory_runs);
+  EXPECT_EQ(back.kernel_extension, ".py");
   ASSERT_TRUE(back.baseline_timing.has_value());
   expect_same_timing(*back.baseline_timing, careful);
   EXPECT_EQ(back.start_kernel, settings.start_kernel);
@@ -102,6 +104,10 @@ TEST(RunSettings, ReadsARecordWrittenBeforeTheSettingsWereTyped) {
   EXPECT_EQ(settings.baseline_timing->min_pairs, 12);
   EXPECT_EQ(settings.baseline_timing->max_pairs, defaults.max_pairs);
   EXPECT_TRUE(settings.start_kernel.empty());
+  EXPECT_EQ(settings.kernel_extension, ".cpp");  // a cpu run's kernels, as it recorded none
+  Json cuda = Json::parse(kOldRecord);
+  cuda["platform"] = "cuda";
+  EXPECT_EQ(RunSettings::from_json(cuda).kernel_extension, ".cu");
 
   // Written again, it keeps every key the old record had (other readers rely on them).
   Json again = settings.to_json();
