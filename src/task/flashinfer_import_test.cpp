@@ -31,6 +31,17 @@ const char* kWorkloads =
     "{\"uuid\": \"b2\", \"axes\": {\"batch_size\": 7}, \"inputs\": {\"eps\": {\"type\": "
     "\"scalar\", \"value\": 1e-6}}}\n";
 
+// What import says when it refuses `definition` (with `workloads`), or "(imported)".
+std::string refusal_of(const std::string& definition, const std::string& workloads = "",
+                       const std::string& workloads_origin = "") {
+  try {
+    import_flashinfer(definition, "d.json", workloads, workloads_origin);
+  } catch (const UserError& error) {
+    return error.what();
+  }
+  return "(imported)";
+}
+
 bool noted(const ImportedTask& imported, const std::string& text) {
   for (const std::string& note : imported.notes) {
     if (note.find(text) != std::string::npos) return true;
@@ -84,13 +95,10 @@ TEST(FlashInferImport, ReadsWorkloadsWrittenAsTraceLines) {
 
   std::string other = trace_lines;
   other.replace(other.find("rmsnorm_h64"), 11, "rmsnorm_h65");
-  try {
-    import_flashinfer(kDefinition, "d.json", other, "t.jsonl");
-    FAIL() << "a workload of another definition was taken";
-  } catch (const UserError& error) {
-    EXPECT_NE(std::string(error.what()).find("t.jsonl:1: a workload of definition 'rmsnorm_h65'"),
-              std::string::npos)
-        << error.what();
+  {
+    std::string message = refusal_of(kDefinition, other, "t.jsonl");
+    EXPECT_NE(message.find("t.jsonl:1: a workload of definition 'rmsnorm_h65'"), std::string::npos)
+        << message;
   }
 }
 
@@ -103,23 +111,17 @@ TEST(FlashInferImport, SaysWhatItCannotInferOrTake) {
   EXPECT_NO_THROW(import_flashinfer(e4m3, "d.json"));
   std::string e5m2 = kDefinition;
   e5m2.replace(e5m2.find("\"float32\""), 9, "\"float8_e5m2\"");
-  try {
-    import_flashinfer(e5m2, "d.json");
-    FAIL() << "an FP8 E5M2 tensor was imported";
-  } catch (const UserError& error) {
-    EXPECT_NE(std::string(error.what())
-                  .find("d.json: inputs.hidden_states.dtype: 'float8_e5m2'; "
-                        "of the FP8 and FP4 formats the harness runs only float8_e4m3fn"),
+  {
+    std::string message = refusal_of(e5m2);
+    EXPECT_NE(message.find("d.json: inputs.hidden_states.dtype: 'float8_e5m2'; "
+                           "of the FP8 and FP4 formats the harness runs only float8_e4m3fn"),
               std::string::npos)
-        << error.what();
+        << message;
   }
-  try {
-    import_flashinfer(kDefinition, "d.json", "{\"axes\": {}}\n", "w.jsonl");
-    FAIL() << "a workload without its axes was imported";
-  } catch (const UserError& error) {
-    EXPECT_NE(std::string(error.what()).find("w.jsonl:1: axes: no value for 'batch_size'"),
-              std::string::npos)
-        << error.what();
+  {
+    std::string message = refusal_of(kDefinition, "{\"axes\": {}}\n", "w.jsonl");
+    EXPECT_NE(message.find("w.jsonl:1: axes: no value for 'batch_size'"), std::string::npos)
+        << message;
   }
 }
 
@@ -151,22 +153,16 @@ TEST(FlashInferImport, TakesNarrowAndIntegerTensorsAtTheirWidths) {
 TEST(FlashInferImport, RefusesTextThatIsNotJsonWithItsLineAndColumn) {
   std::string trailing = kDefinition;
   trailing.replace(trailing.rfind('}'), 1, ",\n}");  // a trailing comma, as a hand edit leaves
-  try {
-    import_flashinfer(trailing, "d.json");
-    FAIL() << "malformed JSON was imported";
-  } catch (const UserError& error) {
-    std::string message = error.what();
+  {
+    std::string message = refusal_of(trailing);
     EXPECT_NE(message.find("d.json: not valid JSON: parse error at line 11, column 1"),
               std::string::npos)
         << message;
   }
-  try {
-    import_flashinfer(kDefinition, "d.json", "{\"axes\": {\"batch_size\": 64}\n", "w.jsonl");
-    FAIL() << "a malformed workload line was imported";
-  } catch (const UserError& error) {
-    EXPECT_NE(std::string(error.what()).find("w.jsonl:1: not valid JSON: parse error at line 1"),
-              std::string::npos)
-        << error.what();
+  {
+    std::string message = refusal_of(kDefinition, "{\"axes\": {\"batch_size\": 64}\n", "w.jsonl");
+    EXPECT_NE(message.find("w.jsonl:1: not valid JSON: parse error at line 1"), std::string::npos)
+        << message;
   }
 }
 
@@ -179,13 +175,8 @@ TEST(FlashInferImport, ReadsTheReferenceWithPythonsOwnParser) {
     definition["reference"] = reference;
     return definition.dump();
   };
-  auto refusal = [&](const std::string& reference) -> std::string {
-    try {
-      import_flashinfer(with_reference(reference), "d.json");
-    } catch (const UserError& error) {
-      return error.what();
-    }
-    return "(imported)";
+  auto refusal = [&](const std::string& reference) {
+    return refusal_of(with_reference(reference));
   };
   EXPECT_NE(refusal("def run(hidden_states, weight, eps):\n    return (hidden_states\n")
                 .find("d.json: reference: not valid Python: line 2, column"),
@@ -238,26 +229,20 @@ TEST(FlashInferImport, KeepsConstraintsAndRefusesAWorkloadThatBreaksOne) {
                                        "definition.json");
   EXPECT_EQ(guessed.workload("small").axes.at("len_indptr"), 17);
   indptr["constraints"] = {"len_indptr == batch_size + 1", "batch_size > 16"};
-  try {
-    import_flashinfer(indptr.dump(), "d.json");
-    FAIL() << "a made-up workload that breaks a constraint was written";
-  } catch (const UserError& error) {
-    EXPECT_NE(std::string(error.what())
-                  .find("breaks the constraint \"batch_size > 16\": give the "
-                        "workloads"),
+  {
+    std::string message = refusal_of(indptr.dump());
+    EXPECT_NE(message.find("breaks the constraint \"batch_size > 16\": give the "
+                           "workloads"),
               std::string::npos)
-        << error.what();
+        << message;
   }
   std::string breaking = std::string(kWorkloads) + "{\"axes\": {\"batch_size\": 200}}\n";
-  try {
-    import_flashinfer(definition.dump(), "d.json", breaking, "w.jsonl");
-    FAIL() << "a workload that breaks a constraint was imported";
-  } catch (const UserError& error) {
-    EXPECT_NE(std::string(error.what())
-                  .find("workloads.w3: breaks the constraint \"batch_size * 2 <= hidden_size * "
-                        "3\" (batch_size * 2 is 400, hidden_size * 3 is 192)"),
+  {
+    std::string message = refusal_of(definition.dump(), breaking, "w.jsonl");
+    EXPECT_NE(message.find("workloads.w3: breaks the constraint \"batch_size * 2 <= hidden_size * "
+                           "3\" (batch_size * 2 is 400, hidden_size * 3 is 192)"),
               std::string::npos)
-        << error.what();
+        << message;
   }
 }
 
