@@ -1,6 +1,7 @@
 // accelopt bench (the suite, side by side with the library a user would pick), accelopt task
-// dump (a task's data as .npy files, for checking its meaning elsewhere) and accelopt task import
-// (a FlashInfer-Bench definition made into a task folder).
+// dump (a task's data as .npy files, for checking its meaning elsewhere), accelopt task import
+// (a FlashInfer-Bench definition made into a task folder) and accelopt task flops (the FLOP counts
+// measured from a Python reference).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include "cli/commands.h"
 #include "common/error.h"
 #include "common/files.h"
+#include "platform/reference_flops.h"
 #include "platform/registry.h"
 #include "report/bench_text.h"
 #include "task/baseline_stub.h"
@@ -277,16 +279,83 @@ struct DumpArguments {
 
 struct ImportArguments {
   std::string definition, workloads, out;
+  bool no_flops = false;
 };
+
+struct FlopsArguments {
+  std::string task_directory, workload;
+  bool write = false;
+};
+
+// The FLOP counts of `task`'s reference.py at `workload`'s shape (platform/reference_flops.h);
+// where `write`, each count definition.json leaves at 0 set to what was inferred (a person's
+// expression is kept) and the task loaded again to prove it. Returns what to tell the user.
+std::vector<std::string> infer_and_write_flops(const task::Task& task,
+                                               const task::Workload& workload, bool write) {
+  platform::InferredFlops inferred =
+      platform::infer_flops(task, workload.axes, platform::python_reference_flops(task));
+  std::vector<std::string> notes = inferred.notes;
+  if (!write) return notes;
+  std::filesystem::path file = task.directory / "definition.json";
+  Json definition = Json::parse(read_file(file));
+  bool changed = false;
+  for (auto [field, expression] :
+       {std::pair{"mm_flops", &inferred.mm_flops}, std::pair{"vec_flops", &inferred.vec_flops}}) {
+    if (!expression->has_value()) continue;
+    std::string current = definition["roofline"].value(field, std::string("0"));
+    if (current != "0") {
+      notes.push_back(fmt::format("roofline.{}: kept the definition's \"{}\" (not \"{}\")", field,
+                                  current, **expression));
+      continue;
+    }
+    definition["roofline"][field] = **expression;
+    changed = changed || **expression != "0";
+  }
+  if (changed) {
+    write_file_atomic(file, definition.dump(2) + "\n");
+    task::load_task(task.directory, task.kernel_extension);
+  }
+  return notes;
+}
 
 int run_task_import(const ImportArguments& arguments) {
   std::string workloads = arguments.workloads.empty() ? "" : read_file(arguments.workloads);
   task::ImportedTask imported = task::import_flashinfer(
       read_file(arguments.definition), arguments.definition, workloads, arguments.workloads);
   task::write_imported_task(imported, arguments.out);
+  std::vector<std::string> notes = imported.notes;
+  if (!arguments.no_flops) {
+    // The counts import cannot read from the definition, measured from the reference instead:
+    // their notes take the place of the one that says they are missing.
+    task::Task task = task::load_task(arguments.out);
+    try {
+      std::vector<std::string> flops =
+          infer_and_write_flops(task, task.workload("small"), /*write=*/true);
+      std::erase_if(notes, [](const std::string& note) { return note.starts_with("roofline:"); });
+      notes.insert(notes.end(), flops.begin(), flops.end());
+    } catch (const std::exception& error) {
+      notes.push_back(std::string("roofline: the FLOP counts were not measured from "
+                                  "reference.py (`accelopt task flops` tries again): ") +
+                      error.what());
+    }
+  }
   std::cout << "wrote " << arguments.out
             << " (definition.json, reference.py, baseline.cpp); still to do:\n";
-  for (const std::string& note : imported.notes) std::cout << "  - " << note << "\n";
+  for (const std::string& note : notes) std::cout << "  - " << note << "\n";
+  return 0;
+}
+
+int run_task_flops(const FlopsArguments& arguments) {
+  task::Task task = task::load_task(arguments.task_directory);
+  bool has_small = std::any_of(task.workloads.begin(), task.workloads.end(),
+                               [](const task::Workload& w) { return w.name == "small"; });
+  const task::Workload& workload = task.workload_or_default(
+      arguments.workload.empty() && has_small ? "small" : arguments.workload);
+  std::cout << "FLOP counts of " << task.name << " from reference.py at workload " << workload.name
+            << (arguments.write ? " (written where definition.json has 0)" : "") << ":\n";
+  for (const std::string& note : infer_and_write_flops(task, workload, arguments.write)) {
+    std::cout << "  - " << note << "\n";
+  }
   return 0;
 }
 
@@ -385,8 +454,24 @@ void register_bench_commands(CLI::App& app, CommandTable& table) {
       ->check(CLI::ExistingFile);
   import_command->add_option("--out", import_arguments->out, "the task folder to write")
       ->required();
+  import_command->add_flag("--no-flops", import_arguments->no_flops,
+                           "do not measure the FLOP counts from the reference (each shape starts "
+                           "Python once)");
   import_command->callback([&table, import_arguments] {
     table.select([import_arguments] { return run_task_import(*import_arguments); });
+  });
+
+  auto flops_arguments = std::make_shared<FlopsArguments>();
+  CLI::App* flops = task->add_subcommand(
+      "flops", "Measure a task's FLOP counts from its reference.py and say them as expressions");
+  flops->add_option("--task", flops_arguments->task_directory, "task directory")->required();
+  flops->add_option("--workload", flops_arguments->workload,
+                    "the shape to start from (default: 'small' where the task has one, else its "
+                    "default)");
+  flops->add_flag("--write", flops_arguments->write,
+                  "set roofline.mm_flops and vec_flops in definition.json where they are 0");
+  flops->callback([&table, flops_arguments] {
+    table.select([flops_arguments] { return run_task_flops(*flops_arguments); });
   });
 }
 

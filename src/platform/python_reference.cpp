@@ -264,7 +264,9 @@ struct PythonReference::State {
     write_file_atomic(entry, content);
   }
 
-  void compute(ReferenceCase& reference_case) {
+  // Loads the case's inputs, sends `command` and returns the driver's reply after `expected`.
+  std::string exchange(const ReferenceCase& reference_case, const std::string& command,
+                       const std::string& expected) {
     if (!process) start();
     for (size_t i = 0; i < task.inputs.size(); ++i) {
       const task::TensorValues& input = reference_case.inputs.at(i);
@@ -274,7 +276,7 @@ struct PythonReference::State {
       task::decode_values(input.dtype, input.bytes.data(), input.count(), buffers.floats(i));
     }
     const std::string& label = reference_case.label;
-    if (!process->send("CALL")) throw UserError(ended("running on " + label));
+    if (!process->send(command)) throw UserError(ended("running on " + label));
     ++calls;
     bool timed_out = false;
     auto deadline = std::chrono::steady_clock::now() + options.call_timeout;
@@ -298,10 +300,14 @@ struct PythonReference::State {
     if (line->rfind("FAIL ", 0) == 0) {
       throw UserError(who() + " failed on " + label + ": " + failure_text(*line));
     }
-    if (line->rfind("DONE ", 0) != 0) {
+    if (!line->starts_with(expected + " ")) {
       throw InternalError(who() + ": the driver said '" + line->substr(0, 200) + "'");
     }
-    reference_case.reference_seconds = std::stod(line->substr(5));
+    return line->substr(expected.size() + 1);
+  }
+
+  void compute(ReferenceCase& reference_case) {
+    reference_case.reference_seconds = std::stod(exchange(reference_case, "CALL", "DONE"));
     reference_case.outputs.clear();
     for (size_t o = 0; o < task.outputs.size(); ++o) {
       size_t index = task.inputs.size() + o;
@@ -329,6 +335,10 @@ void PythonReference::answer(ReferenceCase& reference_case, bool public_seed) {
   }
   state_->compute(reference_case);
   if (public_seed) state_->keep(entry, reference_case);
+}
+
+Json PythonReference::count_flops(const ReferenceCase& reference_case) {
+  return Json::parse(state_->exchange(reference_case, "COUNT", "COUNTED"));
 }
 
 Json PythonReference::sandbox() const {

@@ -54,6 +54,12 @@ class PythonReference {
   // Throws UserError naming the task, the case and reference.py's line when the reference fails.
   void answer(ReferenceCase& reference_case, bool public_seed = false);
 
+  // Runs run() once on `reference_case`'s inputs under the driver's FLOP counter (nothing is
+  // kept): {"mm_flops", "vec_flops", "library": "torch" or "numpy", "unknown": [operations it
+  // could not count]}. What counts how much is in python_reference_driver.py and
+  // docs/task-format.md, "FLOP counts". Throws as answer() does.
+  Json count_flops(const ReferenceCase& reference_case);
+
   // The sandbox's measures once started ("seccomp", "audit_hook", "isolated", ...).
   Json sandbox() const;
   // How many answers came from the cache, and how many run() calls were made.

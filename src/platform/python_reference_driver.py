@@ -4,7 +4,9 @@
 # (its own mount, network, IPC and PID namespaces; a root holding only /usr and the libraries' links;
 # nobody, or the same user without capabilities; an empty working directory). It finds:
 #   fd 3  commands from the harness, one per line: "CALL" (run once on the tensors now in memory)
-#   fd 4  replies, one per line: "READY <json>", "DONE <seconds>", "FAIL <json {message}>"
+#         or "COUNT" (run once under a FLOP counter, for `accelopt task import`: nothing is written)
+#   fd 4  replies, one per line: "READY <json>", "DONE <seconds>", "COUNTED <json>",
+#         "FAIL <json {message}>"
 #   fd 5  the tensors' shared memory (shared_buffers.h): inputs, then outputs, float32 values
 #         whatever the dtype (exact for every dtype the harness runs); `run` gets and returns the
 #         definition's dtypes, except that NumPy has no bfloat16 or float8_e4m3fn, and PyTorch
@@ -105,6 +107,7 @@ for name in sorted(wanted):
 uses_torch = "torch" in sys.modules
 if uses_torch:
     import torch
+    from torch.utils._python_dispatch import TorchDispatchMode  # the FLOP counter's hook
 
 measures = []
 
@@ -249,7 +252,7 @@ def outputs_of(result):
     return [result]
 
 
-def call():
+def load_inputs():
     inputs = {}
     for tensor in spec["inputs"]:
         count = tensor["bytes"] // 4
@@ -258,9 +261,53 @@ def call():
         array = numpy.frombuffer(memory, numpy.float32, count, tensor["offset"])
         array = array.reshape(tensor["shape"])
         inputs[tensor["name"]] = as_input(array, tensor["dtype"])
+    return inputs
+
+
+# Debian's PyTorch 1.13 lacks some float16 and bfloat16 operations on the CPU (a float16 matrix
+# product: "addmm_impl_cpu_" not implemented for 'Half'), which FlashInfer-Bench's references,
+# written for GPUs, use. A run that fails so is run again with those operations taken in float32
+# and their results rounded back to the dtype once, as a GPU's float16 GEMM accumulates in float32.
+def lacks_half_operation(error):
+    return isinstance(error, RuntimeError) and (
+        "not implemented for 'Half'" in str(error) or "not implemented for 'BFloat16'" in str(error))
+
+
+def operation_in_float32(func, args, kwargs):
+    try:
+        return func(*args, **kwargs)
+    except RuntimeError as error:
+        if not lacks_half_operation(error):
+            raise
+    halves = (torch.float16, torch.bfloat16)
+    narrow = [a.dtype for a in args if isinstance(a, torch.Tensor) and a.dtype in halves]
+    widened = [a.float() if isinstance(a, torch.Tensor) and a.dtype in halves else a for a in args]
+    result = func(*widened, **kwargs)
+    if isinstance(result, torch.Tensor) and result.dtype == torch.float32 and narrow:
+        return result.to(narrow[0])
+    return result
+
+
+def run_with_float32_fallback(inputs):
+    try:
+        return run(**inputs)
+    except RuntimeError as error:
+        if not (uses_torch and lacks_half_operation(error)):
+            raise
+
+    class Float32Fallback(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            return operation_in_float32(func, args, kwargs or {})
+
+    with Float32Fallback():
+        return run(**inputs)
+
+
+def call():
+    inputs = load_inputs()
     started = time.perf_counter()
     try:
-        result = run(**inputs)
+        result = run_with_float32_fallback(inputs)
     except BaseException as error:  # noqa: BLE001
         return "FAIL " + json.dumps({"message": describe(error, "run raised")})
     seconds = time.perf_counter() - started
@@ -282,6 +329,200 @@ def call():
     return f"DONE {seconds!r}"
 
 
+# The FLOP counter of "COUNT": what run() asks of the library, counted by the shapes it is asked
+# on. A matrix product (mm, bmm, einsum with a contraction, convolution, ...) counts 2 per
+# multiply-add as mm_flops; an elementwise operation 1 per element it writes, a reduction 1 per
+# element it reads, a softmax 5 per element (max, subtract, exp, sum, divide) as vec_flops. As
+# NKIBench counts (docs/task-format.md, "FLOP counts"), adding, subtracting, multiplying or dividing by a
+# constant scalar is not counted (fused into its neighbour). Operations that only move or convert
+# data count nothing; those the counter does not know are named in "unknown".
+POINTWISE = {
+    "abs", "add", "addcdiv", "addcmul", "atan", "atan2", "ceil", "clamp", "clamp_max",
+    "clamp_min", "clip", "cos", "cosh", "div", "divide", "elu", "eq", "erf", "erfc", "exp", "exp2",
+    "expm1", "floor", "fmod", "ge", "gelu", "gt", "hardsigmoid", "hardswish", "hardtanh", "le",
+    "leaky_relu", "lerp", "log", "log10", "log1p", "log2", "logaddexp", "logical_and",
+    "logical_not", "logical_or", "lt", "maximum", "minimum", "mish", "mul", "multiply", "ne", "neg",
+    "negative", "pow", "power", "reciprocal", "relu", "remainder", "round", "rsqrt", "rsub",
+    "sigmoid", "sign", "silu", "sin", "sinh", "softplus", "sqrt", "square", "sub", "subtract",
+    "tan", "tanh", "true_divide", "where", "fmax", "fmin", "greater", "less", "equal",
+    "not_equal", "greater_equal", "less_equal", "absolute", "arctan", "arctan2", "float_power",
+    "mod", "nan_to_num",
+}
+SCALAR_FUSED = {"add", "sub", "rsub", "mul", "div", "true_divide", "multiply", "divide",
+                "subtract"}
+REDUCTIONS = {"sum", "mean", "amax", "amin", "max", "min", "prod", "var", "std", "norm",
+              "linalg_vector_norm", "logsumexp", "cumsum", "cumprod", "argmax", "argmin", "all",
+              "any", "var_mean", "std_mean", "nansum", "nanmean", "add.reduce", "maximum.reduce",
+              "minimum.reduce", "multiply.reduce", "logaddexp.reduce", "topk", "sort", "argsort"}
+SOFTMAX = {"_softmax", "softmax", "_log_softmax", "log_softmax"}
+MOVES = {
+    "_reshape_alias", "_to_copy", "_unsafe_view", "alias", "arange", "as_strided", "cat", "chunk",
+    "clone", "contiguous", "copy", "copy_", "detach", "diag", "diagonal", "embedding", "empty",
+    "empty_like", "empty_strided", "expand", "expand_as", "fill", "flatten", "flip", "full",
+    "full_like", "gather", "index", "index_add", "index_copy", "index_put", "index_select",
+    "lift_fresh", "lift_fresh_copy", "masked_fill", "movedim", "narrow", "new_empty",
+    "new_empty_strided", "new_full", "new_ones", "new_zeros", "ones", "ones_like", "permute",
+    "repeat", "repeat_interleave", "reshape", "resize", "roll", "scalar_tensor", "scatter",
+    "select", "select_scatter", "slice", "slice_scatter", "split", "split_with_sizes", "squeeze",
+    "stack", "t", "to", "transpose", "tril", "triu", "unbind", "unflatten", "unsqueeze", "view",
+    "view_as", "zero", "zeros", "zeros_like", "_local_scalar_dense", "item", "set", "lift",
+    "zero_", "fill_", "nonzero", "bitwise_and", "bitwise_or", "bitwise_not", "bitwise_xor",
+    "isnan", "isinf", "isfinite", "astype", "concatenate", "take", "take_along_axis",
+    "broadcast_to", "swapaxes", "moveaxis", "ravel", "sym_size", "sym_stride", "sym_numel",
+    "is_same_size", "_has_compatible_shallow_copy_type", "resize_", "copyto", "tile", "eye",
+}
+MATRIX = {"mm", "bmm", "addmm", "baddbmm", "addbmm", "mv", "addmv", "dot", "vdot", "matmul",
+          "inner", "tensordot", "outer", "addr", "convolution", "_convolution", "linear",
+          "einsum"}
+
+
+def elements(shape):
+    count = 1
+    for dimension in shape:
+        count *= int(dimension)
+    return count
+
+
+class Tally:
+    def __init__(self):
+        self.mm = 0
+        self.vec = 0
+        self.unknown = {}
+
+    def add(self, name, arguments, result_shape, contracted=None):
+        name = name.rstrip("_") if name not in ("copy_", "fill_", "zero_", "resize_") else name
+        if name in MATRIX:
+            if contracted is not None:
+                self.mm += 2 * elements(result_shape) * contracted
+            return
+        tensors = [a for a in arguments if hasattr(a, "shape")]
+        if name in SOFTMAX:
+            self.vec += 5 * elements(tensors[0].shape)
+        elif name in REDUCTIONS:
+            self.vec += elements(tensors[0].shape) if tensors else 0
+        elif name in POINTWISE:
+            numbers = [a for a in arguments if isinstance(a, (int, float))]
+            small = [a for a in tensors if elements(a.shape) == 1]
+            fused = name in SCALAR_FUSED and (numbers or (small and len(tensors) > len(small)))
+            if not fused:
+                self.vec += elements(result_shape)
+        elif name not in MOVES:
+            self.unknown[name] = self.unknown.get(name, 0) + 1
+
+    def report(self, library):
+        return {"mm_flops": self.mm, "vec_flops": self.vec, "library": library,
+                "unknown": sorted(self.unknown)}
+
+
+def matrix_contraction(name, arguments):
+    # The multiply-adds per output element of a matrix operation: its contracted length.
+    tensors = [a for a in arguments if hasattr(a, "shape")]
+    if name in ("convolution", "_convolution"):
+        weight = tensors[1]
+        return elements(weight.shape[1:])
+    if name == "addbmm":
+        return tensors[-2].shape[0] * tensors[-2].shape[-1]
+    if name in ("outer", "addr"):
+        return 1
+    if name == "linear":
+        return tensors[0].shape[-1]
+    left = tensors[-2] if name in ("addmm", "baddbmm", "addmv") else tensors[0]
+    return left.shape[-1] if len(left.shape) > 0 else 1
+
+
+def counted_with_torch(inputs):
+    tally = Tally()
+
+    class Counter(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            result = operation_in_float32(func, args, kwargs or {})
+            name = func.overloadpacket.__name__
+            first = result[0] if isinstance(result, (tuple, list)) and result else result
+            shape = tuple(first.shape) if hasattr(first, "shape") else ()
+            contracted = matrix_contraction(name, args) if name.rstrip("_") in MATRIX else None
+            tally.add(name, list(args), shape, contracted)
+            return result
+
+    with Counter():
+        run(**inputs)
+    return tally.report("torch")
+
+
+def einsum_contraction(subscripts, operands):
+    # The product of the lengths of the letters summed over, from "ij,jk->ik".
+    inputs, _, output = subscripts.replace(" ", "").partition("->")
+    sizes = {}
+    for letters, operand in zip(inputs.split(","), operands):
+        for letter, size in zip(letters.replace("...", ""), operand.shape[-len(letters):]):
+            sizes[letter] = int(size)
+    if not output:
+        output = "".join(sorted(l for l in sizes if inputs.count(l) == 1))
+    contracted = 1
+    for letter, size in sizes.items():
+        if letter not in output:
+            contracted *= size
+    return contracted
+
+
+def counted_with_numpy(inputs):
+    tally = Tally()
+
+    def plain(value):
+        if isinstance(value, Counted):
+            return value.view(numpy.ndarray)
+        if isinstance(value, (list, tuple)):
+            return type(value)(plain(v) for v in value)
+        return value
+
+    def wrapped(value):
+        if isinstance(value, numpy.ndarray) and not isinstance(value, Counted):
+            return value.view(Counted)
+        if isinstance(value, tuple):
+            return tuple(wrapped(v) for v in value)
+        return value
+
+    class Counted(numpy.ndarray):
+        def __array_ufunc__(self, ufunc, method, *arguments, **keywords):
+            keywords = {k: plain(v) for k, v in keywords.items()}
+            result = getattr(ufunc, method)(*plain(arguments), **keywords)
+            first = result[0] if isinstance(result, tuple) else result
+            shape = numpy.shape(first)
+            if ufunc.__name__ == "matmul":
+                tally.add("matmul", plain(arguments), shape, numpy.shape(arguments[0])[-1])
+            elif method == "__call__":
+                tally.add(ufunc.__name__, plain(arguments), shape)
+            elif method in ("reduce", "accumulate"):
+                tally.add(ufunc.__name__ + ".reduce", plain(arguments), shape)
+            return wrapped(result)
+
+        def __array_function__(self, function, types, arguments, keywords):
+            name = function.__name__
+            result = function(*plain(arguments), **{k: plain(v) for k, v in keywords.items()})
+            shape = numpy.shape(result)
+            if name == "einsum" and isinstance(arguments[0], str):
+                tally.add(name, [], shape, einsum_contraction(arguments[0], arguments[1:]))
+            elif name in ("dot", "inner", "tensordot", "vdot"):
+                left, right = (numpy.asarray(plain(a)) for a in arguments[:2])
+                out = max(elements(shape), 1)
+                contracted = round((left.size * right.size / out) ** 0.5)
+                tally.add(name, [], shape, contracted)
+            else:
+                tally.add(name, plain(arguments), shape)
+            return wrapped(result)
+
+    run(**{name: wrapped(numpy.asarray(value)) for name, value in inputs.items()})
+    return tally.report("numpy")
+
+
+def count():
+    inputs = load_inputs()
+    try:
+        counts = counted_with_torch(inputs) if uses_torch else counted_with_numpy(inputs)
+    except BaseException as error:  # noqa: BLE001
+        return "FAIL " + json.dumps({"message": describe(error, "run raised while counted")})
+    return "COUNTED " + json.dumps(counts)
+
+
 while True:
     line = commands.readline()
     if not line:
@@ -289,5 +530,7 @@ while True:
     command = line.decode().strip()
     if command == "CALL":
         reply(call())
+    elif command == "COUNT":
+        reply(count())
     else:
         fail(f"unknown command {command!r}")

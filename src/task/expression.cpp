@@ -237,4 +237,21 @@ bool constraint_holds(const Constraint& constraint, const std::map<std::string, 
   return a > b;
 }
 
+void settle_constraints(std::map<std::string, double>& values,
+                        const std::set<std::string>& settable,
+                        const std::vector<Constraint>& constraints) {
+  for (size_t pass = 0; pass <= constraints.size(); ++pass) {
+    bool moved = false;
+    for (const Constraint& constraint : constraints) {
+      if (constraint.comparison != "==" || !settable.count(constraint.left)) continue;
+      double value = evaluate_expression(constraint.right, values);
+      if (value >= 1 && value == std::floor(value) && value != values[constraint.left]) {
+        values[constraint.left] = value;
+        moved = true;
+      }
+    }
+    if (!moved) return;
+  }
+}
+
 }  // namespace accelopt::task

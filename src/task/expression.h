@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace accelopt::task {
 
@@ -25,5 +26,13 @@ Constraint parse_constraint(std::string_view text);
 // Whether it holds for `names`; `left` and `right` get the two sides' values where given.
 bool constraint_holds(const Constraint& constraint, const std::map<std::string, double>& names,
                       double* left = nullptr, double* right = nullptr);
+
+// Sets each axis of `settable` that a constraint "axis == expression" names alone on its left to
+// the expression's value where that is a whole number of at least 1, in passes until nothing moves
+// (an axis another's value decides, as H_qo in "H_qo == H_kv * H_r"). Checks nothing: see
+// constraint_holds.
+void settle_constraints(std::map<std::string, double>& values,
+                        const std::set<std::string>& settable,
+                        const std::vector<Constraint>& constraints);
 
 }  // namespace accelopt::task

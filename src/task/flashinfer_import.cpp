@@ -164,20 +164,7 @@ Json guessed_axes(const Json& axes, const std::vector<std::string>& var_axes,
   for (const auto& [name, axis] : axes.items()) {
     values[name] = axis["type"] == "const" ? axis["value"].get<double>() : 16.0;
   }
-  for (size_t pass = 0; pass <= constraints.size(); ++pass) {
-    bool moved = false;
-    for (const Constraint& constraint : constraints) {
-      bool settable = constraint.comparison == "==" && std::find(var_axes.begin(), var_axes.end(),
-                                                                 constraint.left) != var_axes.end();
-      if (!settable) continue;
-      double value = evaluate_expression(constraint.right, values);
-      if (value >= 1 && value == std::floor(value) && value != values[constraint.left]) {
-        values[constraint.left] = value;
-        moved = true;
-      }
-    }
-    if (!moved) break;
-  }
+  settle_constraints(values, {var_axes.begin(), var_axes.end()}, constraints);
   Json guessed = Json::object();
   for (const std::string& name : var_axes) guessed[name] = static_cast<int64_t>(values[name]);
   for (const Constraint& constraint : constraints) {
@@ -427,9 +414,10 @@ ImportedTask import_flashinfer(const std::string& definition_json, const std::st
       {"vec_flops", "0"},
       {"bytes", bytes_expression(definition["inputs"], definition["outputs"])}};
   imported.notes.push_back(
-      "roofline: the FLOP counts cannot be read from a reference; set roofline.mm_flops (matrix "
-      "work, 2 per multiply-add) and roofline.vec_flops in definition.json as expressions over the "
-      "axes, or the peak is bound by the bytes alone");
+      "roofline: the FLOP counts are not in a definition: `accelopt task flops --write` measures "
+      "them from reference.py, or set roofline.mm_flops (matrix work, 2 per multiply-add) and "
+      "roofline.vec_flops in definition.json as expressions over the axes; until then the peak is "
+      "bound by the bytes alone");
   imported.definition = definition.dump(2) + "\n";
 
   // The baseline: the entry point's prototype from the header a kernel would see, a body to write.

@@ -5,7 +5,8 @@
 // becomes reference.py (the task's trusted reference, run by platform/python_reference.h). Made:
 // workloads (each line's axes; the one with the fewest elements also as `small`), the roofline's
 // bytes from the tensors' sizes, and a baseline.cpp that compiles. What cannot be inferred is said
-// in `notes`, each with how to add it: the FLOP counts (no reference tells them), a correct
+// in `notes`, each with how to add it: the FLOP counts (the CLI then measures them from the
+// reference: platform/reference_flops.h, and its notes replace that one), a correct
 // baseline (a translation of reference.py is the user's or an agent's job), workloads where none
 // were given, inputs a workload loads from files.
 #pragma once
