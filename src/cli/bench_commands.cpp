@@ -11,7 +11,10 @@
 #include <sstream>
 #include <thread>
 
+#include "cli/agent_setup.h"
 #include "cli/commands.h"
+#include "cli/run_steps.h"
+#include "cli/workspace.h"
 #include "common/error.h"
 #include "common/files.h"
 #include "platform/reference_flops.h"
@@ -280,6 +283,8 @@ struct DumpArguments {
 struct ImportArguments {
   std::string definition, workloads, out;
   bool no_flops = false;
+  std::string config;  // with [models]: the executor writes the baseline
+  std::string workspace = kDefaultWorkspace;
 };
 
 struct FlopsArguments {
@@ -318,6 +323,47 @@ std::vector<std::string> infer_and_write_flops(const task::Task& task,
   return notes;
 }
 
+// `task import --config FILE`: a run of no iterations on the imported task's `small` workload, as
+// `optimize --save-baseline` makes it: the executor writes a straightforward kernel from
+// reference.py, the harness checks it on every input set, the fixer repairs it, and the first
+// that passes becomes baseline.cpp. Its note replaces the stub's; the run (its calls and their
+// cost) is kept in the workspace. Returns the run's exit code.
+int write_naive_baseline(const ImportArguments& arguments, std::vector<std::string>& notes) {
+  ConfigFile file = read_config(arguments.config);
+  if (!file.has_models()) {
+    notes.push_back(arguments.config +
+                    " configures no model ([models], docs/llm.md): baseline.cpp stays a stub");
+    return 0;
+  }
+  NewRun run;
+  run.task_directory = arguments.out;
+  run.workload = "small";
+  run.config_path = arguments.config;
+  run.agents = "llm";
+  run.search = search::preset("quick");
+  search::apply_config_text(run.search, file.text, file.path);
+  run.search.iterations = 0;
+  run.workspace = arguments.workspace;
+  run.save_baseline = true;
+  StopOnSignals signals;
+  search::RunSummary summary = optimize_one(run, signals);
+  std::filesystem::path baseline = std::filesystem::path(arguments.out) / "baseline.cpp";
+  if (task::is_baseline_stub(read_file(baseline))) {
+    notes.push_back(fmt::format(
+        "baseline.cpp: no kernel the executor wrote passed (above; run {} in {}, `accelopt show "
+        "{}`): it stays a stub",
+        summary.run_id, arguments.workspace, summary.run_id));
+    return std::max(1, run_exit_code(summary.state, signals));
+  }
+  std::erase_if(notes, [](const std::string& note) { return note.starts_with("baseline.cpp:"); });
+  notes.push_back(fmt::format(
+      "baseline.cpp: written by the executor and checked against reference.py on every input "
+      "set of the small workload (run {} in {}; `accelopt show {}` says how and what it cost): "
+      "read it before you trust its speed",
+      summary.run_id, arguments.workspace, summary.run_id));
+  return 0;
+}
+
 int run_task_import(const ImportArguments& arguments) {
   std::string workloads = arguments.workloads.empty() ? "" : read_file(arguments.workloads);
   task::ImportedTask imported = task::import_flashinfer(
@@ -339,10 +385,12 @@ int run_task_import(const ImportArguments& arguments) {
                       error.what());
     }
   }
+  int code = 0;
+  if (!arguments.config.empty()) code = write_naive_baseline(arguments, notes);
   std::cout << "wrote " << arguments.out
             << " (definition.json, reference.py, baseline.cpp); still to do:\n";
   for (const std::string& note : notes) std::cout << "  - " << note << "\n";
-  return 0;
+  return code;
 }
 
 int run_task_flops(const FlopsArguments& arguments) {
@@ -454,6 +502,14 @@ void register_bench_commands(CLI::App& app, CommandTable& table) {
       ->check(CLI::ExistingFile);
   import_command->add_option("--out", import_arguments->out, "the task folder to write")
       ->required();
+  import_command->add_option(
+      "--config", import_arguments->config,
+      "a configuration with [models] (docs/llm.md): the executor writes baseline.cpp from "
+      "reference.py, kept only if it passes on every input set");
+  import_command
+      ->add_option("--workspace,--db", import_arguments->workspace,
+                   "where the run that writes the baseline is kept (with --config)")
+      ->capture_default_str();
   import_command->add_flag("--no-flops", import_arguments->no_flops,
                            "do not measure the FLOP counts from the reference (each shape starts "
                            "Python once)");

@@ -570,8 +570,10 @@ search::RunSummary optimize_one(const NewRun& run, const StopOnSignals& signals)
   settings.config_file = file.path;
   settings.search = run.search;
   settings.workload = run.workload;
-  return start_new_run(*bench, task, std::move(settings), file, "", signals, run.created,
-                       preflight);
+  search::RunSummary summary =
+      start_new_run(*bench, task, std::move(settings), file, "", signals, run.created, preflight);
+  if (run.save_baseline) save_baseline(*bench->store, task, summary);
+  return summary;
 }
 
 search::RunSummary resume_one(const std::string& workspace, int64_t run_id,

@@ -254,5 +254,55 @@ TEST(NaiveBaseline, WithoutAModelTheTaskIsRefusedWithTheWaysOut) {
   EXPECT_NE(own.output.find("PASSED"), std::string::npos) << own.output;
 }
 
+// axpy as a FlashInfer-Bench definition brings it: a NumPy reference, no baseline.
+constexpr const char* kAxpyDefinition = R"json({
+  "name": "axpy", "op_type": "elementwise", "description": "out = 2 * x + y",
+  "axes": {"N": {"type": "var"}},
+  "inputs": {"x": {"dtype": "float32", "shape": ["N"]}, "y": {"dtype": "float32", "shape": ["N"]}},
+  "outputs": {"out": {"dtype": "float32", "shape": ["N"]}},
+  "reference": "import numpy as np\n\ndef run(x, y):\n    return (2 * x + y).astype(np.float32)\n"
+})json";
+
+// `task import --config`: the executor writes the baseline from reference.py and the harness
+// checks it, as `optimize --save-baseline` does; one that never passes leaves the stub.
+TEST(NaiveBaseline, ImportWithAModelWritesTheBaselineOnlyIfItPasses) {
+  TempDir dir;
+  write_file_atomic(dir.path() / "axpy.json", kAxpyDefinition);
+  {
+    ScriptedModelServer server;
+    server.on("executor", kStubHeading, kernel_answer(axpy::slower()));
+    write_file_atomic(dir.path() / "accelopt.toml", server.config_toml() + search_toml(0));
+    Result imported =
+        testing::run_accelopt("task import " + (dir.path() / "axpy.json").string() +
+                                  " --no-flops --out " + (dir.path() / "written").string() +
+                                  " --config " + (dir.path() / "accelopt.toml").string() +
+                                  " --workspace " + (dir.path() / "ws").string(),
+                              dir.path());
+    ASSERT_EQ(imported.code, 0) << imported.output;
+    EXPECT_NE(imported.output.find("naive baseline (attempt 1): PASSED"), std::string::npos)
+        << imported.output;
+    EXPECT_NE(imported.output.find("baseline.cpp: written by the executor"), std::string::npos)
+        << imported.output;
+    EXPECT_EQ(read_file(dir.path() / "written/baseline.cpp"), axpy::slower());
+    EXPECT_EQ(baseline_of(dir.path() / "ws").author, "llm:scripted-model");
+  }
+  {
+    ScriptedModelServer server;
+    server.on("executor", kStubHeading, kernel_answer(axpy::wrong()));
+    server.on("fixer", "", kernel_answer(axpy::wrong()));
+    write_file_atomic(dir.path() / "wrong.toml", server.config_toml() + search_toml(0));
+    Result imported = testing::run_accelopt(
+        "task import " + (dir.path() / "axpy.json").string() + " --no-flops --out " +
+            (dir.path() / "refused").string() + " --config " +
+            (dir.path() / "wrong.toml").string() + " --workspace " + (dir.path() / "ws2").string(),
+        dir.path());
+    EXPECT_NE(imported.code, 0) << imported.output;
+    EXPECT_NE(imported.output.find("no kernel the executor wrote passed"), std::string::npos)
+        << imported.output;
+    EXPECT_TRUE(task::is_baseline_stub(read_file(dir.path() / "refused/baseline.cpp")));
+    EXPECT_GE(server.count("fixer"), 1);
+  }
+}
+
 }  // namespace
 }  // namespace accelopt::cli

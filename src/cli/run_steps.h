@@ -24,6 +24,9 @@ struct NewRun {
   std::string workspace;
   std::string platform = "cpu";
   bool remote_workers = false;
+  // A task without a baseline: write the naive kernel the run started from as its baseline file
+  // (optimize's --save-baseline).
+  bool save_baseline = false;
   // Told the new run's id before the run starts (may be empty).
   std::function<void(store::Store&, int64_t run_id)> created;
 };

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -95,10 +96,18 @@ Fit fit(const task::Task& task, const char* field, double at_base,
                         "{:.6g}",
                         field, at_check, predicted)};
   }
-  // The const axes the coefficient holds, by name where it divides by their values: "2*M*N*K"
-  // rather than "234881024*M" (the same number at every shape, as const axes do not vary).
+  // The const axes the coefficient holds, by name where it divides by their values, largest
+  // first, until what is left is a small count (2 per multiply-add, 4 for attention's two
+  // products): "2*K*M*N" rather than "234881024*M". The same number at every shape, as const axes
+  // do not vary; which axes it names is a reading, not a measurement.
+  std::vector<task::Axis> constants;
   for (const task::Axis& axis : task.axes) {
-    if (!axis.is_const || axis.value < 2) continue;
+    if (axis.is_const && axis.value >= 2) constants.push_back(axis);
+  }
+  std::stable_sort(constants.begin(), constants.end(),
+                   [](const task::Axis& a, const task::Axis& b) { return a.value > b.value; });
+  for (const task::Axis& axis : constants) {
+    if (coefficient <= 8) break;
     double divided = coefficient / static_cast<double>(axis.value);
     if (divided >= 1 && divided == std::floor(divided)) {
       coefficient = divided;

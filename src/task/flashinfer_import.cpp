@@ -444,8 +444,9 @@ ImportedTask import_flashinfer(const std::string& definition_json, const std::st
   imported.notes.push_back(
       "baseline.cpp: a stub that compiles but writes zeros (marked \"" +
       std::string(kBaselineStubMarker) +
-      "\"): write the straightforward loops of reference.py there, or let `accelopt optimize` "
-      "with a model write a naive one (--save-baseline keeps it)");
+      "\"): write the straightforward loops of reference.py there, or let a model write one "
+      "(`accelopt task import ... --config FILE` with [models], or `accelopt optimize "
+      "--save-baseline`)");
   return imported;
 }
 
