@@ -69,6 +69,22 @@ Json driver_spec(const task::Task& task, const task::Workload& workload,
   return spec;
 }
 
+// A workload's file inputs as the cache's key holds them: each file's size and time, so that an
+// answer kept for one file's data is not given for another's.
+Json file_inputs_key(const task::Workload& workload) {
+  Json files = Json::object();
+  for (const auto& [input, source] : workload.file_inputs) {
+    std::error_code error;
+    auto size = std::filesystem::file_size(source.file, error);
+    auto time = std::filesystem::last_write_time(source.file, error);
+    files[input] = {{"file", source.file.string()},
+                    {"key", source.key},
+                    {"size", error ? 0 : size},
+                    {"time", error ? 0 : time.time_since_epoch().count()}};
+  }
+  return files;
+}
+
 }  // namespace
 
 std::filesystem::path find_python_driver() {
@@ -110,11 +126,9 @@ struct PythonReference::State {
     if (options.cache_directory.empty()) {
       options.cache_directory = cache_directory() / "python-reference";
     }
-    Json key = {{"driver", kDriverVersion},
-                {"definition", task.definition.dump()},
-                {"source", sha256_hex(source)},
-                {"workload", workload.name},
-                {"axes", workload.axes}};
+    Json key = {{"driver", kDriverVersion},     {"definition", task.definition.dump()},
+                {"source", sha256_hex(source)}, {"workload", workload.name},
+                {"axes", workload.axes},        {"files", file_inputs_key(workload)}};
     cache_prefix = key.dump();
   }
 

@@ -238,7 +238,9 @@ FlopCounter python_reference_flops(const task::Task& task, PythonReferenceOption
                     "task's reference is C++");
   }
   return [&task, options](const Axes& axes) {
-    task::Workload workload{"flops", axes, false};
+    task::Workload workload;
+    workload.name = "flops";
+    workload.axes = axes;
     ReferenceCase reference_case;
     reference_case.label = "the shape " + axes_text(axes);
     reference_case.inputs = cpu::generate_inputs(task, workload, 1);

@@ -208,7 +208,10 @@ class SearchTest : public ::testing::Test {
     task_.op_type = "elementwise";
     task_.tags = {"toy"};
     task_.directory = dir_.path();
-    task_.workloads.push_back(task::Workload{"small", {}, true});
+    task::Workload small;
+    small.name = "small";
+    small.is_default = true;
+    task_.workloads.push_back(small);
     config_ = preset("quick");
     config_.beam_width = 2;
     config_.plans = 3;

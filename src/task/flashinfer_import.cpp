@@ -334,10 +334,27 @@ ImportedTask import_flashinfer(const std::string& definition_json, const std::st
       if (!all_axes.contains(name)) throw UserError(where + ": axes: no value for '" + name + "'");
     }
     Json workload_inputs = workload.value("inputs", Json::object());
+    Json file_inputs = Json::object();
     for (const auto& [name, input] : workload_inputs.items()) {
       std::string type = input.value("type", std::string("random"));
+      std::filesystem::path file = input.value("path", std::string());
+      if (file.is_relative()) file = std::filesystem::path(workloads_origin).parent_path() / file;
       if (type == "scalar") {
         constant_inputs[name] = input.at("value");
+      } else if (type == "safetensors" && std::filesystem::is_regular_file(file)) {
+        // Copied into the task's tensors/ folder, one copy per file whatever the workloads
+        // sharing it; load_task checks the tensor's dtype and shape.
+        std::string& copy = imported.files[std::filesystem::absolute(file).lexically_normal()];
+        if (copy.empty()) {
+          copy = fmt::format("tensors/{}-{}", imported.files.size(), file.filename().string());
+        }
+        file_inputs[name] = {{"safetensors", copy},
+                             {"key", input.value("tensor_key", std::string(name))}};
+      } else if (type == "safetensors") {
+        imported.notes.push_back(fmt::format(
+            "{}: input '{}' is in {}, which is not there: it is drawn from its distribution in "
+            "definition.json; give the file (next to the workloads file, or by a path from it)",
+            where, name, file.string()));
       } else if (type != "random") {
         imported.notes.push_back(fmt::format(
             "{}: input '{}' is '{}' there (loaded from a file): inputs are drawn here, from each "
@@ -359,6 +376,7 @@ ImportedTask import_flashinfer(const std::string& definition_json, const std::st
     }
     std::string name = fmt::format("w{}", workloads.size() + 1);
     Json kept = {{"axes", workload.at("axes")}};
+    if (!file_inputs.empty()) kept["inputs"] = file_inputs;
     if (workload.contains("uuid")) kept["description"] = "uuid " + workload.value("uuid", "");
     if (workloads.empty()) kept["default"] = true;
     int64_t size = 0;
@@ -458,6 +476,11 @@ void write_imported_task(const ImportedTask& imported, const std::filesystem::pa
   write_file_atomic(directory / "definition.json", imported.definition);
   write_file_atomic(directory / "reference.py", imported.reference);
   write_file_atomic(directory / "baseline.cpp", imported.baseline);
+  for (const auto& [source, copy] : imported.files) {
+    std::filesystem::create_directories((directory / copy).parent_path());
+    std::filesystem::copy_file(source, directory / copy,
+                               std::filesystem::copy_options::overwrite_existing);
+  }
   load_task(directory);
 }
 

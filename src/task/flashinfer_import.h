@@ -8,10 +8,12 @@
 // in `notes`, each with how to add it: the FLOP counts (the CLI then measures them from the
 // reference: platform/reference_flops.h, and its notes replace that one), a correct
 // baseline (a translation of reference.py is the user's or an agent's job), workloads where none
-// were given, inputs a workload loads from files.
+// were given. Inputs a workload gives in safetensors files are copied into the task (tensors/)
+// and read by every case of that workload.
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,6 +25,9 @@ struct ImportedTask {
   std::string reference;   // reference.py
   std::string baseline;    // baseline.cpp
   std::vector<std::string> notes;
+  // The workloads' safetensors files, each copied into the task folder as the path it maps to
+  // ("tensors/1-weights.safetensors").
+  std::map<std::filesystem::path, std::string> files;
 };
 
 // `origin` names the file in messages. Throws UserError "<origin>: <field>: <why>" for what cannot

@@ -1,6 +1,7 @@
 #include "task/task.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -12,6 +13,7 @@
 #include "task/baseline_stub.h"
 #include "task/entry_point_limit.h"
 #include "task/expression.h"
+#include "task/safetensors.h"
 
 namespace accelopt::task {
 namespace {
@@ -690,7 +692,7 @@ Task parse_task_definition(const std::string& json_text, const std::filesystem::
   for (const auto& [name, body] : workloads.items()) {
     std::string where = "workloads." + name;
     if (!body.is_object()) check.fail(where, "must be an object with \"axes\"");
-    check.only_known_keys(body, {"axes", "default", "description"}, where);
+    check.only_known_keys(body, {"axes", "default", "description", "inputs"}, where);
     Workload workload;
     workload.name = name;
     if (body.contains("default")) {
@@ -718,6 +720,25 @@ Task parse_task_definition(const std::string& json_text, const std::filesystem::
           check.fail(where + ".axes", "missing a value for var axis '" + axis.name + "'");
         }
         workload.axes[axis.name] = values[axis.name].get<int64_t>();
+      }
+    }
+    // {"w": {"safetensors": "tensors/w1.safetensors", "key": "weight"}}: checked against the
+    // file by load_task.
+    if (body.contains("inputs")) {
+      const Json& inputs = body["inputs"];
+      if (!inputs.is_object()) check.fail(where + ".inputs", "must be an object by input name");
+      for (const auto& [input, source] : inputs.items()) {
+        bool known = std::any_of(task.inputs.begin(), task.inputs.end(),
+                                 [&](const TensorSpec& spec) { return spec.name == input; });
+        if (!known) check.fail(where + ".inputs", "unknown input '" + input + "'");
+        std::string at = where + ".inputs." + input;
+        if (!source.is_object()) check.fail(at, "must be {\"safetensors\": FILE, \"key\": NAME}");
+        check.only_known_keys(source, {"safetensors", "key"}, at);
+        FileInput file;
+        file.file = check.string_field(source, "safetensors", at, true);
+        file.key = check.string_field(source, "key", at, false, input);
+        if (file.file.is_relative()) file.file = directory / file.file;
+        workload.file_inputs[input] = file;
       }
     }
     task.workloads.push_back(std::move(workload));
@@ -837,6 +858,28 @@ Task load_task(const std::filesystem::path& directory, const std::string& kernel
                     std::string(kBaselineStubMarker) +
                     "` to have `accelopt optimize` with a model write a naive one "
                     "(docs/task-format.md, \"A task without a baseline\")");
+  }
+  for (const Workload& workload : task.workloads) {
+    for (const auto& [input, source] : workload.file_inputs) {
+      const TensorSpec& spec = *std::find_if(task.inputs.begin(), task.inputs.end(),
+                                             [&](const TensorSpec& t) { return t.name == input; });
+      std::string where =
+          definition.string() + ": workloads." + workload.name + ".inputs." + input + ": ";
+      SafetensorsEntry entry;
+      try {
+        entry = safetensors_entry(source.file, source.key);
+      } catch (const UserError& error) {
+        throw UserError(where + error.what());
+      }
+      std::vector<int64_t> shape;
+      for (const std::string& axis : spec.shape) shape.push_back(workload.axes.at(axis));
+      if (entry.dtype != spec.dtype || entry.shape != shape) {
+        throw UserError(fmt::format(
+            "{}tensor '{}' of {} is {} {}; the input is {} {} at this workload", where, source.key,
+            source.file.string(), dtype_name(entry.dtype), fmt::join(entry.shape, "x"),
+            dtype_name(spec.dtype), fmt::join(shape, "x")));
+      }
+    }
   }
   return task;
 }

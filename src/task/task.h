@@ -100,10 +100,18 @@ struct TensorSpec {
   InputDistribution distribution;  // inputs only
 };
 
+// An input a workload gives as data rather than a distribution (FlashInfer-Bench's "safetensors"
+// inputs: a model's weights, a captured batch): the same values in every case.
+struct FileInput {
+  std::filesystem::path file;  // a safetensors file; relative paths are the task folder's
+  std::string key;             // the tensor's name in it
+};
+
 struct Workload {
   std::string name;
   std::map<std::string, int64_t> axes;  // every axis, const ones included
   bool is_default = false;
+  std::map<std::string, FileInput> file_inputs;  // by input name
 };
 
 // `distribution` with its axis expressions evaluated on `workload` (low, high, total). Loading a
@@ -178,7 +186,8 @@ std::string distribution_text(const InputDistribution& distribution);
 std::string tolerance_text(const Tolerance& tolerance);
 
 // Reads and validates `directory`/definition.json and checks that a reference (reference.cpp, else
-// reference.py) and the baseline (baseline<kernel_extension>: the platform's kind of source) exist.
+// reference.py) and the baseline (baseline<kernel_extension>: the platform's kind of source) exist,
+// and that each workload's file inputs hold their tensor at its dtype and shape.
 // Throws UserError "<file>: <field>: <why>" for anything wrong.
 Task load_task(const std::filesystem::path& directory,
                const std::string& kernel_extension = ".cpp");

@@ -683,6 +683,7 @@ std::optional<TurnFailure> CpuPlatform::time_against_anchor(
   }
   TurnReference turn_reference;
   turn_reference.pool = pool ? std::move(pool) : timing_pool(task, workload, layout);
+  turn_reference.workload = &workload;
   turn_reference.answer = [&](const std::vector<std::span<const unsigned char>>& inputs,
                               ReferenceCase& answer) { reference->answer(inputs, answer); };
   turn_reference.seconds_per_check = checks.seconds_per_check;

@@ -13,6 +13,7 @@
 
 #include "common/error.h"
 #include "platform/case_variation.h"
+#include "task/safetensors.h"
 
 namespace accelopt::platform::cpu {
 namespace {
@@ -422,6 +423,12 @@ std::vector<task::TensorValues> generate_inputs(const task::Task& task,
     const task::TensorSpec& spec = task.inputs[index];
     SplitMix64 random(seed * 0x100000001B3ull + (index + 1) * 0x9E3779B97F4A7C15ull);
     size_t elements = static_cast<size_t>(task.element_count(spec, workload));
+    if (auto file = workload.file_inputs.find(spec.name); file != workload.file_inputs.end()) {
+      // The workload's own data, the same in every case (load_task checked its dtype and shape).
+      tensors[index].dtype = spec.dtype;
+      tensors[index].bytes = task::read_safetensors_tensor(file->second.file, file->second.key);
+      continue;
+    }
     task::InputDistribution own = task::for_workload(spec.distribution, workload);
     if (own.kind == task::Distribution::kOffsets) {  // the task's own, whole, in every case
       std::vector<float> lower;

@@ -63,8 +63,9 @@ std::vector<CaseSpec> timing_cases(const task::Task& task, int count);
 // Cases for seeds a person chose (`accelopt bench reference --seed`): not secret.
 std::vector<CaseSpec> chosen_cases(const std::vector<uint64_t>& seeds, const std::string& set = "");
 
-// Each input's elements in its dtype, in definition order, drawn from `set`'s distributions where
-// it names an input and the task's elsewhere, each value rounded to the tensor's dtype
+// Each input's elements in its dtype, in definition order: a workload's file input read from its
+// file (the same in every case), the others drawn from `set`'s distributions where it names an
+// input and the task's elsewhere, each value rounded to the tensor's dtype
 // (round_to_dtype; float8 values drawn directly with the distribution that rounding gives).
 // Throws UserError for dtypes the CPU harness does not run.
 std::vector<task::TensorValues> generate_inputs(const task::Task& task,

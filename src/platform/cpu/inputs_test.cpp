@@ -3,14 +3,17 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <random>
 #include <set>
 
 #include "common/error.h"
+#include "common/files.h"
 #include "platform/case_variation.h"
 #include "platform/cpu/runner_turns.h"
+#include "task/safetensors.h"
 
 namespace accelopt::platform::cpu {
 namespace {
@@ -53,6 +56,29 @@ TEST(Inputs, TheSameSeedGivesTheSameInputsAndAnotherSeedOthers) {
     EXPECT_GE(y, 2.0f);
     EXPECT_LE(y, 3.0f);
   }
+}
+
+// A workload's file input is the file's data in every case, whatever the seed or family; the
+// others are drawn as ever.
+TEST(Inputs, AWorkloadsFileInputIsTheFilesDataInEveryCase) {
+  TempDir scratch("accelopt-file-input");
+  std::vector<float> weights = {0.5f, -1.0f, 2.0f, 4.0f};
+  std::vector<unsigned char> bytes(weights.size() * sizeof(float));
+  std::memcpy(bytes.data(), weights.data(), bytes.size());
+  task::write_safetensors(scratch.path() / "y.safetensors",
+                          {{"y", task::DType::kFloat32, {4}, bytes}});
+  task::Task task = test_task();
+  task::Workload workload = task.default_workload();
+  workload.axes["N"] = 4;
+  workload.file_inputs["y"] = {scratch.path() / "y.safetensors", "y"};
+  auto first = drawn(task, workload, 1);
+  auto second = drawn(task, workload, 2, &task.input_set("denormal"), {2, 1, 0.5, 1});
+  EXPECT_EQ(first[1], weights);
+  EXPECT_EQ(second[1], weights);
+  EXPECT_NE(first[0], second[0]);
+  // Timed turns copy it whole from the pool, never mixed (moved towards a center) as drawn ones.
+  EXPECT_EQ(whole_inputs(task, &workload), (std::vector<bool>{false, true}));
+  EXPECT_EQ(whole_inputs(task), (std::vector<bool>{false, false}));
 }
 
 TEST(Inputs, AnInputSetReplacesOnlyTheDistributionsItNames) {

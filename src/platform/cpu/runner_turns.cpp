@@ -212,10 +212,11 @@ std::vector<int> joint_inputs(const task::Task& task) {
   return group;
 }
 
-std::vector<bool> whole_inputs(const task::Task& task) {
+std::vector<bool> whole_inputs(const task::Task& task, const task::Workload* workload) {
   std::vector<bool> whole;
   for (const task::TensorSpec& spec : task.inputs) {
-    whole.push_back(spec.distribution.kind == task::Distribution::kOffsets);
+    bool data = workload != nullptr && workload->file_inputs.count(spec.name) > 0;
+    whole.push_back(data || spec.distribution.kind == task::Distribution::kOffsets);
   }
   return whole;
 }
@@ -373,7 +374,7 @@ RunnerTurns::RunnerTurns(const task::Task& task, TurnReference reference, SlotLa
   anchor_.runner.pause();
   centers_ = mix_centers(task_);
   steps_ = mix_steps(task_);
-  whole_ = whole_inputs(task_);
+  whole_ = whole_inputs(task_, reference_.workload);
   joint_ = joint_inputs(task_);
   in_place_bytes_ = default_in_place_bytes();
 }
