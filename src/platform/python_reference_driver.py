@@ -269,8 +269,9 @@ def load_inputs():
 # written for GPUs, use. A run that fails so is run again with those operations taken in float32
 # and their results rounded back to the dtype once, as a GPU's float16 GEMM accumulates in float32.
 def lacks_half_operation(error):
+    text = str(error)
     return isinstance(error, RuntimeError) and (
-        "not implemented for 'Half'" in str(error) or "not implemented for 'BFloat16'" in str(error))
+        "not implemented for 'Half'" in text or "not implemented for 'BFloat16'" in text)
 
 
 def operation_in_float32(func, args, kwargs):
@@ -333,9 +334,9 @@ def call():
 # on. A matrix product (mm, bmm, einsum with a contraction, convolution, ...) counts 2 per
 # multiply-add as mm_flops; an elementwise operation 1 per element it writes, a reduction 1 per
 # element it reads, a softmax 5 per element (max, subtract, exp, sum, divide) as vec_flops. As
-# NKIBench counts (docs/task-format.md, "FLOP counts"), adding, subtracting, multiplying or dividing by a
-# constant scalar is not counted (fused into its neighbour). Operations that only move or convert
-# data count nothing; those the counter does not know are named in "unknown".
+# NKIBench counts (docs/task-format.md, "FLOP counts"), adding, subtracting, multiplying or
+# dividing by a constant scalar is not counted (fused into its neighbour). Operations that only
+# move or convert data count nothing; those the counter does not know are named in "unknown".
 POINTWISE = {
     "abs", "add", "addcdiv", "addcmul", "atan", "atan2", "ceil", "clamp", "clamp_max",
     "clamp_min", "clip", "cos", "cosh", "div", "divide", "elu", "eq", "erf", "erfc", "exp", "exp2",
