@@ -394,7 +394,7 @@ int run_task_import(const ImportArguments& arguments) {
 }
 
 int run_task_flops(const FlopsArguments& arguments) {
-  task::Task task = task::load_task(arguments.task_directory);
+  task::Task task = task::load_task(find_task_directory(arguments.task_directory));
   bool has_small = std::any_of(task.workloads.begin(), task.workloads.end(),
                                [](const task::Workload& w) { return w.name == "small"; });
   const task::Workload& workload = task.workload_or_default(
