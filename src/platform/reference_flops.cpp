@@ -204,19 +204,13 @@ InferredFlops infer_flops(const task::Task& task, const Axes& base, const FlopCo
   // where the counts scale as they do everywhere.
   constexpr int64_t kSmallAxis = 16;
   AxisRoles roles = axis_roles(task);
-  std::map<std::string, double> values;
-  for (const auto& [name, value] : base) {
-    bool shrinks = roles.free_axes.count(name) && value > kSmallAxis;
-    values[name] = static_cast<double>(shrinks ? kSmallAxis : value);
+  Axes shrunk = base;
+  for (const std::string& name : roles.free_axes) {
+    shrunk[name] = std::min(shrunk[name], kSmallAxis);
   }
-  task::settle_constraints(values, roles.decided, task.constraints);
-  Axes small;
-  bool holds = true;
-  for (const auto& [name, value] : values) small[name] = static_cast<int64_t>(value);
-  for (const task::Constraint& constraint : task.constraints) {
-    holds = holds && task::constraint_holds(constraint, values);
-  }
-  if (!holds || small == base) return infer_at(task, base, count);
+  std::optional<Axes> settled = varied(task, shrunk, {}, roles.decided);
+  if (!settled || *settled == base) return infer_at(task, base, count);
+  const Axes& small = *settled;
   std::string small_failure;
   try {
     return infer_at(task, small, count);
