@@ -37,7 +37,10 @@ std::optional<Axes> varied(const task::Task& task, const Axes& base,
   }
   task::settle_constraints(values, decided, task.constraints);
   for (const task::Constraint& constraint : task.constraints) {
-    if (!task::constraint_holds(constraint, values)) return std::nullopt;
+    // One that reads inputs is checked on the inputs drawn for the shape.
+    if (constraint.reads.empty() && !task::constraint_holds(constraint, values)) {
+      return std::nullopt;
+    }
   }
   Axes axes;
   for (const auto& [name, value] : values) axes[name] = static_cast<int64_t>(value);
@@ -128,7 +131,8 @@ AxisRoles axis_roles(const task::Task& task) {
     if (!axis.is_const) roles.var_axes.insert(axis.name);
   }
   for (const task::Constraint& constraint : task.constraints) {
-    if (constraint.comparison == "==" && roles.var_axes.count(constraint.left)) {
+    if (constraint.comparison == "==" && roles.var_axes.count(constraint.left) &&
+        constraint.reads.empty()) {
       roles.decided.insert(constraint.left);
     }
   }

@@ -13,8 +13,8 @@ namespace {
 class Parser {
  public:
   Parser(std::string_view text, const std::map<std::string, double>* names,
-         std::set<std::string>* used)
-      : text_(text), names_(names), used_(used) {}
+         std::set<std::string>* used, std::vector<ElementRead>* reads = nullptr)
+      : text_(text), names_(names), used_(used), reads_(reads) {}
 
   double parse() {
     double value = sum();
@@ -127,6 +127,7 @@ class Parser {
     }
     std::string name(text_.substr(start, position_ - start));
     if (accept('(')) return call(name, start);
+    if (accept('[')) return element(name, start);
     if (used_) used_->insert(name);
     if (!names_) return 1;
     auto found = names_->find(name);
@@ -136,6 +137,32 @@ class Parser {
       for (const auto& [known_name, value] : *names_)
         known += (known.empty() ? "" : ", ") + known_name;
       fail("unknown name '" + name + "' (known: " + known + ")");
+    }
+    return found->second;
+  }
+
+  // name[index] or name[index].item(), the index a whole number, negative from the end.
+  double element(const std::string& tensor, size_t start) {
+    skip_spaces();
+    bool negative = accept('-');
+    skip_spaces();
+    size_t digits = position_;
+    while (position_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[position_]))) {
+      ++position_;
+    }
+    if (position_ == digits || position_ - digits > 12) fail("expected a whole number as index");
+    ElementRead read{tensor, std::stoll(std::string(text_.substr(digits, position_ - digits)))};
+    if (negative) read.index = -read.index;
+    if (!accept(']')) fail("expected ']'");
+    skip_spaces();
+    constexpr std::string_view kItem = ".item()";
+    if (text_.substr(position_).starts_with(kItem)) position_ += kItem.size();
+    if (reads_) reads_->push_back(read);
+    if (!names_) return 1;
+    auto found = names_->find(element_name(read));
+    if (found == names_->end()) {
+      position_ = start;
+      fail("no value for " + element_name(read) + " (only constraints read an input's elements)");
     }
     return found->second;
   }
@@ -173,6 +200,7 @@ class Parser {
   std::string_view text_;
   const std::map<std::string, double>* names_;
   std::set<std::string>* used_;
+  std::vector<ElementRead>* reads_;
   size_t position_ = 0;
 };
 
@@ -187,6 +215,16 @@ std::set<std::string> expression_names(std::string_view expression) {
   std::set<std::string> used;
   Parser(expression, nullptr, &used).parse();
   return used;
+}
+
+std::string element_name(const ElementRead& read) {
+  return read.tensor + "[" + std::to_string(read.index) + "]";
+}
+
+std::vector<ElementRead> expression_elements(std::string_view expression) {
+  std::vector<ElementRead> reads;
+  Parser(expression, nullptr, nullptr, &reads).parse();
+  return reads;
 }
 
 Constraint parse_constraint(std::string_view text) {
@@ -217,8 +255,11 @@ Constraint parse_constraint(std::string_view text) {
   };
   constraint.left = trimmed(text.substr(0, found));
   constraint.right = trimmed(text.substr(found + constraint.comparison.size()));
-  expression_names(constraint.left);  // throws for a malformed side
-  expression_names(constraint.right);
+  for (const std::string& side : {constraint.left, constraint.right}) {
+    for (ElementRead& read : expression_elements(side)) {  // throws for a malformed side
+      constraint.reads.push_back(std::move(read));
+    }
+  }
   return constraint;
 }
 
@@ -243,7 +284,10 @@ void settle_constraints(std::map<std::string, double>& values,
   for (size_t pass = 0; pass <= constraints.size(); ++pass) {
     bool moved = false;
     for (const Constraint& constraint : constraints) {
-      if (constraint.comparison != "==" || !settable.count(constraint.left)) continue;
+      if (constraint.comparison != "==" || !settable.count(constraint.left) ||
+          !constraint.reads.empty()) {
+        continue;
+      }
       double value = evaluate_expression(constraint.right, values);
       if (value >= 1 && value == std::floor(value) && value != values[constraint.left]) {
         values[constraint.left] = value;

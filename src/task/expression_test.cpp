@@ -62,5 +62,31 @@ TEST(Expression, ConstraintsCompareTwoSides) {
   EXPECT_THROW(parse_constraint("== 3"), UserError);         // a side missing
 }
 
+TEST(Expression, ConstraintsReadInputsElementsAsFlashInferBenchWritesThem) {
+  Constraint constraint = parse_constraint("num_kv_indices == kv_indptr[-1].item()");
+  ASSERT_EQ(constraint.reads.size(), 1u);
+  EXPECT_EQ(constraint.reads[0], (ElementRead{"kv_indptr", -1}));
+  EXPECT_EQ(element_name(constraint.reads[0]), "kv_indptr[-1]");
+  EXPECT_EQ(expression_names(constraint.right), std::set<std::string>{});
+  EXPECT_TRUE(constraint_holds(constraint, {{"num_kv_indices", 40}, {"kv_indptr[-1]", 40}}));
+  EXPECT_FALSE(constraint_holds(constraint, {{"num_kv_indices", 40}, {"kv_indptr[-1]", 0}}));
+  // Without the element's value the expression names what it lacks.
+  try {
+    constraint_holds(constraint, {{"num_kv_indices", 40}});
+    ADD_FAILURE() << "an element without a value was read";
+  } catch (const UserError& error) {
+    EXPECT_NE(std::string(error.what()).find("no value for kv_indptr[-1]"), std::string::npos);
+  }
+  EXPECT_EQ(expression_elements("a[0] + 2 * b[ 3 ] - a[-2]"),
+            (std::vector<ElementRead>{{"a", 0}, {"b", 3}, {"a", -2}}));
+  EXPECT_THROW(expression_elements("a[x]"), UserError);
+  EXPECT_THROW(expression_elements("a[1"), UserError);
+  EXPECT_THROW(expression_elements("a[1.5]"), UserError);
+  // An axis an input's element decides is not settled from it: the inputs are drawn later.
+  std::map<std::string, double> values = {{"num_kv_indices", 7}};
+  settle_constraints(values, {"num_kv_indices"}, {constraint});
+  EXPECT_EQ(values["num_kv_indices"], 7);
+}
+
 }  // namespace
 }  // namespace accelopt::task

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -168,7 +169,7 @@ Json guessed_axes(const Json& axes, const std::vector<std::string>& var_axes,
   Json guessed = Json::object();
   for (const std::string& name : var_axes) guessed[name] = static_cast<int64_t>(values[name]);
   for (const Constraint& constraint : constraints) {
-    if (!constraint_holds(constraint, values)) {
+    if (constraint.reads.empty() && !constraint_holds(constraint, values)) {
       throw UserError(fmt::format(
           "{}: no workloads given (--workloads FILE.jsonl), and the one import would make (every "
           "var axis 16) breaks the constraint \"{}\": give the workloads",
@@ -176,6 +177,34 @@ Json guessed_axes(const Json& axes, const std::vector<std::string>& var_axes,
     }
   }
   return guessed;
+}
+
+// For each input a constraint "expression == x[-1]" (either way round, the expression over axes
+// alone) ends, the expression: that input is an indptr, 0 to the expression.
+std::map<std::string, std::string> offsets_from_constraints(
+    const std::vector<Constraint>& constraints) {
+  auto last_element = [](const std::string& side) -> std::optional<std::string> {
+    std::vector<ElementRead> reads = expression_elements(side);
+    std::string compact;
+    for (char c : side) {
+      if (c != ' ' && c != '\t') compact += c;
+    }
+    if (reads.size() != 1 || reads[0].index != -1 ||
+        (compact != element_name(reads[0]) && compact != element_name(reads[0]) + ".item()")) {
+      return std::nullopt;
+    }
+    return reads[0].tensor;
+  };
+  std::map<std::string, std::string> totals;
+  for (const Constraint& constraint : constraints) {
+    if (constraint.comparison != "==") continue;
+    for (auto [end, total] : {std::pair{&constraint.right, &constraint.left},
+                              std::pair{&constraint.left, &constraint.right}}) {
+      std::optional<std::string> tensor = last_element(*end);
+      if (tensor && expression_elements(*total).empty()) totals[*tensor] = *total;
+    }
+  }
+  return totals;
 }
 
 // The dtypes the harness runs (task/dtype.h); FlashInfer-Bench's others are refused by name.
@@ -216,6 +245,48 @@ ImportedTask import_flashinfer(const std::string& definition_json, const std::st
   }
   definition["axes"] = axes;
 
+  // Constraints: kept where accelopt's expressions can state them, and then checked on every
+  // workload when the task is read (below, and by every later load), those that read inputs on
+  // every case drawn.
+  std::vector<Constraint> constraints;
+  if (source.contains("constraints")) {
+    if (!source["constraints"].is_array()) {
+      throw UserError(origin + ": constraints: expected an array of strings");
+    }
+    Json kept = Json::array();
+    for (const Json& text : source["constraints"]) {
+      std::string why;
+      try {
+        if (!text.is_string()) throw UserError("not a string");
+        Constraint constraint = parse_constraint(text.get<std::string>());
+        for (const std::string& side : {constraint.left, constraint.right}) {
+          for (const std::string& name : expression_names(side)) {
+            if (!axes.contains(name)) throw UserError("'" + name + "' is not an axis");
+          }
+        }
+        for (const ElementRead& read : constraint.reads) {
+          if (!require("inputs").contains(read.tensor)) {
+            throw UserError("'" + read.tensor + "' is not an input");
+          }
+        }
+        kept.push_back(text);
+        constraints.push_back(std::move(constraint));
+        continue;
+      } catch (const UserError& error) {
+        why = error.what();
+      }
+      imported.notes.push_back(fmt::format(
+          "constraints: {} not kept ({}): accelopt states a constraint as two expressions over "
+          "the axes and inputs' elements (+ - * / ^, min, max, log2, x[i]) and one of == != <= >= "
+          "< >; check it on your "
+          "workloads yourself, or write it so under \"constraints\" in definition.json",
+          text.dump(), why));
+    }
+    if (!kept.empty()) definition["constraints"] = kept;
+  }
+
+  std::map<std::string, std::string> offsets_totals = offsets_from_constraints(constraints);
+
   for (const char* kind : {"inputs", "outputs"}) {
     Json tensors = Json::object();
     for (const auto& [name, tensor] : require(kind).items()) {
@@ -233,7 +304,16 @@ ImportedTask import_flashinfer(const std::string& definition_json, const std::st
           {"shape", tensor.contains("shape") && !tensor.at("shape").is_null() ? tensor.at("shape")
                                                                               : Json::array()}};
       if (tensor.contains("description")) kept["description"] = tensor.at("description");
-      if (std::string(kind) == "inputs" && (dtype == "int8" || dtype == "int32")) {
+      auto total = offsets_totals.find(name);
+      if (std::string(kind) == "inputs" && dtype == "int32" && kept["shape"].size() == 1 &&
+          total != offsets_totals.end()) {
+        // An indptr whose last element a constraint names: a valid one by construction.
+        kept["distribution"] = {{"kind", "offsets"}, {"total", total->second}};
+        imported.notes.push_back(fmt::format(
+            "inputs.{}: drawn as offsets from 0 to {}, as the constraints say (each step at least "
+            "0: set \"min_step\": 1 in its distribution where an empty row is not what it holds)",
+            name, total->second));
+      } else if (std::string(kind) == "inputs" && (dtype == "int8" || dtype == "int32")) {
         // Zeros are a valid index into any tensor; the range that is valid the import cannot know.
         kept["distribution"] = {{"kind", "integer"}, {"low", 0}, {"high", 1}};
         imported.notes.push_back(
@@ -259,39 +339,6 @@ ImportedTask import_flashinfer(const std::string& definition_json, const std::st
   for (const auto& [name, tensor] : definition["inputs"].items()) input_names.push_back(name);
   if (auto unchecked = check_reference(imported.reference, input_names, origin)) {
     imported.notes.push_back(*unchecked);
-  }
-
-  // Constraints among the axes: kept where accelopt's expressions can state them, and then checked
-  // on every workload when the task is read (below, and by every later load).
-  std::vector<Constraint> constraints;
-  if (source.contains("constraints")) {
-    if (!source["constraints"].is_array()) {
-      throw UserError(origin + ": constraints: expected an array of strings");
-    }
-    Json kept = Json::array();
-    for (const Json& text : source["constraints"]) {
-      std::string why;
-      try {
-        if (!text.is_string()) throw UserError("not a string");
-        Constraint constraint = parse_constraint(text.get<std::string>());
-        for (const std::string& side : {constraint.left, constraint.right}) {
-          for (const std::string& name : expression_names(side)) {
-            if (!axes.contains(name)) throw UserError("'" + name + "' is not an axis");
-          }
-        }
-        kept.push_back(text);
-        constraints.push_back(std::move(constraint));
-        continue;
-      } catch (const UserError& error) {
-        why = error.what();
-      }
-      imported.notes.push_back(fmt::format(
-          "constraints: {} not kept ({}): accelopt states a constraint as two expressions over "
-          "the axes (+ - * / ^, min, max, log2) and one of == != <= >= < >; check it on your "
-          "workloads yourself, or write it so under \"constraints\" in definition.json",
-          text.dump(), why));
-    }
-    if (!kept.empty()) definition["constraints"] = kept;
   }
 
   // Workloads: each line's axes; inputs given as scalars become constant distributions.
@@ -380,6 +427,49 @@ ImportedTask import_flashinfer(const std::string& definition_json, const std::st
     if (workload.contains("uuid")) kept["description"] = "uuid " + workload.value("uuid", "");
     if (workloads.empty()) kept["default"] = true;
     int64_t size = 0;
+    // Constraints: kept where accelopt's expressions can state them, and then checked on every
+    // workload when the task is read (below, and by every later load), those that read inputs on
+    // every case drawn.
+    std::vector<Constraint> constraints;
+    if (source.contains("constraints")) {
+      if (!source["constraints"].is_array()) {
+        throw UserError(origin + ": constraints: expected an array of strings");
+      }
+      Json kept = Json::array();
+      for (const Json& text : source["constraints"]) {
+        std::string why;
+        try {
+          if (!text.is_string()) throw UserError("not a string");
+          Constraint constraint = parse_constraint(text.get<std::string>());
+          for (const std::string& side : {constraint.left, constraint.right}) {
+            for (const std::string& name : expression_names(side)) {
+              if (!axes.contains(name)) throw UserError("'" + name + "' is not an axis");
+            }
+          }
+          for (const ElementRead& read : constraint.reads) {
+            if (!require("inputs").contains(read.tensor)) {
+              throw UserError("'" + read.tensor + "' is not an input");
+            }
+          }
+          kept.push_back(text);
+          constraints.push_back(std::move(constraint));
+          continue;
+        } catch (const UserError& error) {
+          why = error.what();
+        }
+        imported.notes.push_back(fmt::format(
+            "constraints: {} not kept ({}): accelopt states a constraint as two expressions over "
+            "the axes and inputs' elements (+ - * / ^, min, max, log2, x[i]) and one of == != <= "
+            ">= "
+            "< >; check it on your "
+            "workloads yourself, or write it so under \"constraints\" in definition.json",
+            text.dump(), why));
+      }
+      if (!kept.empty()) definition["constraints"] = kept;
+    }
+
+    std::map<std::string, std::string> offsets_totals = offsets_from_constraints(constraints);
+
     for (const char* kind : {"inputs", "outputs"}) {
       for (const auto& [tensor_name, tensor] : definition[kind].items()) {
         size += elements(tensor.at("shape"), all_axes);

@@ -247,5 +247,37 @@ TEST(FlashInferImport, KeepsConstraintsAndRefusesAWorkloadThatBreaksOne) {
   }
 }
 
+// "num_kv_indices == kv_indptr[-1].item()": kept, and the indptr it ends drawn as offsets to that
+// axis, so the imported task draws valid inputs without hand work; an index input no constraint
+// describes stays zeros, said in a note.
+TEST(FlashInferImport, AConstraintEndingAnIndptrMakesItOffsets) {
+  const char* paged = R"json({
+    "name": "paged_sum", "op_type": "paged",
+    "axes": {"batch_size": {"type": "var"}, "len_indptr": {"type": "var"},
+             "num_kv_indices": {"type": "var"}, "num_pages": {"type": "var"}},
+    "constraints": ["len_indptr == batch_size + 1", "num_kv_indices == kv_indptr[-1].item()"],
+    "inputs": {"kv_indptr": {"shape": ["len_indptr"], "dtype": "int32"},
+               "kv_indices": {"shape": ["num_kv_indices"], "dtype": "int32"},
+               "pages": {"shape": ["num_pages"], "dtype": "float32"}},
+    "outputs": {"out": {"shape": ["batch_size"], "dtype": "float32"}},
+    "reference": "def run(kv_indptr, kv_indices, pages):\n    pass\n"
+  })json";
+  ImportedTask imported = import_flashinfer(paged, "d.json");
+  Task task = parse_task_definition(imported.definition, ".", "definition.json");
+  ASSERT_EQ(task.constraints.size(), 2u) << imported.definition;
+  EXPECT_EQ(task.constraints[1].reads, (std::vector<ElementRead>{{"kv_indptr", -1}}));
+  EXPECT_EQ(task.inputs[0].distribution.kind, Distribution::kOffsets);
+  EXPECT_EQ(task.inputs[0].distribution.total_expression, "num_kv_indices");
+  EXPECT_EQ(task.inputs[1].distribution.kind, Distribution::kInteger);
+  EXPECT_TRUE(noted(imported, "inputs.kv_indptr: drawn as offsets from 0 to num_kv_indices"));
+  EXPECT_TRUE(noted(imported, "inputs.kv_indices: int32 drawn as 0 only"));
+  EXPECT_FALSE(noted(imported, "not kept"));
+  // One that reads what is not an input is not kept, and said.
+  Json unknown = Json::parse(paged);
+  unknown["constraints"] = {"num_kv_indices == qo_indptr[-1].item()"};
+  ImportedTask without = import_flashinfer(unknown.dump(), "d.json");
+  EXPECT_TRUE(noted(without, "'qo_indptr' is not an input"));
+}
+
 }  // namespace
 }  // namespace accelopt::task

@@ -339,12 +339,16 @@ std::map<std::string, double> axis_values(const Workload& workload) {
 
 // An expression of a distribution (an integer bound, an offsets total) names only axes.
 void check_expression_axes(const Validator& check, const std::string& expression,
-                           const std::set<std::string>& axes, const std::string& field) {
+                           const std::set<std::string>& axes, const std::string& field,
+                           bool reads_elements = false) {
   if (expression.empty()) return;
   for (const std::string& name : expression_names(expression)) {
     if (!axes.count(name)) {
       check.fail(field, "unknown axis '" + name + "' in \"" + expression + "\"");
     }
+  }
+  if (!reads_elements && !expression_elements(expression).empty()) {
+    check.fail(field, "\"" + expression + "\" reads an input's element: only constraints may");
   }
 }
 
@@ -757,9 +761,27 @@ Task parse_task_definition(const std::string& json_text, const std::filesystem::
         check.fail("constraints", error.what());
       }
       for (const std::string& side : {constraint.left, constraint.right}) {
-        check_expression_axes(check, side, axis_names, "constraints");
+        check_expression_axes(check, side, axis_names, "constraints", true);
       }
-      for (const Workload& workload : task.workloads) {
+      for (const ElementRead& read : constraint.reads) {
+        const TensorSpec* input = find_input(task, read.tensor);
+        if (input == nullptr) {
+          check.fail("constraints", fmt::format("\"{}\" reads {}, which is not an input",
+                                                constraint.text, element_name(read)));
+        }
+        for (const Workload& workload : task.workloads) {
+          int64_t count = task.element_count(*input, workload);
+          if (read.index >= count || read.index < -count) {
+            check.fail("workloads." + workload.name,
+                       fmt::format("the constraint \"{}\" reads {}, past the end of its {} "
+                                   "elements",
+                                   constraint.text, element_name(read), count));
+          }
+        }
+      }
+      // One that reads inputs is checked on every case drawn (cpu/inputs.h: generate_inputs).
+      for (const Workload& workload :
+           constraint.reads.empty() ? task.workloads : std::vector<Workload>{}) {
         double left = 0, right = 0;
         if (!constraint_holds(constraint, axis_values(workload), &left, &right)) {
           check.fail("workloads." + workload.name,
@@ -817,6 +839,10 @@ Task parse_task_definition(const std::string& json_text, const std::filesystem::
       if (!axis_names.count(name)) {
         check.fail("roofline." + field, "unknown name '" + name + "' in \"" + expression + "\"");
       }
+    }
+    if (!expression_elements(expression).empty()) {
+      check.fail("roofline." + field,
+                 "\"" + expression + "\" reads an input's element: only constraints may");
     }
   }
   return task;

@@ -252,6 +252,27 @@ TEST(TaskDefinition, AWorkloadThatBreaksAConstraintIsRefusedByName) {
             std::string::npos);
 }
 
+// A constraint may read an input's element (FlashInfer-Bench's "T == indptr[-1].item()"): it is
+// kept for the drawn inputs, not checked on the workloads' axes, and must name an input and an
+// element every workload has.
+TEST(TaskDefinition, AConstraintOnAnInputsElementNamesAnInputAndAnElementInRange) {
+  std::string constrained = replace(
+      kValid, R"("roofline")", R"("constraints": ["M >= rhs[-1].item() + lhs[0]"], "roofline")");
+  Task task = parse_task_definition(constrained, "/tasks/t", "t/definition.json");
+  ASSERT_EQ(task.constraints.size(), 1u);
+  EXPECT_EQ(task.constraints[0].reads.size(), 2u);
+  EXPECT_EQ(message_of(replace(constrained, "rhs[-1]", "bias[-1]")),
+            "t/definition.json: constraints: \"M >= bias[-1].item() + lhs[0]\" reads bias[-1], "
+            "which is not an input");
+  // rhs is K x N = 16 x 4 on the small workload: 64 elements.
+  EXPECT_EQ(message_of(replace(constrained, "rhs[-1]", "rhs[-65]")),
+            "t/definition.json: workloads.small: the constraint \"M >= rhs[-65].item() + "
+            "lhs[0]\" reads rhs[-65], past the end of its 64 elements");
+  EXPECT_NE(message_of(replace(kValid, R"("mm_flops": "2*M*N*K")", R"("mm_flops": "2*lhs[0]")"))
+                .find("reads an input's element: only constraints may"),
+            std::string::npos);
+}
+
 // A paged table: an indptr per sequence (offsets), page indices below the workload's page count
 // (integer bounds written as axis expressions), a causal prefill's kv steps not below its q steps.
 const char* kPaged = R"json({

@@ -8,8 +8,12 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <map>
+#include <string>
 #include <utility>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "common/error.h"
 #include "platform/case_variation.h"
@@ -412,6 +416,45 @@ std::vector<CaseSpec> chosen_cases(const std::vector<uint64_t>& seeds, const std
   return cases;
 }
 
+namespace {
+
+// Throws UserError naming the first constraint that reads inputs and fails on `tensors`.
+void check_drawn_constraints(const task::Task& task, const task::Workload& workload,
+                             const std::vector<task::TensorValues>& tensors,
+                             const task::InputSet* set) {
+  for (const task::Constraint& constraint : task.constraints) {
+    if (constraint.reads.empty()) continue;
+    std::map<std::string, double> values;
+    for (const auto& [axis, value] : workload.axes) values[axis] = static_cast<double>(value);
+    for (const task::ElementRead& read : constraint.reads) {
+      size_t input = 0;
+      while (task.inputs[input].name != read.tensor) ++input;  // load_task checked the name
+      auto count = static_cast<int64_t>(tensors[input].count());
+      int64_t index = read.index < 0 ? count + read.index : read.index;
+      if (index < 0 || index >= count) {
+        throw InternalError("check_drawn_constraints: " + task::element_name(read) + " of " +
+                            std::to_string(count));
+      }
+      values[task::element_name(read)] = tensors[input].at(static_cast<size_t>(index));
+    }
+    double left = 0, right = 0;
+    if (!task::constraint_holds(constraint, values, &left, &right)) {
+      std::string inputs;
+      for (const task::ElementRead& read : constraint.reads) {
+        inputs += (inputs.empty() ? "" : ", ") + read.tensor;
+      }
+      throw UserError(fmt::format(
+          "the inputs drawn for workload '{}'{} break the constraint \"{}\" ({} is {:g}, {} is "
+          "{:g}): give {} a distribution that keeps it in definition.json (an indptr ending at an "
+          "axis: \"offsets\" with that \"total\"; docs/task-format.md)",
+          workload.name, set == nullptr ? "" : " (input set '" + set->name + "')", constraint.text,
+          constraint.left, left, constraint.right, right, inputs));
+    }
+  }
+}
+
+}  // namespace
+
 std::vector<task::TensorValues> generate_inputs(const task::Task& task,
                                                 const task::Workload& workload, uint64_t seed,
                                                 const task::InputSet* set,
@@ -491,6 +534,7 @@ std::vector<task::TensorValues> generate_inputs(const task::Task& task,
                           tensor.bytes.data() + start * task::dtype_size(spec.dtype));
     }
   }
+  check_drawn_constraints(task, workload, tensors, set);
   return tensors;
 }
 

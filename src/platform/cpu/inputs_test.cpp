@@ -81,6 +81,48 @@ TEST(Inputs, AWorkloadsFileInputIsTheFilesDataInEveryCase) {
   EXPECT_EQ(whole_inputs(task), (std::vector<bool>{false, false}));
 }
 
+// A constraint on an input's values holds on every case drawn, or the drawing is refused by the
+// constraint's text; the input it reads is copied whole into timed turns, so mixes keep it too.
+TEST(Inputs, AConstraintOnInputValuesIsCheckedOnEveryDrawnCase) {
+  auto indptr_task = [](const std::string& distribution) {
+    return task::parse_task_definition(R"json({
+      "name": "t", "op_type": "test",
+      "axes": {"B": {"type": "var"}, "L": {"type": "var"}, "T": {"type": "var"}},
+      "constraints": ["L == B + 1", "T == indptr[-1].item()"],
+      "inputs": {"x": {"dtype": "float32", "shape": ["T"]},
+                 "indptr": {"dtype": "int32", "shape": ["L"], "distribution": )json" +
+                                           distribution + R"json(}},
+      "outputs": {"out": {"dtype": "float32", "shape": ["T"]}},
+      "workloads": {"w": {"axes": {"B": 4, "L": 5, "T": 40}}},
+      "input_sets": {"wide": {"inputs": {"x": {"kind": "normal", "std": 100}}}},
+      "roofline": {"bytes": "8*T"}})json",
+                                       "/t", "t");
+  };
+  task::Task valid = indptr_task(R"({"kind": "offsets", "total": "T"})");
+  ASSERT_EQ(valid.constraints.size(), 2u);
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    auto inputs =
+        drawn(valid, valid.default_workload(), seed, seed % 2 ? nullptr : &valid.input_set("wide"));
+    EXPECT_EQ(inputs[1].back(), 40.0f);
+  }
+  EXPECT_EQ(whole_inputs(valid), (std::vector<bool>{false, true}));
+
+  task::Task zeros = indptr_task(R"({"kind": "integer", "low": 0, "high": 1})");
+  EXPECT_EQ(whole_inputs(zeros), (std::vector<bool>{false, true}));
+  try {
+    generate_inputs(zeros, zeros.default_workload(), 1, &zeros.input_set("wide"));
+    ADD_FAILURE() << "inputs that break a constraint were drawn";
+  } catch (const UserError& error) {
+    std::string message = error.what();
+    EXPECT_NE(message.find("break the constraint \"T == indptr[-1].item()\" (T is 40, "
+                           "indptr[-1].item() is 0)"),
+              std::string::npos)
+        << message;
+    EXPECT_NE(message.find("input set 'wide'"), std::string::npos) << message;
+    EXPECT_NE(message.find("give indptr a distribution"), std::string::npos) << message;
+  }
+}
+
 TEST(Inputs, AnInputSetReplacesOnlyTheDistributionsItNames) {
   task::Task task = test_task();
   const task::Workload& workload = task.default_workload();

@@ -216,7 +216,13 @@ std::vector<bool> whole_inputs(const task::Task& task, const task::Workload* wor
   std::vector<bool> whole;
   for (const task::TensorSpec& spec : task.inputs) {
     bool data = workload != nullptr && workload->file_inputs.count(spec.name) > 0;
-    whole.push_back(data || spec.distribution.kind == task::Distribution::kOffsets);
+    bool constrained = false;
+    for (const task::Constraint& constraint : task.constraints) {
+      for (const task::ElementRead& read : constraint.reads) {
+        constrained = constrained || read.tensor == spec.name;
+      }
+    }
+    whole.push_back(data || constrained || spec.distribution.kind == task::Distribution::kOffsets);
   }
   return whole;
 }

@@ -164,8 +164,9 @@ std::vector<double> mix_steps(const task::Task& task);
 
 // The inputs a timed turn copies whole from one pool case, never in blocks: offsets tensors
 // (task.h's kOffsets), whose blocks from different places would not be one non-decreasing
-// sequence from 0 to its total, and the inputs `workload` gives as data (its file inputs, the
-// same in every case). They repeat across turns; the inputs mixed beside them do not.
+// sequence from 0 to its total, inputs a constraint reads (so that a mix keeps what the case's
+// drawing checked), and the inputs `workload` gives as data (its file inputs, the same in every
+// case). They repeat across turns; the inputs mixed beside them do not.
 std::vector<bool> whole_inputs(const task::Task& task, const task::Workload* workload = nullptr);
 
 // `pool`'s inputs, mixed into one fresh case: block b of tensor t comes from a pool case and a
