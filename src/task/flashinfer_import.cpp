@@ -179,6 +179,48 @@ Json guessed_axes(const Json& axes, const std::vector<std::string>& var_axes,
   return guessed;
 }
 
+// The definition's constraints that accelopt's expressions state over its axes and inputs; each
+// other one said in `notes`.
+std::vector<Constraint> kept_constraints(const Json& source, const std::string& origin,
+                                         std::vector<std::string>& notes) {
+  std::vector<Constraint> constraints;
+  if (!source.contains("constraints")) return constraints;
+  if (!source.at("constraints").is_array()) {
+    throw UserError(origin + ": constraints: expected an array of strings");
+  }
+  auto has = [&](const char* field, const std::string& name) {
+    return source.contains(field) && source.at(field).contains(name);
+  };
+  for (const Json& text : source.at("constraints")) {
+    std::string why;
+    try {
+      if (!text.is_string()) throw UserError("not a string");
+      Constraint constraint = parse_constraint(text.get<std::string>());
+      for (const std::string& side : {constraint.left, constraint.right}) {
+        for (const std::string& name : expression_names(side)) {
+          if (!has("axes", name)) throw UserError("'" + name + "' is not an axis");
+        }
+      }
+      for (const ElementRead& read : constraint.reads) {
+        if (!has("inputs", read.tensor)) {
+          throw UserError("'" + read.tensor + "' is not an input");
+        }
+      }
+      constraints.push_back(std::move(constraint));
+      continue;
+    } catch (const UserError& error) {
+      why = error.what();
+    }
+    notes.push_back(fmt::format(
+        "constraints: {} not kept ({}): accelopt states a constraint as two expressions over the "
+        "axes and inputs' elements (+ - * / ^, min, max, log2, x[i]) and one of == != <= >= < >; "
+        "check it on your workloads yourself, or write it so under \"constraints\" in "
+        "definition.json",
+        text.dump(), why));
+  }
+  return constraints;
+}
+
 // For each input a constraint "expression == x[-1]" (either way round, the expression over axes
 // alone) ends, the expression: that input is an indptr, 0 to the expression.
 std::map<std::string, std::string> offsets_from_constraints(
@@ -211,6 +253,219 @@ std::map<std::string, std::string> offsets_from_constraints(
 bool importable(const std::string& dtype) {
   return dtype == "float32" || dtype == "bfloat16" || dtype == "float16" ||
          dtype == "float8_e4m3fn" || dtype == "int8" || dtype == "int32";
+}
+
+// The definition's `kind` ("inputs" or "outputs") as a task's tensors: index inputs drawn as an
+// indptr where a constraint ends them (offsets_totals), else as zeros, said in `notes`.
+Json imported_tensors(const Json& source, const std::string& kind,
+                      const std::map<std::string, std::string>& offsets_totals,
+                      const std::string& origin, std::vector<std::string>& notes) {
+  if (!source.contains(kind)) throw UserError(origin + ": " + kind + ": missing");
+  bool inputs = kind == "inputs";
+  Json tensors = Json::object();
+  for (const auto& [name, tensor] : source.at(kind).items()) {
+    std::string dtype = tensor.value("dtype", std::string());
+    if (!importable(dtype)) {
+      std::string why =
+          dtype.starts_with("float8") || dtype.starts_with("float4")
+              ? "of the FP8 and FP4 formats the harness runs only float8_e4m3fn so far"
+              : "the harness runs float32, bfloat16, float16, float8_e4m3fn, int8 and int32 "
+                "tensors";
+      throw UserError(fmt::format("{}: {}.{}.dtype: '{}'; {}", origin, kind, name, dtype, why));
+    }
+    Json kept = {
+        {"dtype", dtype},
+        {"shape", tensor.contains("shape") && !tensor.at("shape").is_null() ? tensor.at("shape")
+                                                                            : Json::array()}};
+    if (tensor.contains("description")) kept["description"] = tensor.at("description");
+    auto total = offsets_totals.find(name);
+    if (inputs && dtype == "int32" && kept["shape"].size() == 1 && total != offsets_totals.end()) {
+      // An indptr whose last element a constraint names: a valid one by construction.
+      kept["distribution"] = {{"kind", "offsets"}, {"total", total->second}};
+      notes.push_back(fmt::format(
+          "inputs.{}: drawn as offsets from 0 to {}, as the constraints say (each step at least "
+          "0: set \"min_step\": 1 in its distribution where an empty row is not what it holds)",
+          name, total->second));
+    } else if (inputs && (dtype == "int8" || dtype == "int32")) {
+      // Zeros are a valid index into any tensor; the range that is valid the import cannot know.
+      kept["distribution"] = {{"kind", "integer"}, {"low", 0}, {"high", 1}};
+      notes.push_back(
+          fmt::format("inputs.{}: {} drawn as 0 only (an index that is always in range): set its "
+                      "distribution, e.g. {{\"kind\": \"integer\", \"low\": 0, \"high\": "
+                      "\"num_pages\"}} for indices into a workload's pages, {{\"kind\": "
+                      "\"offsets\", \"total\": \"num_kv_indices\"}} for an indptr "
+                      "(docs/task-format.md, \"Index tensors\")",
+                      name, dtype));
+    }
+    tensors[name] = kept;
+  }
+  return tensors;
+}
+
+// A baseline that compiles and is marked not correct: the entry point's prototype from the header
+// a kernel would see, a body that writes zeros.
+std::string stub_baseline(const Task& task) {
+  std::string header = generate_kernel_header(task, task.default_workload());
+  size_t prototype = header.find("extern \"C\"");
+  std::string signature = header.substr(prototype, header.find(';', prototype) - prototype);
+  std::string outputs;
+  for (const TensorSpec& output : task.outputs) {
+    std::string size;
+    for (const std::string& axis : output.shape) size += (size.empty() ? "" : " * ") + axis;
+    outputs += fmt::format("  for (std::int64_t i = 0; i < {}; ++i) {}[i] = 0;\n",
+                           size.empty() ? "1" : size, output.name);
+  }
+  return fmt::format(
+      "{}\n"
+      "// The baseline of {}, written by accelopt task import: it compiles, and it is NOT "
+      "correct.\n"
+      "// Write here the straightforward loops of reference.py (the user's or an agent's job) and\n"
+      "// remove the marker line above; until then the task has no baseline (`optimize` with a\n"
+      "// model starts from a naive kernel the executor writes).\n"
+      "#include <cstdint>\n\n#include \"accelopt_task.h\"\n\n{} {{\n{}}}\n",
+      kBaselineStubMarker, task.name, signature, outputs);
+}
+
+// A workload line's inputs: scalars into `constant_inputs`; safetensors files copied into the
+// task's tensors/ folder (imported.files, one copy per file whatever the workloads sharing it) and
+// returned as the workload's file inputs; others said in imported.notes.
+Json inputs_of_workload(const Json& workload, const std::string& where,
+                        const std::string& workloads_origin, Json& constant_inputs,
+                        ImportedTask& imported) {
+  Json workload_inputs = workload.value("inputs", Json::object());
+  Json file_inputs = Json::object();
+  for (const auto& [name, input] : workload_inputs.items()) {
+    std::string type = input.value("type", std::string("random"));
+    std::filesystem::path file = input.value("path", std::string());
+    if (file.is_relative()) file = std::filesystem::path(workloads_origin).parent_path() / file;
+    if (type == "scalar") {
+      constant_inputs[name] = input.at("value");
+    } else if (type == "safetensors" && std::filesystem::is_regular_file(file)) {
+      // Copied into the task's tensors/ folder, one copy per file whatever the workloads
+      // sharing it; load_task checks the tensor's dtype and shape.
+      std::string& copy = imported.files[std::filesystem::absolute(file).lexically_normal()];
+      if (copy.empty()) {
+        copy = fmt::format("tensors/{}-{}", imported.files.size(), file.filename().string());
+      }
+      file_inputs[name] = {{"safetensors", copy},
+                           {"key", input.value("tensor_key", std::string(name))}};
+    } else if (type == "safetensors") {
+      imported.notes.push_back(fmt::format(
+          "{}: input '{}' is in {}, which is not there: it is drawn from its distribution in "
+          "definition.json; give the file (next to the workloads file, or by a path from it)",
+          where, name, file.string()));
+    } else if (type != "random") {
+      imported.notes.push_back(fmt::format(
+          "{}: input '{}' is '{}' there (loaded from a file): inputs are drawn here, from each "
+          "input's distribution in definition.json; set one that fits its data",
+          where, name, type));
+    }
+  }
+  return file_inputs;
+}
+
+// The workloads of `jsonl` (FlashInfer-Bench's lines, or trace lines holding one), each input a
+// line gives in a safetensors file copied into imported.files; the smallest again as `small`, or
+// without lines a `small` one import makes up.
+struct ImportedWorkloads {
+  Json workloads = Json::object();
+  Json constant_inputs = Json::object();  // inputs the lines give as scalars: name -> value
+  std::optional<Json> tolerance;          // the loosest the lines give, over the dtype's defaults
+};
+ImportedWorkloads imported_workloads(const Json& definition,
+                                     const std::vector<std::string>& var_axes,
+                                     const std::vector<Constraint>& constraints,
+                                     const std::string& jsonl, const std::string& workloads_origin,
+                                     const std::string& origin, ImportedTask& imported) {
+  const Json& axes = definition.at("axes");
+  ImportedWorkloads result;
+  Json& workloads = result.workloads;
+  // The first output's dtype's defaults (task.h: default_tolerance), loosened to the workloads'.
+  const Json& first_output = definition.at("outputs").begin().value();
+  Tolerance defaults = default_tolerance(*parse_dtype(first_output.at("dtype").get<std::string>()));
+  Json tolerance = {{"rel_l2", defaults.rel_l2}, {"atol", defaults.atol}, {"rtol", defaults.rtol}};
+  bool tolerance_given = false;
+  std::istringstream lines(jsonl);
+  std::string line;
+  int line_number = 0;
+  std::string smallest;
+  int64_t smallest_elements = std::numeric_limits<int64_t>::max();
+  while (std::getline(lines, line)) {
+    ++line_number;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    std::string where = fmt::format("{}:{}", workloads_origin, line_number);
+    Json workload = parse_json(line, where);
+    // A line is a workload, or a trace's line that holds one under "workload" (FlashInfer-Bench's
+    // traces and the AccelOpt repository's selected workloads are written so).
+    if (workload.is_object() && workload.contains("workload") && workload["workload"].is_object()) {
+      std::string named = workload.value("definition", std::string());
+      if (!named.empty() && named != definition.at("name").get<std::string>()) {
+        throw UserError(where + ": a workload of definition '" + named + "', not of this one");
+      }
+      workload = Json(workload["workload"]);
+    }
+    if (!workload.is_object() || !workload.contains("axes")) {
+      throw UserError(where +
+                      ": not a FlashInfer-Bench workload (a JSON object with axes, or a trace "
+                      "line holding one under \"workload\")");
+    }
+    Json all_axes = workload.at("axes");
+    for (const auto& [name, axis] : axes.items()) {
+      if (axis["type"] == "const") all_axes[name] = axis["value"];
+    }
+    for (const std::string& name : var_axes) {
+      if (!all_axes.contains(name)) throw UserError(where + ": axes: no value for '" + name + "'");
+    }
+    Json file_inputs =
+        inputs_of_workload(workload, where, workloads_origin, result.constant_inputs, imported);
+    if (workload.contains("tolerance")) {
+      const Json& given = workload.at("tolerance");
+      if (given.contains("max_atol")) {
+        tolerance["atol"] =
+            std::max(tolerance["atol"].get<double>(), given["max_atol"].get<double>());
+      }
+      if (given.contains("max_rtol")) {
+        tolerance["rtol"] =
+            std::max(tolerance["rtol"].get<double>(), given["max_rtol"].get<double>());
+      }
+      tolerance_given = true;
+    }
+    std::string name = fmt::format("w{}", workloads.size() + 1);
+    Json kept = {{"axes", workload.at("axes")}};
+    if (!file_inputs.empty()) kept["inputs"] = file_inputs;
+    if (workload.contains("uuid")) kept["description"] = "uuid " + workload.value("uuid", "");
+    if (workloads.empty()) kept["default"] = true;
+    int64_t size = 0;
+    for (const char* kind : {"inputs", "outputs"}) {
+      for (const auto& [tensor_name, tensor] : definition.at(kind).items()) {
+        size += elements(tensor.at("shape"), all_axes);
+      }
+    }
+    if (size < smallest_elements) {
+      smallest_elements = size;
+      smallest = name;
+    }
+    workloads[name] = kept;
+  }
+  if (workloads.empty()) {
+    Json guessed = guessed_axes(axes, var_axes, constraints, origin);
+    workloads["small"] = {{"axes", guessed},
+                          {"default", true},
+                          {"description", "every var axis 16: set by import, not by the user"}};
+    if (!var_axes.empty()) {
+      imported.notes.push_back(
+          "workloads: none given (--workloads FILE.jsonl): a 'small' workload sets every var axis "
+          "to 16 (or what a constraint \"axis == ...\" makes it); add the shapes that matter under "
+          "\"workloads\" in definition.json");
+    }
+  } else {
+    Json small = workloads[smallest];
+    small.erase("default");
+    small["description"] = "the smallest workload (" + smallest + "), for quick tests";
+    workloads["small"] = small;
+  }
+  if (tolerance_given) result.tolerance = tolerance;
+  return result;
 }
 
 }  // namespace
@@ -248,85 +503,14 @@ ImportedTask import_flashinfer(const std::string& definition_json, const std::st
   // Constraints: kept where accelopt's expressions can state them, and then checked on every
   // workload when the task is read (below, and by every later load), those that read inputs on
   // every case drawn.
-  std::vector<Constraint> constraints;
-  if (source.contains("constraints")) {
-    if (!source["constraints"].is_array()) {
-      throw UserError(origin + ": constraints: expected an array of strings");
-    }
-    Json kept = Json::array();
-    for (const Json& text : source["constraints"]) {
-      std::string why;
-      try {
-        if (!text.is_string()) throw UserError("not a string");
-        Constraint constraint = parse_constraint(text.get<std::string>());
-        for (const std::string& side : {constraint.left, constraint.right}) {
-          for (const std::string& name : expression_names(side)) {
-            if (!axes.contains(name)) throw UserError("'" + name + "' is not an axis");
-          }
-        }
-        for (const ElementRead& read : constraint.reads) {
-          if (!require("inputs").contains(read.tensor)) {
-            throw UserError("'" + read.tensor + "' is not an input");
-          }
-        }
-        kept.push_back(text);
-        constraints.push_back(std::move(constraint));
-        continue;
-      } catch (const UserError& error) {
-        why = error.what();
-      }
-      imported.notes.push_back(fmt::format(
-          "constraints: {} not kept ({}): accelopt states a constraint as two expressions over "
-          "the axes and inputs' elements (+ - * / ^, min, max, log2, x[i]) and one of == != <= >= "
-          "< >; check it on your "
-          "workloads yourself, or write it so under \"constraints\" in definition.json",
-          text.dump(), why));
-    }
-    if (!kept.empty()) definition["constraints"] = kept;
+  std::vector<Constraint> constraints = kept_constraints(source, origin, imported.notes);
+  for (const Constraint& constraint : constraints) {
+    definition["constraints"].push_back(constraint.text);
   }
-
   std::map<std::string, std::string> offsets_totals = offsets_from_constraints(constraints);
 
   for (const char* kind : {"inputs", "outputs"}) {
-    Json tensors = Json::object();
-    for (const auto& [name, tensor] : require(kind).items()) {
-      std::string dtype = tensor.value("dtype", std::string());
-      if (!importable(dtype)) {
-        std::string why =
-            dtype.starts_with("float8") || dtype.starts_with("float4")
-                ? "of the FP8 and FP4 formats the harness runs only float8_e4m3fn so far"
-                : "the harness runs float32, bfloat16, float16, float8_e4m3fn, int8 and int32 "
-                  "tensors";
-        throw UserError(fmt::format("{}: {}.{}.dtype: '{}'; {}", origin, kind, name, dtype, why));
-      }
-      Json kept = {
-          {"dtype", dtype},
-          {"shape", tensor.contains("shape") && !tensor.at("shape").is_null() ? tensor.at("shape")
-                                                                              : Json::array()}};
-      if (tensor.contains("description")) kept["description"] = tensor.at("description");
-      auto total = offsets_totals.find(name);
-      if (std::string(kind) == "inputs" && dtype == "int32" && kept["shape"].size() == 1 &&
-          total != offsets_totals.end()) {
-        // An indptr whose last element a constraint names: a valid one by construction.
-        kept["distribution"] = {{"kind", "offsets"}, {"total", total->second}};
-        imported.notes.push_back(fmt::format(
-            "inputs.{}: drawn as offsets from 0 to {}, as the constraints say (each step at least "
-            "0: set \"min_step\": 1 in its distribution where an empty row is not what it holds)",
-            name, total->second));
-      } else if (std::string(kind) == "inputs" && (dtype == "int8" || dtype == "int32")) {
-        // Zeros are a valid index into any tensor; the range that is valid the import cannot know.
-        kept["distribution"] = {{"kind", "integer"}, {"low", 0}, {"high", 1}};
-        imported.notes.push_back(
-            fmt::format("inputs.{}: {} drawn as 0 only (an index that is always in range): set its "
-                        "distribution, e.g. {{\"kind\": \"integer\", \"low\": 0, \"high\": "
-                        "\"num_pages\"}} for indices into a workload's pages, {{\"kind\": "
-                        "\"offsets\", \"total\": \"num_kv_indices\"}} for an indptr "
-                        "(docs/task-format.md, \"Index tensors\")",
-                        name, dtype));
-      }
-      tensors[name] = kept;
-    }
-    definition[kind] = tensors;
+    definition[kind] = imported_tensors(source, kind, offsets_totals, origin, imported.notes);
   }
 
   const Json& reference = require("reference");
@@ -342,162 +526,10 @@ ImportedTask import_flashinfer(const std::string& definition_json, const std::st
   }
 
   // Workloads: each line's axes; inputs given as scalars become constant distributions.
-  Json workloads = Json::object();
-  // The first output's dtype's defaults (task.h: default_tolerance), loosened to the workloads'.
-  const Json& first_output = definition["outputs"].begin().value();
-  Tolerance defaults = default_tolerance(*parse_dtype(first_output.at("dtype").get<std::string>()));
-  Json tolerance = {{"rel_l2", defaults.rel_l2}, {"atol", defaults.atol}, {"rtol", defaults.rtol}};
-  bool tolerance_given = false;
-  std::istringstream lines(workloads_jsonl);
-  std::string line;
-  int line_number = 0;
-  Json constant_inputs = Json::object();
-  std::string smallest;
-  int64_t smallest_elements = std::numeric_limits<int64_t>::max();
-  while (std::getline(lines, line)) {
-    ++line_number;
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    std::string where = fmt::format("{}:{}", workloads_origin, line_number);
-    Json workload = parse_json(line, where);
-    // A line is a workload, or a trace's line that holds one under "workload" (FlashInfer-Bench's
-    // traces and the AccelOpt repository's selected workloads are written so).
-    if (workload.is_object() && workload.contains("workload") && workload["workload"].is_object()) {
-      std::string named = workload.value("definition", std::string());
-      if (!named.empty() && named != require("name").get<std::string>()) {
-        throw UserError(where + ": a workload of definition '" + named + "', not of this one");
-      }
-      workload = Json(workload["workload"]);
-    }
-    if (!workload.is_object() || !workload.contains("axes")) {
-      throw UserError(where +
-                      ": not a FlashInfer-Bench workload (a JSON object with axes, or a trace "
-                      "line holding one under \"workload\")");
-    }
-    Json all_axes = workload.at("axes");
-    for (const auto& [name, axis] : axes.items()) {
-      if (axis["type"] == "const") all_axes[name] = axis["value"];
-    }
-    for (const std::string& name : var_axes) {
-      if (!all_axes.contains(name)) throw UserError(where + ": axes: no value for '" + name + "'");
-    }
-    Json workload_inputs = workload.value("inputs", Json::object());
-    Json file_inputs = Json::object();
-    for (const auto& [name, input] : workload_inputs.items()) {
-      std::string type = input.value("type", std::string("random"));
-      std::filesystem::path file = input.value("path", std::string());
-      if (file.is_relative()) file = std::filesystem::path(workloads_origin).parent_path() / file;
-      if (type == "scalar") {
-        constant_inputs[name] = input.at("value");
-      } else if (type == "safetensors" && std::filesystem::is_regular_file(file)) {
-        // Copied into the task's tensors/ folder, one copy per file whatever the workloads
-        // sharing it; load_task checks the tensor's dtype and shape.
-        std::string& copy = imported.files[std::filesystem::absolute(file).lexically_normal()];
-        if (copy.empty()) {
-          copy = fmt::format("tensors/{}-{}", imported.files.size(), file.filename().string());
-        }
-        file_inputs[name] = {{"safetensors", copy},
-                             {"key", input.value("tensor_key", std::string(name))}};
-      } else if (type == "safetensors") {
-        imported.notes.push_back(fmt::format(
-            "{}: input '{}' is in {}, which is not there: it is drawn from its distribution in "
-            "definition.json; give the file (next to the workloads file, or by a path from it)",
-            where, name, file.string()));
-      } else if (type != "random") {
-        imported.notes.push_back(fmt::format(
-            "{}: input '{}' is '{}' there (loaded from a file): inputs are drawn here, from each "
-            "input's distribution in definition.json; set one that fits its data",
-            where, name, type));
-      }
-    }
-    if (workload.contains("tolerance")) {
-      const Json& given = workload.at("tolerance");
-      if (given.contains("max_atol")) {
-        tolerance["atol"] =
-            std::max(tolerance["atol"].get<double>(), given["max_atol"].get<double>());
-      }
-      if (given.contains("max_rtol")) {
-        tolerance["rtol"] =
-            std::max(tolerance["rtol"].get<double>(), given["max_rtol"].get<double>());
-      }
-      tolerance_given = true;
-    }
-    std::string name = fmt::format("w{}", workloads.size() + 1);
-    Json kept = {{"axes", workload.at("axes")}};
-    if (!file_inputs.empty()) kept["inputs"] = file_inputs;
-    if (workload.contains("uuid")) kept["description"] = "uuid " + workload.value("uuid", "");
-    if (workloads.empty()) kept["default"] = true;
-    int64_t size = 0;
-    // Constraints: kept where accelopt's expressions can state them, and then checked on every
-    // workload when the task is read (below, and by every later load), those that read inputs on
-    // every case drawn.
-    std::vector<Constraint> constraints;
-    if (source.contains("constraints")) {
-      if (!source["constraints"].is_array()) {
-        throw UserError(origin + ": constraints: expected an array of strings");
-      }
-      Json kept = Json::array();
-      for (const Json& text : source["constraints"]) {
-        std::string why;
-        try {
-          if (!text.is_string()) throw UserError("not a string");
-          Constraint constraint = parse_constraint(text.get<std::string>());
-          for (const std::string& side : {constraint.left, constraint.right}) {
-            for (const std::string& name : expression_names(side)) {
-              if (!axes.contains(name)) throw UserError("'" + name + "' is not an axis");
-            }
-          }
-          for (const ElementRead& read : constraint.reads) {
-            if (!require("inputs").contains(read.tensor)) {
-              throw UserError("'" + read.tensor + "' is not an input");
-            }
-          }
-          kept.push_back(text);
-          constraints.push_back(std::move(constraint));
-          continue;
-        } catch (const UserError& error) {
-          why = error.what();
-        }
-        imported.notes.push_back(fmt::format(
-            "constraints: {} not kept ({}): accelopt states a constraint as two expressions over "
-            "the axes and inputs' elements (+ - * / ^, min, max, log2, x[i]) and one of == != <= "
-            ">= "
-            "< >; check it on your "
-            "workloads yourself, or write it so under \"constraints\" in definition.json",
-            text.dump(), why));
-      }
-      if (!kept.empty()) definition["constraints"] = kept;
-    }
-
-    std::map<std::string, std::string> offsets_totals = offsets_from_constraints(constraints);
-
-    for (const char* kind : {"inputs", "outputs"}) {
-      for (const auto& [tensor_name, tensor] : definition[kind].items()) {
-        size += elements(tensor.at("shape"), all_axes);
-      }
-    }
-    if (size < smallest_elements) {
-      smallest_elements = size;
-      smallest = name;
-    }
-    workloads[name] = kept;
-  }
-  if (workloads.empty()) {
-    Json guessed = guessed_axes(axes, var_axes, constraints, origin);
-    workloads["small"] = {{"axes", guessed},
-                          {"default", true},
-                          {"description", "every var axis 16: set by import, not by the user"}};
-    if (!var_axes.empty()) {
-      imported.notes.push_back(
-          "workloads: none given (--workloads FILE.jsonl): a 'small' workload sets every var axis "
-          "to 16 (or what a constraint \"axis == ...\" makes it); add the shapes that matter under "
-          "\"workloads\" in definition.json");
-    }
-  } else {
-    Json small = workloads[smallest];
-    small.erase("default");
-    small["description"] = "the smallest workload (" + smallest + "), for quick tests";
-    workloads["small"] = small;
-  }
+  ImportedWorkloads given = imported_workloads(definition, var_axes, constraints, workloads_jsonl,
+                                               workloads_origin, origin, imported);
+  Json& workloads = given.workloads;
+  Json& constant_inputs = given.constant_inputs;
   definition["workloads"] = workloads;
   for (const auto& [name, value] : constant_inputs.items()) {
     if (!definition["inputs"].contains(name)) continue;
@@ -506,8 +538,8 @@ ImportedTask import_flashinfer(const std::string& definition_json, const std::st
         "inputs.{}: a scalar in the workloads; kept as the constant {} for every workload", name,
         value.dump()));
   }
-  if (tolerance_given) {
-    definition["tolerance"] = tolerance;
+  if (given.tolerance) {
+    definition["tolerance"] = *given.tolerance;
   } else {
     imported.notes.push_back(
         "tolerance: none in the workloads; accelopt's defaults for each output's dtype apply "
@@ -528,27 +560,9 @@ ImportedTask import_flashinfer(const std::string& definition_json, const std::st
       "bound by the bytes alone");
   imported.definition = definition.dump(2) + "\n";
 
-  // The baseline: the entry point's prototype from the header a kernel would see, a body to write.
+  // The baseline: a stub to write.
   Task task = parse_task_definition(imported.definition, ".", origin);
-  std::string header = generate_kernel_header(task, task.default_workload());
-  size_t prototype = header.find("extern \"C\"");
-  std::string signature = header.substr(prototype, header.find(';', prototype) - prototype);
-  std::string outputs;
-  for (const TensorSpec& output : task.outputs) {
-    std::string size;
-    for (const std::string& axis : output.shape) size += (size.empty() ? "" : " * ") + axis;
-    outputs += fmt::format("  for (std::int64_t i = 0; i < {}; ++i) {}[i] = 0;\n",
-                           size.empty() ? "1" : size, output.name);
-  }
-  imported.baseline = fmt::format(
-      "{}\n"
-      "// The baseline of {}, written by accelopt task import: it compiles, and it is NOT "
-      "correct.\n"
-      "// Write here the straightforward loops of reference.py (the user's or an agent's job) and\n"
-      "// remove the marker line above; until then the task has no baseline (`optimize` with a\n"
-      "// model starts from a naive kernel the executor writes).\n"
-      "#include <cstdint>\n\n#include \"accelopt_task.h\"\n\n{} {{\n{}}}\n",
-      kBaselineStubMarker, task.name, signature, outputs);
+  imported.baseline = stub_baseline(task);
   imported.notes.push_back(
       "baseline.cpp: a stub that compiles but writes zeros (marked \"" +
       std::string(kBaselineStubMarker) +
