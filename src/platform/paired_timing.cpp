@@ -104,10 +104,18 @@ class TurnTaker {
   // `longest_turn_seconds`. Also the fewest wall seconds per call seen, the first call left out.
   std::optional<Calibration> calibrate(Side side, double min_turn_seconds,
                                        double longest_turn_seconds) {
-    // The first call pays for page faults and cold caches; it must not set the pace.
-    if (!per_call(side, 1)) return std::nullopt;
+    // The first call pays for page faults and cold caches; it must not set the pace. Where the
+    // side made calls before timing, it paid for them then, and their pace gives the first count
+    // to try (at most 64: the ramp's largest step).
+    std::optional<double> before = turns_.seconds_per_call_before(side);
+    if (!before && !per_call(side, 1)) return std::nullopt;
     Calibration result{1, 1e30};
     int most = std::max(1, turns_.most_calls_per_turn());
+    if (before) {
+      double needed = std::ceil(min_turn_seconds * 1.2 / std::max(*before, 1e-9));
+      result.calls =
+          static_cast<int>(std::clamp(needed, 1.0, static_cast<double>(std::min(most, 64))));
+    }
     for (int attempt = 0; attempt < 12; ++attempt) {
       std::optional<double> seconds = per_call(side, result.calls);
       if (!seconds) return std::nullopt;

@@ -75,6 +75,10 @@ class PairedTurns {
   // Calibration is over: the turns from here on (warm-up, then pairs) come in pairs with the same
   // calls, a side's n-th such turn beside the other side's n-th.
   virtual void begin_timed_turns() {}
+  // Seconds a call of `side` took in calls it made before timing, in the process and on the
+  // buffers its turns use (the CPU's correctness turn): its cold first call is paid for, so
+  // calibration skips it and starts from the count these seconds give. Nullopt: none were made.
+  virtual std::optional<double> seconds_per_call_before(Side) const { return std::nullopt; }
 };
 
 struct PairedTiming {

@@ -42,6 +42,11 @@ class FakeTurns : public PairedTurns {
     return result;
   }
 
+  std::optional<double> seconds_per_call_before(Side side) const override {
+    return side == Side::kCandidate ? candidate_before : std::nullopt;
+  }
+
+  std::optional<double> candidate_before;  // the candidate's calls before timing; unset: none
   std::vector<Side> sides;
   std::vector<int> calls_made;
   std::vector<int> timed_from;  // the turns run before each begin_timed_turns
@@ -87,6 +92,30 @@ TEST(PairedTiming, TimedTurnsBeginOnceAfterCalibrationWithOneCount) {
   for (size_t i = first_timed; i < turns.sides.size(); ++i) {
     EXPECT_EQ(turns.calls_made[i], paired.timing->candidate_calls_per_turn) << "turn " << i;
   }
+}
+
+// A candidate that made calls before timing (the CPU's correctness turn) has paid for its cold
+// first call: its calibration starts at the count its pace gives, without a one-call turn; the
+// anchor's still begins with one. The timed turns are as before.
+TEST(PairedTiming, ACandidateThatCalledBeforeTimingSkipsItsColdCall) {
+  FakeTurns cold(0.001, 0.001), warm(0.001, 0.001);
+  warm.candidate_before = 0.001;
+  TimingOptions options = quick_options();
+  options.max_pairs = 6;
+  options.target_half_width = 0;  // every pair run, in both
+  PairedTiming cold_paired = time_paired(cold, options, "baseline");
+  PairedTiming warm_paired = time_paired(warm, options, "baseline");
+  ASSERT_TRUE(cold_paired.timing && warm_paired.timing);
+  ASSERT_FALSE(cold.sides.empty());
+  EXPECT_EQ(cold.calls_made[0], 1);
+  EXPECT_EQ(warm.sides[0], Side::kCandidate);
+  ASSERT_GE(cold.calls_made.size(), 3u);
+  EXPECT_GT(cold.calls_made[2], 1);
+  EXPECT_EQ(warm.calls_made[0], cold.calls_made[2]) << "the count the cold one reached third";
+  EXPECT_EQ(warm.timed_from[0], cold.timed_from[0] - 2) << "its cold call and a one-call turn";
+  EXPECT_EQ(warm_paired.timing->candidate_calls_per_turn,
+            cold_paired.timing->candidate_calls_per_turn);
+  EXPECT_EQ(warm_paired.timing->pairs, cold_paired.timing->pairs);
 }
 
 // A turn of 1 ms calls with 30 ms of work around it lasts at least those 30 ms; with more work than

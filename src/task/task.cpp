@@ -780,8 +780,8 @@ Task parse_task_definition(const std::string& json_text, const std::filesystem::
         }
       }
       // One that reads inputs is checked on every case drawn (cpu/inputs.h: generate_inputs).
-      for (const Workload& workload :
-           constraint.reads.empty() ? task.workloads : std::vector<Workload>{}) {
+      for (const Workload& workload : task.workloads) {
+        if (!constraint.reads.empty()) break;
         double left = 0, right = 0;
         if (!constraint_holds(constraint, axis_values(workload), &left, &right)) {
           check.fail("workloads." + workload.name,

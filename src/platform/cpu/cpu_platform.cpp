@@ -57,6 +57,9 @@ class CeilingBetweenTurns : public PairedTurns {
   std::vector<int> timed_cores() const override { return turns_.timed_cores(); }
   int most_calls_per_turn() const override { return turns_.most_calls_per_turn(); }
   void begin_timed_turns() override { turns_.begin_timed_turns(); }
+  std::optional<double> seconds_per_call_before(Side side) const override {
+    return turns_.seconds_per_call_before(side);
+  }
 
  private:
   PairedTurns& turns_;
@@ -696,6 +699,10 @@ std::optional<TurnFailure> CpuPlatform::time_against_anchor(
                     request.anchor_name, call_timeout, timed, witness_trusted);
   if (options_.in_place_bytes) turns.set_in_place_bytes(*options_.in_place_bytes);
   if (options_.check_shares) turns.set_check_shares(*options_.check_shares);
+  if (verdict.correctness.seeds_checked > 0) {
+    turns.set_candidate_seconds_per_call_before(verdict.correctness.kernel_seconds /
+                                                verdict.correctness.seeds_checked);
+  }
   turns.set_least_timed_turns(request.timing.warmup_turns + request.timing.min_pairs);
   TimingOn timing(*this, timed);
   // The ceiling that binds the task, sampled after every anchor turn on the same core (one-core

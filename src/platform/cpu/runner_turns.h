@@ -228,6 +228,12 @@ class RunnerTurns : public PairedTurns {
   void begin_timed_turns() override;
   std::vector<int> timed_cores() const override { return cores_; }
   int most_calls_per_turn() const override { return layout_.slots; }
+  std::optional<double> seconds_per_call_before(Side side) const override {
+    return side == Side::kCandidate ? candidate_before_ : std::nullopt;
+  }
+  // The candidate's seconds per call on the correctness cases, which it answered in its runner and
+  // on these buffers before timing (CpuPlatform::check_correctness).
+  void set_candidate_seconds_per_call_before(double seconds) { candidate_before_ = seconds; }
 
   int turns_checked() const { return turns_checked_; }  // turn numbers, not sides' turns
   int turns_witnessed() const { return turns_witnessed_; }
@@ -305,6 +311,7 @@ class RunnerTurns : public PairedTurns {
   int turns_checked_whole_ = 0;
   int least_timed_turns_ = 1, whole_turn_ = 0;     // the turn checked whole, drawn in secret
   std::map<uint64_t, task::InputSet> mixed_sets_;  // mixed_tolerance's, by pool cases drawn
+  std::optional<double> candidate_before_;         // set_candidate_seconds_per_call_before
   bool calibrating_ = true;  // until begin_timed_turns: turns checked, not witnessed
   CheckShares shares_ = kCheckShares;
   std::map<int, TurnPlan> plans_;
