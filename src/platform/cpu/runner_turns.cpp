@@ -406,8 +406,11 @@ RunnerTurns::TurnPlan& RunnerTurns::plan(int turn, int calls) {
   // included: on adamw's CPU workload they cost more than its reference), or before any, the
   // reference's time on the correctness cases. Calibration turns are checked as often (their work
   // around a turn sets how long turns are), against the last turn of either side; the first, cold
-  // one, whose time calibration does not use, is not.
+  // one, whose time calibration does not use, is not. Where the candidate answered the correctness
+  // cases first, its first turn is not cold and calibration uses it: the pace of those calls stands
+  // for the last turn.
   std::optional<double> yardstick = calibrating_ ? last_turn_seconds_ : anchor_turn_seconds_;
+  if (calibrating_ && !yardstick && candidate_before_) yardstick = *candidate_before_ * calls;
   if (calibrating_ && !yardstick) {
     plan.checked = false;
     return plan;

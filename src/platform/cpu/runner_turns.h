@@ -232,8 +232,13 @@ class RunnerTurns : public PairedTurns {
     return side == Side::kCandidate ? candidate_before_ : std::nullopt;
   }
   // The candidate's seconds per call on the correctness cases, which it answered in its runner and
-  // on these buffers before timing (CpuPlatform::check_correctness).
-  void set_candidate_seconds_per_call_before(double seconds) { candidate_before_ = seconds; }
+  // on these buffers before timing (CpuPlatform::check_correctness). They set its first turn's
+  // deadline (turn_deadline) as a previous turn's would: a kernel that hangs there is a TIMEOUT
+  // after kTurnDeadlineFactor times the turn's expected time, not after call_timeout per call.
+  void set_candidate_seconds_per_call_before(double seconds) {
+    candidate_before_ = seconds;
+    candidate_per_call_ = seconds;
+  }
 
   int turns_checked() const { return turns_checked_; }  // turn numbers, not sides' turns
   int turns_witnessed() const { return turns_witnessed_; }
