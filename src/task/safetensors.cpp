@@ -51,10 +51,9 @@ Header read_header(const std::filesystem::path& file) {
   return header;
 }
 
-}  // namespace
-
-SafetensorsEntry safetensors_entry(const std::filesystem::path& file, const std::string& key) {
-  Header header = read_header(file);
+// `key`'s entry in `header`, read from `file`.
+SafetensorsEntry entry_of(const Header& header, const std::filesystem::path& file,
+                          const std::string& key) {
   if (!header.json.contains(key) || key == "__metadata__") {
     std::string held;
     for (const auto& [name, entry] : header.json.items()) {
@@ -106,10 +105,16 @@ SafetensorsEntry safetensors_entry(const std::filesystem::path& file, const std:
   return found;
 }
 
+}  // namespace
+
+SafetensorsEntry safetensors_entry(const std::filesystem::path& file, const std::string& key) {
+  return entry_of(read_header(file), file, key);
+}
+
 std::vector<unsigned char> read_safetensors_tensor(const std::filesystem::path& file,
                                                    const std::string& key) {
-  SafetensorsEntry entry = safetensors_entry(file, key);
   Header header = read_header(file);
+  SafetensorsEntry entry = entry_of(header, file, key);
   std::ifstream in(file, std::ios::binary);
   in.seekg(static_cast<std::streamoff>(header.data_start + entry.begin));
   std::vector<unsigned char> bytes(entry.end - entry.begin);

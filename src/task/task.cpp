@@ -732,9 +732,9 @@ Task parse_task_definition(const std::string& json_text, const std::filesystem::
       const Json& inputs = body["inputs"];
       if (!inputs.is_object()) check.fail(where + ".inputs", "must be an object by input name");
       for (const auto& [input, source] : inputs.items()) {
-        bool known = std::any_of(task.inputs.begin(), task.inputs.end(),
-                                 [&](const TensorSpec& spec) { return spec.name == input; });
-        if (!known) check.fail(where + ".inputs", "unknown input '" + input + "'");
+        if (find_input(task, input) == nullptr) {
+          check.fail(where + ".inputs", "unknown input '" + input + "'");
+        }
         std::string at = where + ".inputs." + input;
         if (!source.is_object()) check.fail(at, "must be {\"safetensors\": FILE, \"key\": NAME}");
         check.only_known_keys(source, {"safetensors", "key"}, at);
