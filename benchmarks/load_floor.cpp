@@ -127,12 +127,12 @@ MixSeconds mix_seconds(const accelopt::task::Task& task, const accelopt::task::W
   std::vector<bool> whole = cpu::whole_inputs(task);
   std::vector<std::vector<unsigned char>> storage;
   for (const accelopt::task::TensorValues& tensor : pool.front().inputs) {
-    storage.emplace_back(tensor.bytes.size() + 64, 0);
+    storage.emplace_back(tensor.bytes().size() + 64, 0);
   }
   auto time = [&](size_t offset) {
     std::vector<std::span<unsigned char>> into;
     for (size_t t = 0; t < storage.size(); ++t) {
-      into.emplace_back(storage[t].data() + offset, pool.front().inputs[t].bytes.size());
+      into.emplace_back(storage[t].data() + offset, pool.front().inputs[t].bytes().size());
     }
     std::vector<double> times;
     for (uint64_t run = 0; run < 7; ++run) {

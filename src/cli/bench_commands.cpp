@@ -425,7 +425,7 @@ int run_task_dump(const DumpArguments& arguments) {
     std::vector<int64_t> shape;
     for (const std::string& axis : tensor.shape) shape.push_back(workload.axes.at(axis));
     task::write_npy(out / file, std::string(task::dtype_numpy_descr(tensor.dtype)), shape,
-                    values.bytes.data(), values.bytes.size());
+                    values.bytes().data(), values.bytes().size());
     index[kind].push_back({{"name", tensor.name},
                            {"file", file},
                            {"dtype", task::dtype_name(tensor.dtype)},

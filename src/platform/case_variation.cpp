@@ -69,7 +69,10 @@ std::string set_variation(const task::InputSet& set) {
 int widened_input(const task::Task& task) {
   if (task.seeds < kCaseVariation.seeds_for_wide_case) return -1;
   for (size_t i = 0; i < task.inputs.size(); ++i) {
-    if (spreads(task.inputs[i].distribution.kind)) return static_cast<int>(i);
+    // A constant input is drawn once as its distribution says (task.h), never widened.
+    if (!task.inputs[i].constant && spreads(task.inputs[i].distribution.kind)) {
+      return static_cast<int>(i);
+    }
   }
   return -1;
 }

@@ -9,14 +9,14 @@
 namespace accelopt::platform {
 
 uint64_t evaluation_memory_bytes(const task::Task& task, const task::Workload& workload) {
-  uint64_t width_bytes = 0, elements = 0;
+  uint64_t per_case_bytes = 0, constant_bytes = 0, elements = 0;
   for (const task::TensorSpec& input : task.inputs) {
     auto count = static_cast<uint64_t>(task.element_count(input, workload));
     elements += count;
-    width_bytes += count * task::dtype_size(input.dtype);
+    (input.constant ? constant_bytes : per_case_bytes) += count * task::dtype_size(input.dtype);
   }
   uint64_t python_copy = task.python_reference ? 4 * elements : 0;
-  return width_bytes * static_cast<uint64_t>(task.seeds + 1) + python_copy;
+  return per_case_bytes * static_cast<uint64_t>(task.seeds + 1) + 3 * constant_bytes + python_copy;
 }
 
 uint64_t available_memory_bytes() {

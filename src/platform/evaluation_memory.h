@@ -9,9 +9,11 @@
 namespace accelopt::platform {
 
 // At most, about: the inputs at their width for every correctness case and once more in the
-// kernel's buffers (the timed turns' pool and slots hold fewer), and a Python reference's float32
-// copy of them (4 bytes an element). 14.1 GB for the MoE on `small`, whose evaluation measured
-// 12.4 GB at most (max RSS).
+// kernel's buffers (the timed turns' pool and slots hold fewer), a constant input (task.h) three
+// times (held once for every case, in the kernel's buffers, and a timed turn's copy for the
+// reference), and a Python reference's float32 copy of them all (4 bytes an element). 9.9 GB for
+// the MoE on `small`, whose evaluation measured 9.65 GB at most (max RSS; 13.8 GB when its
+// weights were drawn per case).
 uint64_t evaluation_memory_bytes(const task::Task& task, const task::Workload& workload);
 
 // MemAvailable from /proc/meminfo, in bytes; 0 where it cannot be read.

@@ -18,6 +18,9 @@ TEST(EvaluationMemory, CountsEachCasesInputsAtTheirWidthAndAPythonReferencesFloa
   EXPECT_EQ(evaluation_memory_bytes(task, workload), 6u * 3000);
   task.python_reference = true;  // and 2000 elements as float32
   EXPECT_EQ(evaluation_memory_bytes(task, workload), 6u * 3000 + 4 * 2000);
+  // A constant input is held once for every case: w's 1000 bytes three times, not six.
+  task.inputs[0].constant = true;
+  EXPECT_EQ(evaluation_memory_bytes(task, workload), 6u * 2000 + 3 * 1000 + 4 * 2000);
 }
 
 TEST(EvaluationMemory, ReadsWhatTheMachineHasAvailable) {

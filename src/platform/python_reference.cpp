@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstring>
 #include <optional>
 
@@ -59,7 +60,8 @@ Json driver_spec(const task::Task& task, const task::Workload& workload,
                       {"dtype", task::dtype_name(tensor.dtype)},
                       {"shape", shape},
                       {"offset", buffers.offset(index)},
-                      {"bytes", buffers.size(index)}});
+                      {"bytes", buffers.size(index)},
+                      {"constant", tensor.constant}});
       end = std::max(end, buffers.offset(index) + buffers.size(index));
       ++index;
     }
@@ -114,6 +116,10 @@ struct PythonReference::State {
   Json sandbox = Json::object();
   int cache_hits = 0;
   int calls = 0;
+  int constant_writes = 0;
+  // The constant inputs now in the driver's memory, by input index: written again only when a
+  // case holds other values (the driver keeps what it made of them until told, python_reference.h).
+  std::vector<task::TensorValues> constants_written;
 
   State(const task::Task& task_in, const task::Workload& workload_in,
         PythonReferenceOptions options_in)
@@ -143,11 +149,18 @@ struct PythonReference::State {
     if (status.exited && status.exit_code == kIsolationFailed) {
       return who() + " cannot start its sandbox:\n" + printed;
     }
-    return who() + " ended while " + doing + " (" + status.describe() + ")" +
+    bool constants = std::any_of(task.inputs.begin(), task.inputs.end(),
+                                 [](const task::TensorSpec& input) { return input.constant; });
+    std::string hint = !status.exited && status.signal == SIGSEGV && constants
+                           ? "; its constant inputs are read-only, and writing one in place "
+                             "stops it so (docs/task-format.md, \"Constant inputs\")"
+                           : "";
+    return who() + " ended while " + doing + " (" + status.describe() + hint + ")" +
            (printed.empty() ? "" : ":\n" + printed);
   }
 
   void start() {
+    constants_written.clear();  // a new driver's memory holds none of them
     std::string driver = read_file(options.driver);
     root.emplace("accelopt-python-root");
     process.emplace("the Python reference");
@@ -278,19 +291,52 @@ struct PythonReference::State {
     write_file_atomic(entry, content);
   }
 
+  // Writes input `i` (`bytes` at its dtype's width) into the driver's memory as float32, unless
+  // it is a constant input whose array, `values`, is there already. Returns whether it wrote a
+  // constant input.
+  bool load_input(size_t i, std::span<const unsigned char> bytes,
+                  const task::TensorValues* values) {
+    task::DType dtype = task.inputs[i].dtype;
+    size_t count = bytes.size() / task::dtype_size(dtype);
+    if (count * sizeof(float) != buffers.size(i)) {
+      throw InternalError(who() + ": input " + task.inputs[i].name + " has the wrong size");
+    }
+    if (task.inputs[i].constant) {
+      if (values != nullptr && values->shares_bytes_with(constants_written[i])) return false;
+      constants_written[i] = values != nullptr ? *values : task::TensorValues();
+    }
+    task::decode_values(dtype, bytes.data(), count, buffers.floats(i));
+    return task.inputs[i].constant;
+  }
+
   // Loads the case's inputs, sends `command` and returns the driver's reply after `expected`.
   std::string exchange(const ReferenceCase& reference_case, const std::string& command,
                        const std::string& expected) {
-    if (!process) start();
-    for (size_t i = 0; i < task.inputs.size(); ++i) {
-      const task::TensorValues& input = reference_case.inputs.at(i);
-      if (input.count() * sizeof(float) != buffers.size(i)) {
-        throw InternalError(who() + ": input " + task.inputs[i].name + " has the wrong size");
-      }
-      task::decode_values(input.dtype, input.bytes.data(), input.count(), buffers.floats(i));
+    std::vector<std::span<const unsigned char>> inputs;
+    for (const task::TensorValues& input : reference_case.inputs) {
+      inputs.emplace_back(input.bytes());
     }
-    const std::string& label = reference_case.label;
-    if (!process->send(command)) throw UserError(ended("running on " + label));
+    return exchange(inputs, &reference_case.inputs, reference_case.label, command, expected);
+  }
+
+  // The same for inputs given as bytes; `values`, where given, holds them as arrays, so that a
+  // constant input already in the driver's memory is not written again.
+  std::string exchange(const std::vector<std::span<const unsigned char>>& inputs,
+                       const std::vector<task::TensorValues>* values, const std::string& label,
+                       const std::string& command, const std::string& expected) {
+    if (!process) start();
+    if (inputs.size() != task.inputs.size()) {
+      throw InternalError(who() + ": " + std::to_string(inputs.size()) + " inputs given");
+    }
+    constants_written.resize(task.inputs.size());
+    bool constants_changed = false;
+    for (size_t i = 0; i < task.inputs.size(); ++i) {
+      constants_changed |= load_input(i, inputs[i], values != nullptr ? &values->at(i) : nullptr);
+    }
+    if (constants_changed) ++constant_writes;
+    if (!process->send(command + (constants_changed ? " CONSTANTS" : ""))) {
+      throw UserError(ended("running on " + label));
+    }
     ++calls;
     bool timed_out = false;
     auto deadline = std::chrono::steady_clock::now() + options.call_timeout;
@@ -320,8 +366,13 @@ struct PythonReference::State {
     return line->substr(expected.size() + 1);
   }
 
-  void compute(ReferenceCase& reference_case) {
-    reference_case.reference_seconds = std::stod(exchange(reference_case, "CALL", "DONE"));
+  // Runs the reference on `inputs` (the case's own where null) into the case's outputs.
+  void compute(ReferenceCase& reference_case,
+               const std::vector<std::span<const unsigned char>>* inputs = nullptr) {
+    std::string seconds = inputs != nullptr
+                              ? exchange(*inputs, nullptr, reference_case.label, "CALL", "DONE")
+                              : exchange(reference_case, "CALL", "DONE");
+    reference_case.reference_seconds = std::stod(seconds);
     reference_case.outputs.clear();
     for (size_t o = 0; o < task.outputs.size(); ++o) {
       size_t index = task.inputs.size() + o;
@@ -351,6 +402,11 @@ void PythonReference::answer(ReferenceCase& reference_case, bool public_seed) {
   if (public_seed) state_->keep(entry, reference_case);
 }
 
+void PythonReference::answer(const std::vector<std::span<const unsigned char>>& inputs,
+                             ReferenceCase& answer) {
+  state_->compute(answer, &inputs);
+}
+
 Json PythonReference::count_flops(const ReferenceCase& reference_case) {
   return Json::parse(state_->exchange(reference_case, "COUNT", "COUNTED"));
 }
@@ -368,6 +424,9 @@ void PythonReference::abandon_when(const std::atomic<bool>* flag) {
 
 int PythonReference::calls() const {
   return state_->calls;
+}
+int PythonReference::constant_writes() const {
+  return state_->constant_writes;
 }
 
 }  // namespace accelopt::platform

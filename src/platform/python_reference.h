@@ -7,6 +7,9 @@
 // before the reference's own code runs. Tensors travel in shared memory, the source on a
 // descriptor: nothing the sandbox shows holds a candidate or the secret seeds.
 //
+// A task's constant inputs (task.h) are written to the driver once for as long as the cases hold
+// the same values, and the driver keeps what it made of them (a view, read-only) from call to call.
+//
 // Answers for seeds a person chose are kept on disk, keyed by (driver, definition, reference
 // source, workload, input set, seed), so a slow reference runs once per case; secret seeds never
 // repeat and are not kept. A reference that fails keeps nothing.
@@ -16,6 +19,7 @@
 #include <chrono>
 #include <filesystem>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -53,6 +57,9 @@ class PythonReference {
   // `public_seed`: the case's seed is not secret, so its answer may be kept and reused.
   // Throws UserError naming the task, the case and reference.py's line when the reference fails.
   void answer(ReferenceCase& reference_case, bool public_seed = false);
+  // The same for inputs given as bytes at their dtypes' width (a timed slot's), in definition
+  // order, into `answer`'s outputs; nothing is kept.
+  void answer(const std::vector<std::span<const unsigned char>>& inputs, ReferenceCase& answer);
 
   // Runs run() once on `reference_case`'s inputs under the driver's FLOP counter (nothing is
   // kept): {"mm_flops", "vec_flops", "library": "torch" or "numpy", "unknown": [operations it
@@ -65,6 +72,8 @@ class PythonReference {
   // How many answers came from the cache, and how many run() calls were made.
   int cache_hits() const;
   int calls() const;
+  // How many calls found the constant inputs changed, and wrote them (the first call included).
+  int constant_writes() const;
   // From now on `flag` stops a call, in place of the options' abandon; not during an answer.
   void abandon_when(const std::atomic<bool>* flag);
 

@@ -4,7 +4,8 @@
 # (its own mount, network, IPC and PID namespaces; a root holding only /usr and the libraries' links;
 # nobody, or the same user without capabilities; an empty working directory). It finds:
 #   fd 3  commands from the harness, one per line: "CALL" (run once on the tensors now in memory)
-#         or "COUNT" (run once under a FLOP counter, for `accelopt task import`: nothing is written)
+#         or "COUNT" (run once under a FLOP counter, for `accelopt task import`: nothing is written),
+#         followed by " CONSTANTS" where the harness wrote the constant inputs anew
 #   fd 4  replies, one per line: "READY <json>", "DONE <seconds>", "COUNTED <json>",
 #         "FAIL <json {message}>"
 #   fd 5  the tensors' shared memory (shared_buffers.h): inputs, then outputs, float32 values
@@ -13,7 +14,9 @@
 #         before 2.1 (Debian's 1.13) no float8_e4m3fn: there they are float32 (values already
 #         rounded to the dtype; outputs are rounded by the harness)
 #   fd 6  the reference's source, read-only
-# The spec names each tensor's shape, offset and byte size. What the reference imports at its top
+# The spec names each tensor's shape, offset and byte size, and which inputs are constant: those
+# the harness writes once for many calls, which the driver sees through a read-only mapping (a
+# reference that changed one in place would change every later call's) and converts once. What the reference imports at its top
 # level is imported first; then the driver closes the door (an audit hook that names what was
 # refused, and a seccomp filter that makes every open, socket and exec fail) and only then runs the
 # reference's own code, so a reference cannot read a file, open a socket or start a program.
@@ -24,6 +27,7 @@ import os
 import sys
 import time
 import traceback
+import warnings
 
 REFERENCE_FILE = "reference.py"
 commands = os.fdopen(3, "rb", buffering=0)
@@ -69,6 +73,9 @@ while True:
 os.close(6)
 source = source.decode("utf-8", errors="replace")
 memory = mmap.mmap(5, spec["bytes"]) if spec["bytes"] > 0 else None
+constant_memory = {tensor["name"]: mmap.mmap(5, tensor["bytes"], prot=mmap.PROT_READ,
+                                             offset=tensor["offset"])
+                   for tensor in spec["inputs"] if tensor.get("constant") and tensor["bytes"] > 0}
 os.close(5)
 
 import linecache  # noqa: E402  (tracebacks show reference.py's lines without reading the file)
@@ -252,9 +259,37 @@ def outputs_of(result):
     return [result]
 
 
+held_constants = {}  # by name: what a constant input was made into, until the harness writes anew
+
+
+def constant_input(tensor):
+    # Kept only where it cannot be changed: a read-only array, or a tensor on the read-only
+    # mapping (torch warns that it is not writable; writing it stops the driver with SIGSEGV).
+    name = tensor["name"]
+    if name in held_constants:
+        return held_constants[name]
+    array = numpy.frombuffer(constant_memory[name], numpy.float32).reshape(tensor["shape"])
+    if uses_torch:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            value = torch.from_numpy(array)
+        converted = value.to(torch_dtype(tensor["dtype"]))
+        if converted.data_ptr() != value.data_ptr():
+            return converted  # a copy, which run() may change: made again for the next call
+        held_constants[name] = converted
+        return converted
+    converted = array.astype(NUMPY_DTYPES[tensor["dtype"]], copy=False)
+    converted.flags.writeable = False
+    held_constants[name] = converted
+    return converted
+
+
 def load_inputs():
     inputs = {}
     for tensor in spec["inputs"]:
+        if tensor["name"] in constant_memory:
+            inputs[tensor["name"]] = constant_input(tensor)
+            continue
         count = tensor["bytes"] // 4
         # A view of the shared memory, not a copy: a MoE's weights, 5.6 GB as float32, would be
         # held twice. The harness rewrites the inputs before every call and never reads them back.
@@ -528,7 +563,11 @@ while True:
     line = commands.readline()
     if not line:
         break
-    command = line.decode().strip()
+    command, _, constants = line.decode().strip().partition(" ")
+    if constants == "CONSTANTS":
+        held_constants.clear()
+    elif constants:
+        fail(f"unknown command {line.decode().strip()!r}")
     if command == "CALL":
         reply(call())
     elif command == "COUNT":

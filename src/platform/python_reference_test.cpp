@@ -34,12 +34,14 @@ def run(x, y):
 class PythonReferenceTest : public ::testing::Test {
  protected:
   // A task whose reference.py is `source`, and a reference for it with its own cache.
+  // `y_constant`: y is a constant input (weights, task.h).
   std::unique_ptr<PythonReference> reference(
-      const std::string& source,
-      std::chrono::milliseconds call_timeout = std::chrono::seconds(60)) {
+      const std::string& source, std::chrono::milliseconds call_timeout = std::chrono::seconds(60),
+      bool y_constant = false) {
     write_file_atomic(directory_.path() / "reference.py", source);
     task_ = task::parse_task_definition(kDefinition, directory_.path(), "definition.json");
     task_.python_reference = true;
+    task_.inputs[1].constant = y_constant;
     PythonReferenceOptions options;
     options.call_timeout = call_timeout;
     options.cache_directory = cache_.path();
@@ -224,6 +226,58 @@ TEST_F(PythonReferenceTest, ATorchReferenceGetsAndReturnsTensors) {
   EXPECT_NE(dtype.find("run returned out as float64; the definition says float32"),
             std::string::npos)
       << dtype;
+}
+
+// A constant input is written to the driver once while the cases hold the same array, and anew
+// (the driver dropping what it made of it) when one holds another; the reference sees it
+// read-only.
+TEST_F(PythonReferenceTest, AConstantInputIsWrittenOnceAndIsReadOnly) {
+  auto python = reference(kGood, std::chrono::seconds(60), true);
+  ReferenceCase first = a_case();
+  ReferenceCase second = a_case();
+  second.inputs[0] = task::TensorValues::encode(task::DType::kFloat32, std::vector<float>(12, 3));
+  second.inputs[1] = first.inputs[1];  // the same array
+  python->answer(first);
+  python->answer(second);
+  EXPECT_EQ(python->calls(), 2);
+  EXPECT_EQ(python->constant_writes(), 1);
+  for (int i = 0; i < 12; ++i) EXPECT_FLOAT_EQ(second.outputs[0][i], 6.0f + 1.0f - i);
+
+  ReferenceCase other = second;
+  other.inputs[1] = task::TensorValues::encode(task::DType::kFloat32, std::vector<float>(12, -5));
+  python->answer(other);
+  EXPECT_EQ(python->constant_writes(), 2);
+  for (int i = 0; i < 12; ++i) EXPECT_FLOAT_EQ(other.outputs[0][i], 6.0f - 5.0f);
+
+  std::string changed = failure(
+      "import numpy as np\n\ndef run(x, y):\n    y += 1\n"
+      "    return x.copy(), x.sum(axis=1)\n");
+  EXPECT_EQ(changed, "no error") << "y is drawn per case in failure()'s task";
+  try {
+    ReferenceCase reference_case = a_case();
+    reference(
+        "import numpy as np\n\ndef run(x, y):\n    y += 1\n"
+        "    return x.copy(), x.sum(axis=1)\n",
+        std::chrono::seconds(60), true)
+        ->answer(reference_case);
+    ADD_FAILURE() << "a reference that changed a constant input in place was let through";
+  } catch (const UserError& error) {
+    EXPECT_NE(std::string(error.what()).find("read-only"), std::string::npos) << error.what();
+  }
+  if (std::system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") != 0) return;
+  try {  // a torch tensor cannot be made read-only: it lies on a read-only mapping
+    ReferenceCase reference_case = a_case();
+    reference(
+        "import torch\n\ndef run(x, y):\n    y.add_(1)\n"
+        "    return x.clone(), x.sum(dim=1)\n",
+        std::chrono::seconds(60), true)
+        ->answer(reference_case);
+    ADD_FAILURE() << "a reference that changed a constant input in place was let through";
+  } catch (const UserError& error) {
+    EXPECT_NE(std::string(error.what()).find("its constant inputs are read-only"),
+              std::string::npos)
+        << error.what();
+  }
 }
 
 // Narrow and integer tensors: NumPy gets float16 and int32 as themselves and bfloat16 as float32

@@ -256,8 +256,10 @@ bool importable(const std::string& dtype) {
 }
 
 // The definition's `kind` ("inputs" or "outputs") as a task's tensors: index inputs drawn as an
-// indptr where a constraint ends them (offsets_totals), else as zeros, said in `notes`.
+// indptr where a constraint ends them (offsets_totals), else as zeros, and inputs of const axes
+// alone held as constant weights, each said in `notes`.
 Json imported_tensors(const Json& source, const std::string& kind,
+                      const std::vector<std::string>& var_axes,
                       const std::map<std::string, std::string>& offsets_totals,
                       const std::string& origin, std::vector<std::string>& notes) {
   if (!source.contains(kind)) throw UserError(origin + ": " + kind + ": missing");
@@ -278,6 +280,21 @@ Json imported_tensors(const Json& source, const std::string& kind,
         {"shape", tensor.contains("shape") && !tensor.at("shape").is_null() ? tensor.at("shape")
                                                                             : Json::array()}};
     if (tensor.contains("description")) kept["description"] = tensor.at("description");
+    // FlashInfer-Bench's weights: an input whose every axis is constant is the same tensor in every
+    // workload, so it is held once per evaluation rather than drawn per case.
+    bool weights = inputs && !kept["shape"].empty() &&
+                   std::none_of(kept["shape"].begin(), kept["shape"].end(), [&](const Json& axis) {
+                     return !axis.is_string() ||
+                            std::find(var_axes.begin(), var_axes.end(), axis.get<std::string>()) !=
+                                var_axes.end();
+                   });
+    if (weights) {
+      kept["constant"] = true;
+      notes.push_back(fmt::format(
+          "inputs.{}: every axis constant, so held as weights are: drawn once per evaluation and "
+          "shared by its cases (\"constant\": true; remove it to draw it per case)",
+          name));
+    }
     auto total = offsets_totals.find(name);
     if (inputs && dtype == "int32" && kept["shape"].size() == 1 && total != offsets_totals.end()) {
       // An indptr whose last element a constraint names: a valid one by construction.
@@ -510,7 +527,8 @@ ImportedTask import_flashinfer(const std::string& definition_json, const std::st
   std::map<std::string, std::string> offsets_totals = offsets_from_constraints(constraints);
 
   for (const char* kind : {"inputs", "outputs"}) {
-    definition[kind] = imported_tensors(source, kind, offsets_totals, origin, imported.notes);
+    definition[kind] =
+        imported_tensors(source, kind, var_axes, offsets_totals, origin, imported.notes);
   }
 
   const Json& reference = require("reference");

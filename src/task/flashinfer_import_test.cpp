@@ -59,6 +59,11 @@ TEST(FlashInferImport, MakesATaskFolderThatLoads) {
   ASSERT_EQ(task.inputs.size(), 3u);
   EXPECT_TRUE(task.inputs[2].shape.empty());
   EXPECT_EQ(task.inputs[2].distribution.kind, Distribution::kConstant);
+  // The weight's every axis is const: FlashInfer-Bench's weights, held once per evaluation.
+  EXPECT_FALSE(task.inputs[0].constant);
+  EXPECT_TRUE(task.inputs[1].constant);
+  EXPECT_FALSE(task.inputs[2].constant) << "a scalar is a workload's constant value";
+  EXPECT_TRUE(noted(imported, "inputs.weight: every axis constant, so held as weights are"));
   EXPECT_EQ(task.default_workload().name, "w1");
   EXPECT_EQ(task.workload("small").axes.at("batch_size"), 7) << "the smallest workload";
   EXPECT_EQ(task.workload("w2").axes.at("hidden_size"), 64);

@@ -273,6 +273,14 @@ std::vector<InputSet> parse_input_sets(const Validator& check, const Json& json,
       bool known = std::any_of(inputs.begin(), inputs.end(),
                                [&](const TensorSpec& spec) { return spec.name == input; });
       if (!known) check.fail(where + ".inputs", "unknown input '" + input + "'");
+      if (std::any_of(inputs.begin(), inputs.end(), [&](const TensorSpec& spec) {
+            return spec.name == input && spec.constant;
+          })) {
+        check.fail(where + ".inputs." + input,
+                   "input '" + input +
+                       "' is constant (drawn once per evaluation from its own distribution): "
+                       "an input set cannot draw it otherwise");
+      }
       set.inputs[input] = parse_distribution(check, distribution, where + ".inputs." + input);
     }
     if (body.contains("tolerance")) {
@@ -295,7 +303,7 @@ std::vector<TensorSpec> parse_tensors(const Validator& check, const Json& json,
     if (!is_identifier(name)) check.fail(where, "a tensor name must be a C identifier");
     if (!body.is_object()) check.fail(where, "must be an object with dtype and shape");
     std::set<std::string> known = {"dtype", "shape", "description"};
-    if (inputs) known.insert("distribution");
+    if (inputs) known.insert({"distribution", "constant"});
     check.only_known_keys(body, known, where);
     TensorSpec tensor;
     tensor.name = name;
@@ -325,6 +333,10 @@ std::vector<TensorSpec> parse_tensors(const Validator& check, const Json& json,
     if (body.contains("distribution")) {
       tensor.distribution =
           parse_distribution(check, body.at("distribution"), where + ".distribution");
+    }
+    if (body.contains("constant")) {
+      if (!body["constant"].is_boolean()) check.fail(where + ".constant", "must be true or false");
+      tensor.constant = body["constant"].get<bool>();
     }
     tensors.push_back(std::move(tensor));
   }
@@ -389,6 +401,11 @@ void check_offsets(const Validator& check, const Task& task, const TensorSpec& i
     if (below == nullptr || below == &input || below->distribution.kind != Distribution::kOffsets) {
       check.fail(path + ".not_below",
                  "'" + own.not_below + "' is not another input with an offsets distribution");
+    }
+    if (input.constant && !below->constant) {
+      check.fail(path + ".not_below", "'" + own.not_below +
+                                          "' is drawn per case: a constant input's steps "
+                                          "can be bounded only by another constant input");
     }
     // A chain of not_below must end: each is drawn after the one it names.
     const TensorSpec* step = below;

@@ -98,6 +98,10 @@ struct TensorSpec {
   std::vector<std::string> shape;  // axis names; empty: a scalar
   std::string description;
   InputDistribution distribution;  // inputs only
+  // An input the same in every call of an evaluation, as a model's weights are: drawn once per
+  // evaluation from the task's own distribution (no input set or case variation changes it), held
+  // once and shared by every case (docs/task-format.md, "Constant inputs").
+  bool constant = false;
 };
 
 // An input a workload gives as data rather than a distribution (FlashInfer-Bench's "safetensors"

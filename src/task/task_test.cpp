@@ -292,6 +292,41 @@ const char* kPaged = R"json({
   "roofline": {"bytes": "4*num_kv_indices"}
 })json";
 
+// A constant input (weights) is drawn once per evaluation from its own distribution: no input set
+// may draw it otherwise, and an offsets one may be bounded only by another constant input.
+TEST(TaskDefinition, AConstantInputIsAnInputNoSetDrawsOtherwise) {
+  std::string weighted =
+      replace(kValid, R"("rhs": {"dtype")", R"("rhs": {"constant": true, "dtype")");
+  Task task = parse_task_definition(weighted, "/t", "t");
+  EXPECT_FALSE(task.inputs[0].constant);
+  EXPECT_TRUE(task.inputs[1].constant);
+
+  EXPECT_NE(message_of(replace(kValid, R"("rhs": {"dtype")", R"("rhs": {"constant": 1, "dtype")"))
+                .find("inputs.rhs.constant: must be true or false"),
+            std::string::npos);
+  EXPECT_NE(
+      message_of(replace(kValid, R"("out": {"dtype")", R"("out": {"constant": true, "dtype")"))
+          .find("outputs.out: unknown field 'constant'"),
+      std::string::npos);
+  std::string with_set = replace(
+      weighted, R"("workloads")",
+      R"("input_sets": {"big": {"inputs": {"rhs": {"kind": "normal", "std": 9}}}}, "workloads")");
+  EXPECT_NE(message_of(with_set).find("input_sets.big.inputs.rhs: input 'rhs' is constant"),
+            std::string::npos)
+      << message_of(with_set);
+
+  std::string bounded =
+      replace(kPaged, R"("kv_indptr": {"dtype")", R"("kv_indptr": {"constant": true, "dtype")");
+  EXPECT_NE(
+      message_of(bounded).find("inputs.kv_indptr.distribution.not_below: 'qo_indptr' is drawn "
+                               "per case"),
+      std::string::npos)
+      << message_of(bounded);
+  std::string both =
+      replace(bounded, R"("qo_indptr": {"dtype")", R"("qo_indptr": {"constant": true, "dtype")");
+  EXPECT_EQ(message_of(both), "no error");
+}
+
 TEST(TaskDefinition, IntegerBoundsAndOffsetsTotalsAreAxisExpressions) {
   Task task = parse_task_definition(kPaged, "/tasks/t", "t/definition.json");
   const InputDistribution& indices = task.inputs[2].distribution;

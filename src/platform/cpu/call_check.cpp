@@ -62,10 +62,10 @@ void load_inputs(SharedBuffers& buffers, const task::Task& task, const SlotLayou
   for (size_t i = 0; i < layout.inputs; ++i) {
     size_t index = layout.input(slot, i);
     const task::TensorValues& values = reference_case.inputs[i];
-    if (values.bytes.size() != buffers.size(index)) {
+    if (values.bytes().size() != buffers.size(index)) {
       throw InternalError("load_inputs: input " + task.inputs[i].name + " has the wrong size");
     }
-    std::memcpy(buffers.data(index), values.bytes.data(), values.bytes.size());
+    std::memcpy(buffers.data(index), values.bytes().data(), values.bytes().size());
   }
 }
 
@@ -174,7 +174,7 @@ bool check_inputs(const task::Task& task, const SharedBuffers& buffers, const Sl
   for (size_t i = 0; i < task.inputs.size(); ++i) {
     size_t index = layout.input(slot, i);
     const task::TensorValues& values = reference_case.inputs[i];
-    if (std::memcmp(buffers.data(index), values.bytes.data(), buffers.size(index)) != 0) {
+    if (std::memcmp(buffers.data(index), values.bytes().data(), buffers.size(index)) != 0) {
       verdict.status = Status::kIncorrectNumerical;
       verdict.message = fmt::format("{}: the kernel wrote into its {}; inputs are read-only", when,
                                     tensor_name(task, i));

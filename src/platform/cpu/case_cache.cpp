@@ -1,15 +1,19 @@
 #include "platform/cpu/case_cache.h"
 
 #include <algorithm>
+#include <set>
 
 namespace accelopt::platform::cpu {
 
 namespace {
 
-// The bytes a case holds: its inputs and its answers.
-uint64_t case_bytes(const ReferenceCase& reference_case) {
+// The bytes a case holds: its inputs and its answers, each array of inputs once however many cases
+// share it (`counted`: those counted so far).
+uint64_t case_bytes(const ReferenceCase& reference_case, std::set<const void*>& counted) {
   uint64_t bytes = 0;
-  for (const task::TensorValues& input : reference_case.inputs) bytes += input.bytes.size();
+  for (const task::TensorValues& input : reference_case.inputs) {
+    if (counted.insert(&input.bytes()).second) bytes += input.bytes().size();
+  }
   for (const std::vector<float>& output : reference_case.outputs) {
     bytes += output.size() * sizeof(float);
   }
@@ -20,9 +24,17 @@ uint64_t case_bytes(const ReferenceCase& reference_case) {
 
 uint64_t CaseCache::entry_bytes(const Entry& entry) {
   uint64_t bytes = 0;
-  for (const SharedCase& reference_case : entry.cases) bytes += case_bytes(*reference_case);
+  std::set<const void*> counted;
+  if (entry.constants) {
+    for (const task::TensorValues& input : *entry.constants) {
+      if (counted.insert(&input.bytes()).second) bytes += input.bytes().size();
+    }
+  }
+  for (const SharedCase& reference_case : entry.cases) {
+    bytes += case_bytes(*reference_case, counted);
+  }
   if (entry.pool) {
-    for (const ReferenceCase& pool_case : *entry.pool) bytes += case_bytes(pool_case);
+    for (const ReferenceCase& pool_case : *entry.pool) bytes += case_bytes(pool_case, counted);
   }
   return bytes;
 }
@@ -65,6 +77,19 @@ void CaseCache::keep_pool(const std::string& key, SharedPool pool) {
   make_room();
 }
 
+SharedConstants CaseCache::constants(const std::string& key) {
+  std::lock_guard lock(mutex_);
+  auto found = entries_.find(key);
+  if (found == entries_.end() || !found->second.constants) return nullptr;
+  return touch(key).constants;
+}
+
+void CaseCache::keep_constants(const std::string& key, SharedConstants constants) {
+  std::lock_guard lock(mutex_);
+  touch(key).constants = std::move(constants);
+  make_room();
+}
+
 uint64_t CaseCache::bytes() const {
   std::lock_guard lock(mutex_);
   uint64_t bytes = 0;
@@ -80,7 +105,7 @@ CaseCache::Entry& CaseCache::touch(const std::string& key) {
 
 void CaseCache::make_room() {
   // What no longer fits goes, the entry used longest ago first; an entry larger than the whole
-  // capacity (the MoE's cases, 1.4 GB each) is never kept.
+  // capacity is never kept.
   uint64_t total = 0;
   for (const auto& [key, entry] : entries_) total += entry_bytes(entry);
   while (total > capacity_bytes_ && !entries_.empty()) {

@@ -9,7 +9,9 @@
 // would. Each evaluation that finds cases kept still draws and answers one afresh, the one kept
 // longest, so a case checks at most as many evaluations as there are cases, and a run's candidates
 // keep meeting inputs no earlier one saw. A pool is inputs only, mixed afresh for every timed turn
-// (runner_turns.h), and is kept as drawn.
+// (runner_turns.h), and is kept as drawn. A task's constant inputs are kept beside them, drawn once
+// and shared by every case and pool drawn while they are kept (inputs.h, ConstantInputs), and
+// counted once.
 #pragma once
 
 #include <cstdint>
@@ -21,11 +23,13 @@
 #include <vector>
 
 #include "platform/checker.h"
+#include "platform/cpu/inputs.h"
 
 namespace accelopt::platform::cpu {
 
 using SharedCase = std::shared_ptr<const ReferenceCase>;
 using SharedPool = std::shared_ptr<const std::vector<ReferenceCase>>;
+using SharedConstants = std::shared_ptr<const ConstantInputs>;
 
 class CaseCache {
  public:
@@ -48,6 +52,10 @@ class CaseCache {
   SharedPool pool(const std::string& key);
   void keep_pool(const std::string& key, SharedPool pool);
 
+  // The constant inputs kept under `key`, or null; keep_constants keeps them.
+  SharedConstants constants(const std::string& key);
+  void keep_constants(const std::string& key, SharedConstants constants);
+
   uint64_t bytes() const;  // kept now
 
  private:
@@ -55,6 +63,7 @@ class CaseCache {
     std::vector<SharedCase> cases;
     size_t next_renewal = 0;
     SharedPool pool;
+    SharedConstants constants;
     uint64_t last_use = 0;
   };
   static uint64_t entry_bytes(const Entry& entry);

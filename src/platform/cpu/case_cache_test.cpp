@@ -50,6 +50,32 @@ TEST(CaseCache, DropsWhatWasUsedLongestAgoAndNeverKeepsWhatCannotFit) {
   EXPECT_FALSE(none.cases("a"));
 }
 
+// Constant inputs are kept beside the cases and counted once, however many cases and pool cases
+// hold them: a MoE's 1.41 GB of weights in seven cases is 1.41 GB kept, not 9.9.
+TEST(CaseCache, KeepsConstantInputsAndCountsEachArrayOnce) {
+  CaseCache cache(uint64_t{1} << 20);
+  EXPECT_EQ(cache.constants("moe"), nullptr);
+  auto constants = std::make_shared<const ConstantInputs>(ConstantInputs{
+      task::TensorValues(task::DType::kFloat8E4M3, std::vector<unsigned char>(100000)), {}});
+  cache.keep_constants("moe", constants);
+  EXPECT_EQ(cache.constants("moe"), constants);
+  EXPECT_EQ(cache.bytes(), 100000u);
+
+  std::vector<SharedCase> cases;
+  for (uint64_t seed = 1; seed <= 7; ++seed) {
+    ReferenceCase reference_case;
+    reference_case.seed = seed;
+    reference_case.inputs = {
+        (*constants)[0], task::TensorValues(task::DType::kFloat32, std::vector<unsigned char>(40))};
+    reference_case.outputs.push_back(std::vector<float>(10));
+    cases.push_back(std::make_shared<const ReferenceCase>(std::move(reference_case)));
+  }
+  cache.keep_cases("moe", cases);
+  EXPECT_EQ(cache.bytes(), 100000u + 7 * (40 + 40));
+  ASSERT_TRUE(cache.cases("moe"));
+  EXPECT_EQ(cache.constants("moe"), constants);
+}
+
 TEST(CaseCache, KeepsAPoolAsDrawn) {
   CaseCache cache(1 << 20);
   EXPECT_EQ(cache.pool("silu"), nullptr);

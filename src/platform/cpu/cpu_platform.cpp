@@ -153,6 +153,18 @@ std::vector<ReferenceCase> CpuPlatform::reference_cases(const task::Task& task,
                        nullptr, {}, public_seeds);
 }
 
+SharedConstants CpuPlatform::constant_inputs(const task::Task& task,
+                                             const task::Workload& workload) {
+  if (!has_constant_inputs(task)) return nullptr;
+  std::lock_guard lock(constants_mutex_);  // a second evaluation waits for the first's draw
+  std::string key = case_key(task, workload);
+  if (SharedConstants kept = kept_cases_.constants(key)) return kept;
+  auto drawn =
+      std::make_shared<const ConstantInputs>(draw_constant_inputs(task, workload, secret_seed()));
+  kept_cases_.keep_constants(key, drawn);
+  return drawn;
+}
+
 // The reference's runner and the buffers it calls on, for as long as answers are wanted: the
 // compiled reference.cpp in a runner, or reference.py through its driver (python_reference.h).
 class ReferenceRunner {
@@ -190,12 +202,7 @@ class ReferenceRunner {
   void answer(const std::vector<std::span<const unsigned char>>& inputs, ReferenceCase& answer) {
     auto started = std::chrono::steady_clock::now();
     if (python_) {
-      answer.inputs.resize(inputs.size());
-      for (size_t i = 0; i < inputs.size(); ++i) {
-        answer.inputs[i].dtype = task_.inputs[i].dtype;
-        answer.inputs[i].bytes.assign(inputs[i].begin(), inputs[i].end());
-      }
-      python_->answer(answer);
+      python_->answer(inputs, answer);
     } else {
       SlotLayout layout = single_slot(task_);
       for (size_t i = 0; i < inputs.size(); ++i) {
@@ -288,10 +295,12 @@ std::unique_ptr<ReferenceRunner> CpuPlatform::start_reference(const task::Task& 
 
 namespace {
 
-// The reference's answers for `specs`, each case's inputs drawn here from its seed.
+// The reference's answers for `specs`, each case's inputs drawn here from its seed, its constant
+// inputs `constants` where given.
 std::vector<ReferenceCase> answer_cases(ReferenceRunner& reference, const task::Task& task,
                                         const task::Workload& workload,
                                         const std::vector<CaseSpec>& specs,
+                                        const SharedConstants& constants,
                                         bool public_seeds = false) {
   std::vector<ReferenceCase> cases;
   for (const CaseSpec& spec : specs) {
@@ -300,7 +309,8 @@ std::vector<ReferenceCase> answer_cases(ReferenceRunner& reference, const task::
     reference_case.set = spec.set;
     reference_case.label = spec.label;
     const task::InputSet* set = spec.set.empty() ? nullptr : &task.input_set(spec.set);
-    reference_case.inputs = generate_inputs(task, workload, spec.seed, set, spec.variation);
+    reference_case.inputs =
+        generate_inputs(task, workload, spec.seed, set, spec.variation, constants.get());
     reference.answer(reference_case, public_seeds);
     cases.push_back(std::move(reference_case));
   }
@@ -313,7 +323,9 @@ std::vector<ReferenceCase> CpuPlatform::run_reference(
     const task::Task& task, const task::Workload& workload, const std::vector<CaseSpec>& specs,
     const std::atomic<bool>* abandon, const std::vector<int>& cores, bool public_seeds) {
   std::unique_ptr<ReferenceRunner> reference = start_reference(task, workload, abandon, cores);
-  return answer_cases(*reference, task, workload, specs, public_seeds);
+  // Seeds a person chose make the same cases every time, constant inputs included.
+  SharedConstants constants = public_seeds ? nullptr : constant_inputs(task, workload);
+  return answer_cases(*reference, task, workload, specs, constants, public_seeds);
 }
 
 std::vector<SharedCase> CpuPlatform::correctness_answers(
@@ -322,11 +334,12 @@ std::vector<SharedCase> CpuPlatform::correctness_answers(
   std::string key = case_key(task, workload);
   std::vector<CaseSpec> specs = correctness_cases(task);
   std::unique_ptr<ReferenceRunner> reference = start_reference(task, workload, stop, cores);
+  SharedConstants constants = constant_inputs(task, workload);
   std::optional<CaseCache::Kept> kept = kept_cases_.cases(key);
   if (kept && kept->cases.size() == specs.size()) {
     // The renewed case keeps its place, and so its kind (a seed of the task's own, or a set's).
     std::vector<ReferenceCase> fresh =
-        answer_cases(*reference, task, workload, {specs[kept->renew]});
+        answer_cases(*reference, task, workload, {specs[kept->renew]}, constants);
     auto renewed = std::make_shared<const ReferenceCase>(std::move(fresh.front()));
     kept->cases[kept->renew] = renewed;
     kept_cases_.renewed(key, kept->renew, std::move(renewed));
@@ -334,7 +347,7 @@ std::vector<SharedCase> CpuPlatform::correctness_answers(
     return kept->cases;
   }
   std::vector<SharedCase> cases;
-  for (ReferenceCase& answered : answer_cases(*reference, task, workload, specs)) {
+  for (ReferenceCase& answered : answer_cases(*reference, task, workload, specs, constants)) {
     cases.push_back(std::make_shared<const ReferenceCase>(std::move(answered)));
   }
   kept_cases_.keep_cases(key, cases);
@@ -630,13 +643,15 @@ SharedPool CpuPlatform::timing_pool(const task::Task& task, const task::Workload
                                     const SlotLayout& layout) {
   std::string key = case_key(task, workload);
   if (SharedPool kept = kept_cases_.pool(key)) return kept;
+  SharedConstants constants = constant_inputs(task, workload);
   std::vector<ReferenceCase> pool;
   for (const CaseSpec& spec : timing_cases(task, static_cast<int>(timing_pool_size(layout)))) {
     ReferenceCase pool_case;
     pool_case.label = spec.label;
     pool_case.set = spec.set;
     const task::InputSet* set = spec.set.empty() ? nullptr : &task.input_set(spec.set);
-    pool_case.inputs = generate_inputs(task, workload, spec.seed, set, spec.variation);
+    pool_case.inputs =
+        generate_inputs(task, workload, spec.seed, set, spec.variation, constants.get());
     pool.push_back(std::move(pool_case));
   }
   auto drawn = std::make_shared<const std::vector<ReferenceCase>>(std::move(pool));

@@ -88,6 +88,10 @@ class CpuPlatform : public Platform {
   // what the CUDA and evaluator platforms check against).
   std::vector<ReferenceCase> reference_cases(const task::Task& task, const task::Workload& workload,
                                              std::vector<uint64_t> seeds = {});
+  // The task's constant inputs on `workload` (inputs.h), kept with its cases or drawn now from a
+  // fresh secret seed and kept: every case and pool drawn while they are kept shares them (with
+  // case_cache_bytes 0, each draw of cases or pool has its own). Null where the task has none.
+  SharedConstants constant_inputs(const task::Task& task, const task::Workload& workload);
 
  private:
   // evaluate, less the turn of MachineBusy (thrown by the harness's own work) into its verdict.
@@ -136,6 +140,7 @@ class CpuPlatform : public Platform {
   CaseCache kept_cases_;
   BufferShelf buffer_shelf_;
 
+  std::mutex constants_mutex_;       // one draw of a task's constant inputs at a time
   mutable std::mutex timing_mutex_;  // guards timing_now_
   std::multiset<int> timing_now_;    // the cores of the evaluations being timed now
   friend class TimingOn;

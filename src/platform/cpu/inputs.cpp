@@ -453,85 +453,118 @@ void check_drawn_constraints(const task::Task& task, const task::Workload& workl
   }
 }
 
+// Input `index` as generate_inputs draws it. `tensors` holds the inputs drawn before it
+// (draw_order); `widened` says whether the case's wider spread went to an earlier input, and
+// becomes true once it goes to this one.
+task::TensorValues draw_input(const task::Task& task, const task::Workload& workload, size_t index,
+                              uint64_t seed, const task::InputSet* set, const Variation& variation,
+                              bool& widened, const std::vector<task::TensorValues>& tensors) {
+  const task::TensorSpec& spec = task.inputs[index];
+  SplitMix64 random(seed * 0x100000001B3ull + (index + 1) * 0x9E3779B97F4A7C15ull);
+  size_t elements = static_cast<size_t>(task.element_count(spec, workload));
+  if (auto file = workload.file_inputs.find(spec.name); file != workload.file_inputs.end()) {
+    // The workload's own data, the same in every case (load_task checked its dtype and shape).
+    return {spec.dtype, task::read_safetensors_tensor(file->second.file, file->second.key)};
+  }
+  task::InputDistribution own = task::for_workload(spec.distribution, workload);
+  if (own.kind == task::Distribution::kOffsets) {  // the task's own, whole, in every case
+    std::vector<float> lower;
+    for (size_t other = 0; other < task.inputs.size(); ++other) {
+      if (task.inputs[other].name == own.not_below) lower = tensors[other].floats();
+    }
+    return task::TensorValues::encode(
+        spec.dtype, draw_offsets(own, elements, own.not_below.empty() ? nullptr : &lower, random));
+  }
+  const task::InputDistribution* named = nullptr;
+  task::InputDistribution named_here;
+  if (set != nullptr) {
+    if (auto found = set->inputs.find(spec.name); found != set->inputs.end()) {
+      named_here = task::for_workload(found->second, workload);
+      named = &named_here;
+    }
+  }
+  // The set's distribution where it names this input (the task's own for the rest of a mix),
+  // varied; else the task's own, varied only for the task's own cases and only on its first
+  // normal input: widening every input of an attention widened its scores by the square, past
+  // what the task's tolerance is for (the baseline failed).
+  bool normal =
+      own.kind == task::Distribution::kNormal || own.kind == task::Distribution::kAbsNormal;
+  bool widen = set == nullptr && normal && !widened;
+  widened = widened || widen;
+  task::InputDistribution chosen = named != nullptr ? varied(*named, variation)
+                                   : widen          ? varied(own, variation)
+                                                    : own;
+  double fraction = named != nullptr ? variation.fraction : 1.0;
+  // Drawn in float64, then rounded to the tensor's type: what the kernel reads is exact. A block
+  // at a time into the tensor's own bytes, so a tensor is never held as floats whole (1.4 G
+  // float8 weights would be 5.6 GB); the narrow float types round from float, many at once.
+  std::vector<unsigned char> bytes;
+  resize_on_huge_pages(bytes, elements * task::dtype_size(spec.dtype));
+  if (ByteSampler::applies(spec.dtype, chosen) && ByteSampler::applies(spec.dtype, own)) {
+    ByteSampler from_chosen(spec.dtype, chosen), from_own(spec.dtype, own);
+    for (unsigned char& byte : bytes) {
+      bool from_set = fraction >= 1 || random.uniform() < fraction;
+      byte = (from_set ? from_chosen : from_own).draw(random);
+    }
+    return {spec.dtype, std::move(bytes)};
+  }
+  bool narrow_float = task::is_narrow_float(spec.dtype);
+  constexpr size_t kBlock = 4096;
+  float block[kBlock];
+  for (size_t start = 0; start < elements; start += kBlock) {
+    size_t count = std::min(kBlock, elements - start);
+    for (size_t i = 0; i < count; ++i) {
+      bool from_set = fraction >= 1 || random.uniform() < fraction;
+      double drawn = draw(from_set ? chosen : own, random);
+      // float32 and the narrow floats round from float (encode_values rounds the latter).
+      block[i] = narrow_float || spec.dtype == task::DType::kFloat32
+                     ? static_cast<float>(drawn)
+                     : task::round_to_dtype(spec.dtype, drawn);
+    }
+    task::encode_values(spec.dtype, block, count,
+                        bytes.data() + start * task::dtype_size(spec.dtype));
+  }
+  return {spec.dtype, std::move(bytes)};
+}
+
 }  // namespace
+
+bool has_constant_inputs(const task::Task& task) {
+  return std::any_of(task.inputs.begin(), task.inputs.end(),
+                     [](const task::TensorSpec& input) { return input.constant; });
+}
+
+ConstantInputs draw_constant_inputs(const task::Task& task, const task::Workload& workload,
+                                    uint64_t seed) {
+  require_supported_dtypes(task);
+  ConstantInputs constants(task.inputs.size());
+  for (size_t index : draw_order(task)) {
+    if (!task.inputs[index].constant) continue;
+    bool not_widened = true;  // a constant input is drawn as its distribution says
+    constants[index] = draw_input(task, workload, index, seed, nullptr, {}, not_widened, constants);
+  }
+  return constants;
+}
 
 std::vector<task::TensorValues> generate_inputs(const task::Task& task,
                                                 const task::Workload& workload, uint64_t seed,
                                                 const task::InputSet* set,
-                                                const Variation& variation) {
+                                                const Variation& variation,
+                                                const ConstantInputs* constants) {
   require_supported_dtypes(task);
+  if (constants != nullptr && constants->size() != task.inputs.size()) {
+    throw InternalError("generate_inputs: the constant inputs are not the task's");
+  }
   std::vector<task::TensorValues> tensors(task.inputs.size());
   bool widened = false;
   for (size_t index : draw_order(task)) {
-    const task::TensorSpec& spec = task.inputs[index];
-    SplitMix64 random(seed * 0x100000001B3ull + (index + 1) * 0x9E3779B97F4A7C15ull);
-    size_t elements = static_cast<size_t>(task.element_count(spec, workload));
-    if (auto file = workload.file_inputs.find(spec.name); file != workload.file_inputs.end()) {
-      // The workload's own data, the same in every case (load_task checked its dtype and shape).
-      tensors[index].dtype = spec.dtype;
-      tensors[index].bytes = task::read_safetensors_tensor(file->second.file, file->second.key);
-      continue;
-    }
-    task::InputDistribution own = task::for_workload(spec.distribution, workload);
-    if (own.kind == task::Distribution::kOffsets) {  // the task's own, whole, in every case
-      std::vector<float> lower;
-      for (size_t other = 0; other < task.inputs.size(); ++other) {
-        if (task.inputs[other].name == own.not_below) lower = tensors[other].floats();
-      }
-      tensors[index] = task::TensorValues::encode(
-          spec.dtype,
-          draw_offsets(own, elements, own.not_below.empty() ? nullptr : &lower, random));
-      continue;
-    }
-    const task::InputDistribution* named = nullptr;
-    task::InputDistribution named_here;
-    if (set != nullptr) {
-      if (auto found = set->inputs.find(spec.name); found != set->inputs.end()) {
-        named_here = task::for_workload(found->second, workload);
-        named = &named_here;
-      }
-    }
-    // The set's distribution where it names this input (the task's own for the rest of a mix),
-    // varied; else the task's own, varied only for the task's own cases and only on its first
-    // normal input: widening every input of an attention widened its scores by the square, past
-    // what the task's tolerance is for (the baseline failed).
-    bool normal =
-        own.kind == task::Distribution::kNormal || own.kind == task::Distribution::kAbsNormal;
-    bool widen = set == nullptr && normal && !widened;
-    widened = widened || widen;
-    task::InputDistribution chosen = named != nullptr ? varied(*named, variation)
-                                     : widen          ? varied(own, variation)
-                                                      : own;
-    double fraction = named != nullptr ? variation.fraction : 1.0;
-    // Drawn in float64, then rounded to the tensor's type: what the kernel reads is exact. A block
-    // at a time into the tensor's own bytes, so a tensor is never held as floats whole (1.4 G
-    // float8 weights would be 5.6 GB); the narrow float types round from float, many at once.
-    task::TensorValues& tensor = tensors[index];
-    tensor.dtype = spec.dtype;
-    resize_on_huge_pages(tensor.bytes, elements * task::dtype_size(spec.dtype));
-    if (ByteSampler::applies(spec.dtype, chosen) && ByteSampler::applies(spec.dtype, own)) {
-      ByteSampler from_chosen(spec.dtype, chosen), from_own(spec.dtype, own);
-      for (unsigned char& byte : tensor.bytes) {
-        bool from_set = fraction >= 1 || random.uniform() < fraction;
-        byte = (from_set ? from_chosen : from_own).draw(random);
-      }
-      continue;
-    }
-    bool narrow_float = task::is_narrow_float(spec.dtype);
-    constexpr size_t kBlock = 4096;
-    float block[kBlock];
-    for (size_t start = 0; start < elements; start += kBlock) {
-      size_t count = std::min(kBlock, elements - start);
-      for (size_t i = 0; i < count; ++i) {
-        bool from_set = fraction >= 1 || random.uniform() < fraction;
-        double drawn = draw(from_set ? chosen : own, random);
-        // float32 and the narrow floats round from float (encode_values rounds the latter).
-        block[i] = narrow_float || spec.dtype == task::DType::kFloat32
-                       ? static_cast<float>(drawn)
-                       : task::round_to_dtype(spec.dtype, drawn);
-      }
-      task::encode_values(spec.dtype, block, count,
-                          tensor.bytes.data() + start * task::dtype_size(spec.dtype));
+    if (!task.inputs[index].constant) {
+      tensors[index] = draw_input(task, workload, index, seed, set, variation, widened, tensors);
+    } else if (constants != nullptr) {
+      tensors[index] = (*constants)[index];  // the same array, not a copy
+    } else {
+      bool not_widened = true;
+      tensors[index] = draw_input(task, workload, index, seed, nullptr, {}, not_widened, tensors);
     }
   }
   check_drawn_constraints(task, workload, tensors, set);

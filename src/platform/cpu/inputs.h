@@ -63,14 +63,28 @@ std::vector<CaseSpec> timing_cases(const task::Task& task, int count);
 // Cases for seeds a person chose (`accelopt bench reference --seed`): not secret.
 std::vector<CaseSpec> chosen_cases(const std::vector<uint64_t>& seeds, const std::string& set = "");
 
+// The values of a task's constant inputs (task::TensorSpec::constant) on one workload, by input
+// index, empty where an input is not constant: drawn once for an evaluation, and shared, not
+// copied, by every case generate_inputs is given them for.
+using ConstantInputs = std::vector<task::TensorValues>;
+
+bool has_constant_inputs(const task::Task& task);
+
+// `task`'s constant inputs drawn from `seed`, each from the task's own distribution (a workload's
+// file input read from its file), as generate_inputs draws them from the same seed.
+ConstantInputs draw_constant_inputs(const task::Task& task, const task::Workload& workload,
+                                    uint64_t seed);
+
 // Each input's elements in its dtype, in definition order: a workload's file input read from its
-// file (the same in every case), the others drawn from `set`'s distributions where it names an
-// input and the task's elsewhere, each value rounded to the tensor's dtype
-// (round_to_dtype; float8 values drawn directly with the distribution that rounding gives).
-// Throws UserError for dtypes the CPU harness does not run.
+// file (the same in every case), a constant input `constants`'s where given (else drawn from
+// `seed` as draw_constant_inputs draws it), the others drawn from `set`'s distributions where it
+// names an input and the task's elsewhere, varied as `variation` says, each value rounded to the
+// tensor's dtype (round_to_dtype; float8 values drawn directly with the distribution that rounding
+// gives). Throws UserError for dtypes the CPU harness does not run.
 std::vector<task::TensorValues> generate_inputs(const task::Task& task,
                                                 const task::Workload& workload, uint64_t seed,
                                                 const task::InputSet* set = nullptr,
-                                                const Variation& variation = {});
+                                                const Variation& variation = {},
+                                                const ConstantInputs* constants = nullptr);
 
 }  // namespace accelopt::platform::cpu

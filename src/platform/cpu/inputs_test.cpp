@@ -81,6 +81,43 @@ TEST(Inputs, AWorkloadsFileInputIsTheFilesDataInEveryCase) {
   EXPECT_EQ(whole_inputs(task), (std::vector<bool>{false, false}));
 }
 
+// A constant input (weights) is drawn once and every case given it holds that one array, whatever
+// its seed, set or variation; the case's wider spread goes to the next input. Without the drawn
+// constants, a seed draws them as draw_constant_inputs does from it.
+TEST(Inputs, AConstantInputIsDrawnOnceAndSharedByEveryCaseGivenIt) {
+  task::Task task = test_task();
+  task.inputs[0].constant = true;
+  std::erase_if(task.input_sets, [](const task::InputSet& set) { return set.name == "zeros"; });
+  const task::Workload& workload = task.default_workload();
+  EXPECT_TRUE(has_constant_inputs(task));
+  EXPECT_FALSE(has_constant_inputs(test_task()));
+
+  ConstantInputs constants = draw_constant_inputs(task, workload, 11);
+  ASSERT_EQ(constants.size(), 2u);
+  EXPECT_EQ(constants[0].count(), 1000u);
+  EXPECT_EQ(constants[1].count(), 0u) << "y is drawn per case";
+  EXPECT_NE(constants[0], draw_constant_inputs(task, workload, 12)[0]);
+
+  Variation wide{.spread = 3.0, .width = 1, .shift = 0, .fraction = 1};
+  auto first = generate_inputs(task, workload, 1, nullptr, {}, &constants);
+  auto widened = generate_inputs(task, workload, 2, nullptr, wide, &constants);
+  auto in_set = generate_inputs(task, workload, 3, &task.input_set("denormal"), {}, &constants);
+  for (const auto* drawn_case : {&first, &widened, &in_set}) {
+    EXPECT_TRUE((*drawn_case)[0].shares_bytes_with(constants[0]));
+  }
+  EXPECT_NE(first[1], widened[1]);
+  EXPECT_EQ(platform::widened_input(task), -1) << "y is uniform: no input of this task widens";
+
+  auto from_seed = generate_inputs(task, workload, 11);
+  EXPECT_EQ(from_seed[0], constants[0]);
+  EXPECT_FALSE(from_seed[0].shares_bytes_with(constants[0]));
+
+  // A copy of a case shares its arrays: a pool case kept beside the correctness cases costs no
+  // second copy of the weights.
+  std::vector<task::TensorValues> copy = first;
+  EXPECT_TRUE(copy[1].shares_bytes_with(first[1]));
+}
+
 // A constraint on an input's values holds on every case drawn, or the drawing is refused by the
 // constraint's text; the input it reads is copied whole into timed turns, so mixes keep it too.
 TEST(Inputs, AConstraintOnInputValuesIsCheckedOnEveryDrawnCase) {
@@ -229,7 +266,7 @@ TEST(Inputs, TheWideCaseWidensTheInputThePromptNames) {
     auto plain = generate_inputs(task, workload, 5);
     auto wider = generate_inputs(task, workload, 5, nullptr, wide);
     for (size_t i = 0; i < plain.size(); ++i) {
-      EXPECT_EQ(plain[i].bytes != wider[i].bytes, static_cast<int>(i) == named)
+      EXPECT_EQ(plain[i].bytes() != wider[i].bytes(), static_cast<int>(i) == named)
           << task.name << " input " << task.inputs[i].name;
     }
     std::vector<platform::CaseFamily> families = platform::describe_correctness_cases(task);
@@ -428,8 +465,8 @@ TEST(Inputs, Float8InputsAreHeldAtTheirWidthAndSaturate) {
   task::Task task = test_task("float8_e4m3fn");
   task.inputs[0].distribution.std = 200;  // ±448 is 2.24 stds: a few percent saturate
   std::vector<task::TensorValues> inputs = generate_inputs(task, task.default_workload(), 3);
-  ASSERT_EQ(inputs[0].dtype, task::DType::kFloat8E4M3);
-  EXPECT_EQ(inputs[0].bytes.size(), 1000u);
+  ASSERT_EQ(inputs[0].dtype(), task::DType::kFloat8E4M3);
+  EXPECT_EQ(inputs[0].bytes().size(), 1000u);
   size_t saturated = 0;
   for (float value : inputs[0].floats()) {
     ASSERT_TRUE(std::isfinite(value));
@@ -442,8 +479,8 @@ TEST(Inputs, Float8InputsAreHeldAtTheirWidthAndSaturate) {
   pooled.inputs = inputs;
   ReferenceCase mixed;
   mix_inputs({pooled}, mix_centers(task), 5, mixed, mix_steps(task));
-  std::multiset<uint8_t> before(inputs[0].bytes.begin(), inputs[0].bytes.end());
-  std::multiset<uint8_t> after(mixed.inputs[0].bytes.begin(), mixed.inputs[0].bytes.end());
+  std::multiset<uint8_t> before(inputs[0].bytes().begin(), inputs[0].bytes().end());
+  std::multiset<uint8_t> after(mixed.inputs[0].bytes().begin(), mixed.inputs[0].bytes().end());
   EXPECT_NE(before, after) << "mixed values are new float8 values";
   for (float value : mixed.inputs[0].floats()) ASSERT_LE(std::fabs(value), 448.0f);
 }
@@ -474,7 +511,7 @@ TEST(Inputs, Float8DrawsHaveTheRoundedDistributionsFrequencies) {
       ++expected[task::float_to_fp8_e4m3_bits(static_cast<float>(value))];
     }
     std::vector<task::TensorValues> inputs = generate_inputs(task, task.default_workload(), 5);
-    for (uint8_t byte : inputs[0].bytes) ++drawn[byte];
+    for (uint8_t byte : inputs[0].bytes()) ++drawn[byte];
     for (int bits = 0; bits < 256; ++bits) {
       auto byte = static_cast<uint8_t>(bits);
       double want = expected[byte], got = drawn[byte];
@@ -505,13 +542,14 @@ TEST(Inputs, AMixAroundTheCachesWritesWhatAMixThroughThemDoes) {
       std::vector<std::vector<unsigned char>> storage;
       std::vector<std::span<unsigned char>> around;
       for (const task::TensorValues& tensor : through.inputs) {
-        storage.emplace_back(tensor.bytes.size() + 64, 0);
-        around.emplace_back(storage.back().data() + misalign, tensor.bytes.size());
+        storage.emplace_back(tensor.bytes().size() + 64, 0);
+        around.emplace_back(storage.back().data() + misalign, tensor.bytes().size());
       }
       mix_inputs(pool, mix_centers(task), 7, around, mix_steps(task), whole_inputs(task),
                  Stores::kAroundTheCaches);
       for (size_t t = 0; t < around.size(); ++t) {
-        EXPECT_TRUE(std::equal(around[t].begin(), around[t].end(), through.inputs[t].bytes.begin()))
+        EXPECT_TRUE(
+            std::equal(around[t].begin(), around[t].end(), through.inputs[t].bytes().begin()))
             << task.name << ", input " << t << ", " << misalign << " bytes past an alignment";
         EXPECT_EQ(storage[t][misalign + around[t].size()], 0) << "written past the end";
       }
@@ -559,16 +597,15 @@ TEST(Inputs, AMixSaysWhichPoolCasesItsBlocksCameFrom) {
   std::set<uint64_t> seen_masks;
   bool tensors_apart = false;
   for (uint64_t seed = 0; seed < 32; ++seed) {
-    ReferenceCase mixed;
-    mixed.inputs.resize(2);
-    std::vector<std::span<unsigned char>> into;
-    for (size_t t = 0; t < 2; ++t) {
-      mixed.inputs[t].dtype = task::DType::kFloat32;
-      mixed.inputs[t].bytes.resize(pool[0].inputs[t].bytes.size());
-      into.emplace_back(mixed.inputs[t].bytes);
-    }
+    std::vector<std::vector<unsigned char>> storage;
+    for (size_t t = 0; t < 2; ++t) storage.emplace_back(pool[0].inputs[t].bytes().size());
+    std::vector<std::span<unsigned char>> into(storage.begin(), storage.end());
     uint64_t drawn_from = 0;
     mix_inputs(pool, {0.0, 0.0}, seed, into, {}, {}, Stores::kCached, &drawn_from);
+    ReferenceCase mixed;
+    for (size_t t = 0; t < 2; ++t) {
+      mixed.inputs.emplace_back(task::DType::kFloat32, std::move(storage[t]));
+    }
     uint64_t found = 0;
     std::vector<uint64_t> per_tensor(2, 0);
     for (size_t t = 0; t < 2; ++t) {
@@ -619,7 +656,7 @@ TEST(Inputs, InputsASetNamesTogetherComeFromOneCaseOfThePool) {
     std::vector<std::vector<unsigned char>> storage(3);
     std::vector<std::span<unsigned char>> into;
     for (int t = 0; t < 3; ++t) {
-      storage[static_cast<size_t>(t)].resize(pool[0].inputs[0].bytes.size());
+      storage[static_cast<size_t>(t)].resize(pool[0].inputs[0].bytes().size());
       into.emplace_back(storage[static_cast<size_t>(t)]);
     }
     mix_inputs(pool, {0.0, 0.0, 0.0}, seed, into, {}, {}, Stores::kCached, nullptr, joint);

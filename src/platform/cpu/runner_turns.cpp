@@ -257,7 +257,7 @@ void mix_inputs(const std::vector<ReferenceCase>& pool, const MixCenters& center
   float scratch[kMixBlock];
   std::vector<unsigned char> staged;  // a block, mixed here first when stored around the caches
   for (size_t t = 0; t < tensors; ++t) {
-    const task::DType dtype = pool.front().inputs[t].dtype;
+    const task::DType dtype = pool.front().inputs[t].dtype();
     const size_t width = task::dtype_size(dtype);
     size_t n = pool.front().inputs[t].count();
     unsigned char* out = into[t].data();
@@ -265,7 +265,7 @@ void mix_inputs(const std::vector<ReferenceCase>& pool, const MixCenters& center
       throw InternalError("mix_inputs: input " + std::to_string(t) + " has the wrong size");
     }
     if (t < whole.size() && whole[t]) {
-      const std::vector<unsigned char>& source = whole_from->inputs[t].bytes;
+      const std::vector<unsigned char>& source = whole_from->inputs[t].bytes();
       if (stores == Stores::kAroundTheCaches) {
         copy_around_caches(out, source.data(), source.size());
       } else {
@@ -315,7 +315,7 @@ void mix_inputs(const std::vector<ReferenceCase>& pool, const MixCenters& center
       size_t first = std::min(length, n - from);  // up to the end, then from the start
       for (auto [at, count, to] :
            {std::tuple{from, first, start}, std::tuple{size_t{0}, length - first, start + first}}) {
-        const unsigned char* in = source.bytes.data() + at * width;
+        const unsigned char* in = source.bytes().data() + at * width;
         unsigned char* into_block = block + (to - start) * width;
         if (!center) {
           std::copy_n(in, count * width, into_block);
@@ -353,14 +353,16 @@ void mix_inputs(const std::vector<ReferenceCase>& pool, const MixCenters& center
                 ReferenceCase& into, const std::vector<double>& steps,
                 const std::vector<bool>& whole) {
   if (pool.empty()) throw InternalError("mix_inputs: no cases to mix");
-  into.inputs.resize(pool.front().inputs.size());
-  std::vector<std::span<unsigned char>> spans;
-  for (size_t t = 0; t < into.inputs.size(); ++t) {
-    into.inputs[t].dtype = pool.front().inputs[t].dtype;
-    into.inputs[t].bytes.resize(pool.front().inputs[t].bytes.size());
-    spans.emplace_back(into.inputs[t].bytes);
+  std::vector<std::vector<unsigned char>> mixed;
+  for (const task::TensorValues& input : pool.front().inputs) {
+    mixed.emplace_back(input.bytes().size());
   }
+  std::vector<std::span<unsigned char>> spans(mixed.begin(), mixed.end());
   mix_inputs(pool, centers, seed, spans, steps, whole, Stores::kCached);
+  into.inputs.clear();
+  for (size_t t = 0; t < mixed.size(); ++t) {
+    into.inputs.emplace_back(pool.front().inputs[t].dtype(), std::move(mixed[t]));
+  }
 }
 
 RunnerTurns::RunnerTurns(const task::Task& task, TurnReference reference, SlotLayout layout,
@@ -528,10 +530,8 @@ const ReferenceCase& RunnerTurns::answered_slot(TurnPlan& plan, int slot) {
   }
   reference_.answer(inputs, answer);
   // Asked for between the two sides' runs of a turn: nothing it wrote stays cached for the second
-  // side (the reference's runner drops its own buffers' lines, CpuPlatform).
-  for (const task::TensorValues& values : answer.inputs) {
-    evict_from_caches(values.bytes.data(), values.bytes.size());
-  }
+  // side (the reference's runner drops its own buffers' lines, CpuPlatform; it reads the inputs
+  // from the slot, copying none).
   for (const std::vector<float>& values : answer.outputs) {
     evict_from_caches(values.data(), values.size() * sizeof(float));
   }

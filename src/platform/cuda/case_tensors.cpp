@@ -24,10 +24,10 @@ void stage_case(SharedBuffers& buffers, const task::Task& task,
                 const ReferenceCase& reference_case) {
   for (size_t i = 0; i < task.inputs.size(); ++i) {
     const task::TensorValues& values = reference_case.inputs[i];
-    if (values.bytes.size() != buffers.size(i)) {
+    if (values.bytes().size() != buffers.size(i)) {
       throw InternalError("stage_case: input " + task.inputs[i].name + " has the wrong size");
     }
-    std::memcpy(buffers.data(i), values.bytes.data(), values.bytes.size());
+    std::memcpy(buffers.data(i), values.bytes().data(), values.bytes().size());
   }
   for (size_t o = 0; o < task.outputs.size(); ++o) {
     size_t index = task.inputs.size() + o;
@@ -40,7 +40,7 @@ std::optional<size_t> changed_input(const SharedBuffers& buffers, const task::Ta
                                     const ReferenceCase& reference_case) {
   for (size_t i = 0; i < task.inputs.size(); ++i) {
     const task::TensorValues& values = reference_case.inputs[i];
-    if (std::memcmp(buffers.data(i), values.bytes.data(), buffers.size(i)) != 0) return i;
+    if (std::memcmp(buffers.data(i), values.bytes().data(), buffers.size(i)) != 0) return i;
   }
   return std::nullopt;
 }

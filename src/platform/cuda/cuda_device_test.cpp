@@ -85,14 +85,15 @@ std::optional<std::string> too_large_for_this_machine(const task::Task& task) {
          " GB; this machine has " + std::to_string(available / 1000000000) + " GB available";
 }
 
-// Runs everywhere: only the MoE (its weights are const axes) needs more than a few GB.
-TEST(CudaDeviceTestScope, OnlyTheMoeNeedsTensOfGigabytes) {
+// Runs everywhere: only the MoE (its weights are const axes, held once: 1.41 GB, and 5.64 GB as
+// the Python reference's float32) needs more than a few GB.
+TEST(CudaDeviceTestScope, OnlyTheMoeNeedsManyGigabytes) {
   for (const auto& entry : std::filesystem::directory_iterator(kFlashInfer)) {
     if (!std::filesystem::exists(entry.path() / "baseline.cu")) continue;
     task::Task task = task::load_task(entry.path(), ".cu");
     uint64_t needed = evaluation_memory_bytes(task, task.workload("small"));
     if (task.name.starts_with("moe_")) {
-      EXPECT_GT(needed, uint64_t{14} * 1000000000) << task.name;
+      EXPECT_GT(needed, uint64_t{8} * 1000000000) << task.name;
     } else {
       EXPECT_LT(needed, uint64_t{4} * 1000000000) << task.name;
     }
