@@ -4,8 +4,8 @@
 # (its own mount, network, IPC and PID namespaces; a root holding only /usr and the libraries' links;
 # nobody, or the same user without capabilities; an empty working directory). It finds:
 #   fd 3  commands from the harness, one per line: "CALL" (run once on the tensors now in memory)
-#         or "COUNT" (run once under a FLOP counter, for `accelopt task import`: nothing is written),
-#         followed by " CONSTANTS" where the harness wrote the constant inputs anew
+#         or "COUNT" (run once under a FLOP counter, for `accelopt task import`: nothing is
+#         written), followed by " CONSTANTS" where the harness wrote the constant inputs anew
 #   fd 4  replies, one per line: "READY <json>", "DONE <seconds>", "COUNTED <json>",
 #         "FAIL <json {message}>"
 #   fd 5  the tensors' shared memory (shared_buffers.h): inputs, then outputs, float32 values
@@ -16,10 +16,11 @@
 #   fd 6  the reference's source, read-only
 # The spec names each tensor's shape, offset and byte size, and which inputs are constant: those
 # the harness writes once for many calls, which the driver sees through a read-only mapping (a
-# reference that changed one in place would change every later call's) and converts once. What the reference imports at its top
-# level is imported first; then the driver closes the door (an audit hook that names what was
-# refused, and a seccomp filter that makes every open, socket and exec fail) and only then runs the
-# reference's own code, so a reference cannot read a file, open a socket or start a program.
+# reference that changed one in place would change every later call's) and converts once. What
+# the reference imports at its top level is imported first; then the driver closes the door (an
+# audit hook that names what was refused, and a seccomp filter that makes every open, socket and
+# exec fail) and only then runs the reference's own code, so a reference cannot read a file, open a
+# socket or start a program.
 import ast
 import json
 import mmap

@@ -5,6 +5,8 @@
 #include <optional>
 #include <utility>
 
+#include "task/abi.h"
+
 namespace accelopt::platform {
 
 std::vector<const SourceRule*> rules_of(const std::vector<SourceRule>& rules, RuleKind kind) {
@@ -37,15 +39,9 @@ bool in_word(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
 }
 
+// `text`'s identifiers, each also without the `__` wrapping GCC accepts (checked_words).
 void add_words(const std::string& text, std::vector<std::string>& words) {
-  for (size_t i = 0; i < text.size();) {
-    if (!starts_word(text[i])) {
-      ++i;
-      continue;
-    }
-    size_t end = i;
-    while (end < text.size() && in_word(text[end])) ++end;
-    std::string word = text.substr(i, end - i);
+  for (const std::string& word : identifier_words(text)) {
     words.push_back(word);
     std::string bare = word;
     while (bare.size() > 4 && bare.starts_with("__") && bare.ends_with("__")) {
@@ -55,7 +51,6 @@ void add_words(const std::string& text, std::vector<std::string>& words) {
       words.push_back(bare);
       words.push_back("__" + bare);  // __has_include__ is GCC's old __has_include
     }
-    i = end;
   }
 }
 
@@ -170,6 +165,52 @@ std::vector<std::string> joined_literals(const std::string& code) {
 }
 
 }  // namespace
+
+void add_refused_directives_and_pragmas(std::vector<SourceRule>& rules) {
+  for (auto [name, reason] : std::initializer_list<std::pair<const char*, const char*>>{
+           {"include_next", "reaches headers outside the allowed list"},
+           {"embed", "reads a file at compile time"},
+           {"line", "renames the file the compiler reads"},
+           {"<number>",
+            "renames the file the compiler reads: a line that begins with `#` and a number, a "
+            "line marker such as `# 12 \"file.h\"`; token pasting (`a##0`) and `#` inside a "
+            "macro's body are not directives and pass"}}) {
+    rules.push_back({RuleKind::kDirective, name, false, reason, "", ""});
+  }
+  rules.push_back({RuleKind::kDirective, "include MACRO", false,
+                   "an #include must name its header directly, <name> or \"" +
+                       std::string(task::kKernelHeaderName) + "\"",
+                   "", ""});
+  const std::string hides = "hides the compiler's diagnostics about a file";
+  const std::string depends = "makes the compiler look at another file";
+  for (auto [words, reason] : std::initializer_list<std::pair<const char*, std::string>>{
+           {"GCC system_header", hides},
+           {"clang system_header", hides},
+           {"GCC dependency", depends},
+           {"clang dependency", depends},
+           {"GCC __debug", "dumps compiler internals"},
+           {"clang __debug", "dumps compiler internals"},
+           {"comment", "embeds text or a library request in the object"},
+           {"include_alias", "maps a header name to another file"},
+           {"embed", "reads a file at compile time"}}) {
+    rules.push_back({RuleKind::kPragma, words, false, reason, "", ""});
+  }
+}
+
+std::vector<std::string> identifier_words(const std::string& text) {
+  std::vector<std::string> words;
+  for (size_t i = 0; i < text.size();) {
+    if (!starts_word(text[i])) {
+      ++i;
+      continue;
+    }
+    size_t end = i;
+    while (end < text.size() && in_word(text[end])) ++end;
+    words.push_back(text.substr(i, end - i));
+    i = end;
+  }
+  return words;
+}
 
 std::vector<std::string> checked_words(const std::string& code) {
   std::vector<std::string> words;

@@ -46,6 +46,15 @@ void add_headers(std::vector<SourceRule>& rules, const std::string& group,
 // that load files at compile time, run code at load time, or call the operating system directly.
 void add_forbidden_words(std::vector<SourceRule>& rules);
 
+// The identifiers of `text` in order, as C++ spells them (a letter or `_`, then letters, digits
+// and `_`): how a table's rows and a kernel's directives are split into words.
+std::vector<std::string> identifier_words(const std::string& text);
+
+// The kDirective and kPragma rows every platform refuses: directives that reach other files or
+// rename the one read, an #include through a macro, and pragmas that hide a file's diagnostics,
+// make the compiler read another file or dump its internals. A platform adds its own after them.
+void add_refused_directives_and_pragmas(std::vector<SourceRule>& rules);
+
 // The words a forbidden-word check looks at in `code` (comments removed, literals kept: a source
 // after kernel::strip_comments_and_literals, or a compiler's preprocessed output): every
 // identifier as written, and again without the `__` wrapping GCC accepts around an attribute's

@@ -4,7 +4,6 @@
 
 #include <cctype>
 #include <map>
-#include <regex>
 #include <set>
 
 #include "platform/cpu/cpu_platform.h"
@@ -160,34 +159,7 @@ std::vector<SourceRule> make_rules() {
 
   // Looked for in string literals too, where inline assembly hides.
   add_forbidden_words(rules);
-  for (auto [name, reason] : std::initializer_list<std::pair<const char*, const char*>>{
-           {"include_next", "reaches headers outside the allowed list"},
-           {"embed", "reads a file at compile time"},
-           {"line", "renames the file the compiler reads"},
-           {"<number>",
-            "renames the file the compiler reads: a line that begins with `#` and a number, a "
-            "line marker such as `# 12 \"file.h\"`; token pasting (`a##0`) and `#` inside a "
-            "macro's body are not directives and pass"}}) {
-    rules.push_back({RuleKind::kDirective, name, false, reason, "", ""});
-  }
-  rules.push_back({RuleKind::kDirective, "include MACRO", false,
-                   "an #include must name its header directly, <name> or \"" +
-                       std::string(task::kKernelHeaderName) + "\"",
-                   "", ""});
-  const std::string hides = "hides the compiler's diagnostics about a file";
-  const std::string depends = "makes the compiler look at another file";
-  for (auto [words, reason] : std::initializer_list<std::pair<const char*, std::string>>{
-           {"GCC system_header", hides},
-           {"clang system_header", hides},
-           {"GCC dependency", depends},
-           {"clang dependency", depends},
-           {"GCC __debug", "dumps compiler internals"},
-           {"clang __debug", "dumps compiler internals"},
-           {"comment", "embeds text or a library request in the object"},
-           {"include_alias", "maps a header name to another file"},
-           {"embed", "reads a file at compile time"}}) {
-    rules.push_back({RuleKind::kPragma, words, false, reason, "", ""});
-  }
+  add_refused_directives_and_pragmas(rules);
   for (const char* directive : {"incbin", "include", "macro", "irp", "irpc", "rept", "altmacro",
                                 "purgem", "exitm", "endm", "endr"}) {
     rules.push_back({RuleKind::kAssembly, directive, false,
@@ -260,22 +232,12 @@ std::vector<SourceRule> make_rules() {
   return rules;
 }
 
-std::vector<std::string> words_of(const std::string& text) {
-  static const std::regex word(R"([A-Za-z_][A-Za-z0-9_]*)");
-  std::vector<std::string> words;
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), word); it != std::sregex_iterator();
-       ++it) {
-    words.push_back(it->str());
-  }
-  return words;
-}
-
 }  // namespace
 
 bool allowed_pragma(const std::string& words) {
-  std::vector<std::string> given = words_of(words);
+  std::vector<std::string> given = identifier_words(words);
   for (const char* pragma : kAllowedPragmas) {
-    std::vector<std::string> spelled = words_of(pragma);
+    std::vector<std::string> spelled = identifier_words(pragma);
     if (given.size() >= spelled.size() &&
         std::equal(spelled.begin(), spelled.end(), given.begin())) {
       return true;
@@ -321,9 +283,9 @@ const SourceRule* forbidden_directive(const std::string& name) {
 }
 
 const SourceRule* forbidden_pragma(const std::string& words) {
-  std::vector<std::string> given = words_of(words);
+  std::vector<std::string> given = identifier_words(words);
   for (const SourceRule* rule : rules_of(kernel_rules(), RuleKind::kPragma)) {
-    std::vector<std::string> spelled = words_of(rule->spelling);
+    std::vector<std::string> spelled = identifier_words(rule->spelling);
     if (!rule->allowed && given.size() >= spelled.size() &&
         std::equal(spelled.begin(), spelled.end(), given.begin())) {
       return rule;

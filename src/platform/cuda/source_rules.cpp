@@ -36,27 +36,8 @@ std::vector<SourceRule> make_rules() {
 
   // nvcc's host compiler would honour them as g++ does.
   add_forbidden_words(rules);
-  for (auto [name, reason] : std::initializer_list<std::pair<const char*, const char*>>{
-           {"include_next", "reaches headers outside the allowed list"},
-           {"import", "is not plain #include"},
-           {"embed", "reads a file at compile time"},
-           {"line", "renames the file the compiler reads"},
-           {"<number>", "renames the file the compiler reads (a line marker)"}}) {
-    rules.push_back({RuleKind::kDirective, name, false, reason, "", ""});
-  }
-  rules.push_back({RuleKind::kDirective, "include MACRO", false,
-                   "an #include must name its header directly, <name> or \"" +
-                       std::string(task::kKernelHeaderName) + "\"",
-                   "", ""});
-  const std::string hides = "hides the compiler's diagnostics about a file";
-  const std::string depends = "makes the compiler look at another file";
-  for (auto [words, reason] :
-       std::initializer_list<std::pair<const char*, std::string>>{{"GCC system_header", hides},
-                                                                  {"clang system_header", hides},
-                                                                  {"GCC dependency", depends},
-                                                                  {"clang dependency", depends}}) {
-    rules.push_back({RuleKind::kPragma, words, false, reason, "", ""});
-  }
+  add_refused_directives_and_pragmas(rules);
+  rules.push_back({RuleKind::kDirective, "import", false, "is not plain #include", "", ""});
   // Pragmas by allow-list (issue 44): what unrolls loops and what quiets a diagnostic, nothing
   // that could make a compiler look at a file.
   for (const char* words :
@@ -114,16 +95,6 @@ bool is_table_header(const std::string& name) {
   return headers.count(name) > 0;
 }
 
-std::vector<std::string> words_of(const std::string& text) {
-  static const std::regex word(R"([A-Za-z_][A-Za-z0-9_]*)");
-  std::vector<std::string> words;
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), word); it != std::sregex_iterator();
-       ++it) {
-    words.push_back(it->str());
-  }
-  return words;
-}
-
 // Attributes that may stand between `extern "C"` and `void` in the entry point's definition.
 const std::set<std::string>& entry_point_attributes() {
   static const std::set<std::string> attributes = {"__host__"};
@@ -178,15 +149,11 @@ bool defines_entry_point(const std::vector<std::string>& tokens, const std::stri
   return false;
 }
 
-}  // namespace
-
-namespace {
-
 // The first kPragma row whose words `pragma` starts with, among the allowed or the forbidden ones.
 const SourceRule* pragma_row(const std::string& pragma, bool allowed) {
-  std::vector<std::string> given = words_of(pragma);
+  std::vector<std::string> given = identifier_words(pragma);
   for (const SourceRule* rule : rules_of(kernel_rules(), RuleKind::kPragma)) {
-    std::vector<std::string> spelled = words_of(rule->spelling);
+    std::vector<std::string> spelled = identifier_words(rule->spelling);
     if (rule->allowed == allowed && given.size() >= spelled.size() &&
         std::equal(spelled.begin(), spelled.end(), given.begin())) {
       return rule;
